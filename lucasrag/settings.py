@@ -1,0 +1,119 @@
+"""Settings, read from the environment in one place.
+
+Every knob the pipeline and the query side share lives here, so that
+``lucasrag ingest`` and ``lucasrag query`` can never disagree about where the
+vault or the indexes are.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+PROFILES = ("embedded", "production")
+
+
+class SettingsError(ValueError):
+    """A setting has a value that cannot be used; the message names the variable."""
+
+
+def _env(name: str, default: str | None = None) -> str | None:
+    value = os.environ.get(name)
+    return value if value not in (None, "") else default
+
+
+def _int(name: str, default: int) -> int:
+    raw = _env(name)
+    if raw is None:
+        return default
+    try:
+        return int(raw)
+    except ValueError:
+        raise SettingsError(f"{name}={raw!r} is not a whole number") from None
+
+
+def _float(name: str, default: float) -> float:
+    raw = _env(name)
+    if raw is None:
+        return default
+    try:
+        return float(raw)
+    except ValueError:
+        raise SettingsError(f"{name}={raw!r} is not a number") from None
+
+
+def parse_now(raw: str | None) -> dt.date:
+    """``LUCASRAG_NOW`` (YYYY-MM-DD) or today."""
+    if raw is None:
+        return dt.date.today()
+    try:
+        return dt.date.fromisoformat(raw)
+    except ValueError:
+        raise SettingsError(f"LUCASRAG_NOW={raw!r} is not a date in the form YYYY-MM-DD") from None
+
+
+@dataclass(frozen=True)
+class Settings:
+    vault: Path
+    data: Path
+    now: dt.date
+    profile: str = "embedded"
+    # ingestion
+    max_note_bytes: int = 1024 * 1024
+    archive_after_years: int = 3
+    route_threshold: float = 0.5
+    chunk_tokens: int = 200
+    # query
+    candidates_per_workspace: int = 30
+    top_k: int = 25
+    reranker_url: str | None = None
+    reranker_timeout_s: float = 10.0
+    rerank_max_chars: int = 1200
+    # production profile (see lucasrag.services)
+    postgres_dsn: str | None = None
+    neo4j_uri: str | None = None
+    neo4j_user: str = "neo4j"
+    neo4j_password: str = field(default="", repr=False)
+
+    @classmethod
+    def from_env(cls, **overrides) -> "Settings":
+        profile = _env("LUCASRAG_PROFILE", "embedded")
+        if profile not in PROFILES:
+            raise SettingsError(f"LUCASRAG_PROFILE={profile!r}: expected one of {', '.join(PROFILES)}")
+        settings = cls(
+            vault=Path(_env("LUCASRAG_VAULT", "vault")).expanduser().resolve(),
+            data=Path(_env("LUCASRAG_DATA", ".lucasrag_data")).expanduser().resolve(),
+            now=parse_now(_env("LUCASRAG_NOW")),
+            profile=profile,
+            max_note_bytes=_int("LUCASRAG_MAX_NOTE_BYTES", 1024 * 1024),
+            archive_after_years=_int("LUCASRAG_ARCHIVE_AFTER_YEARS", 3),
+            route_threshold=_float("LUCASRAG_ROUTE_THRESHOLD", 0.5),
+            chunk_tokens=_int("LUCASRAG_CHUNK_TOKENS", 200),
+            candidates_per_workspace=_int("LUCASRAG_CANDIDATES", 30),
+            top_k=_int("LUCASRAG_TOP_K", 25),
+            reranker_url=_env("LUCASRAG_RERANKER_URL"),
+            reranker_timeout_s=_float("LUCASRAG_RERANKER_TIMEOUT", 10.0),
+            rerank_max_chars=_int("LUCASRAG_RERANK_MAX_CHARS", 1200),
+            postgres_dsn=_env("LUCASRAG_POSTGRES_DSN"),
+            neo4j_uri=_env("LUCASRAG_NEO4J_URI"),
+            neo4j_user=_env("LUCASRAG_NEO4J_USER", "neo4j"),
+            neo4j_password=_env("LUCASRAG_NEO4J_PASSWORD", ""),
+        )
+        return replace(settings, **overrides) if overrides else settings
+
+    @property
+    def archive_cutoff(self) -> dt.date:
+        """Notes dated before this day are archival (default: three years before now)."""
+        try:
+            return self.now.replace(year=self.now.year - self.archive_after_years)
+        except ValueError:  # 29 February
+            return self.now.replace(year=self.now.year - self.archive_after_years, day=28)
+
+    @property
+    def index_dir(self) -> Path:
+        return self.data / "indexes"
+
+    def workspace_dir(self, workspace: str) -> Path:
+        return self.index_dir / workspace

@@ -1,0 +1,63 @@
+"""The shared vocabulary: workspaces, bands, note statuses and the chunk schema.
+
+Both the write side (``lucasrag_assets``) and the read side (``lucasrag_query``)
+import these names; nothing else defines them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+Workspace = Literal["technical", "creative", "personal", "administrative"]
+WORKSPACES: tuple[str, ...] = ("technical", "creative", "personal", "administrative")
+
+Band = Literal["present", "archival"]
+BANDS: tuple[str, ...] = ("present", "archival")
+
+NoteStatus = Literal["indexed", "quarantined", "invalid"]
+
+#: Which rule decided a chunk's band (recorded on every chunk, see rules/banding).
+BandRule = Literal["frontmatter", "date", "content", "default"]
+
+
+def check_workspace(name: str) -> str:
+    """Return ``name`` if it is a workspace, else raise a ValueError that lists them."""
+    if name not in WORKSPACES:
+        raise ValueError(f"unknown workspace {name!r}: expected one of {', '.join(WORKSPACES)}")
+    return name
+
+
+@dataclass(frozen=True)
+class DeferenceSubject:
+    """A painful subject from ``<vault>/.lucasrag/deference.yaml``."""
+
+    name: str
+    aliases: tuple[str, ...] = ()
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """The name and every alias: what a mention or a bridge may use."""
+        return (self.name, *self.aliases)
+
+    def matches(self, text: str) -> bool:
+        """Whether ``text`` names this subject (case-insensitive, whole string)."""
+        folded = text.strip().casefold()
+        return any(folded == n.casefold() for n in self.names)
+
+
+@dataclass(frozen=True)
+class ChunkRecord:
+    """One indexed chunk and the metadata the query side filters on."""
+
+    chunk_id: str
+    doc_id: str
+    workspace: str
+    path: str  # vault-relative POSIX path
+    chunk_index: int
+    text: str
+    band: str
+    band_rule: str
+    date: str | None  # ISO date of the note, if known
+    charged: tuple[str, ...] = field(default_factory=tuple)
+    content_hash: str = ""

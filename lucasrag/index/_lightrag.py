@@ -180,9 +180,17 @@ class WorkspaceIndex:
         )
         self._vectors.clear()
 
-    async def search(self, text: str, top_k: int, keywords: Sequence[str] = ()) -> list[Hit]:
-        """Retrieval only (no generation, no LLM): LightRAG's naive vector search."""
+    async def search(
+        self, text: str, top_k: int, *, query_vector: np.ndarray | None = None, keywords: Sequence[str] = ()
+    ) -> list[Hit]:
+        """Retrieval only (no generation, no LLM): LightRAG's naive vector search.
+
+        ``query_vector``, when given, spares a second embedding of the same query
+        (the federated query embeds it once for all workspaces)."""
         from lightrag import QueryParam
+
+        if query_vector is not None:
+            self._vectors.add([text], query_vector[None, :])
 
         param = QueryParam(
             mode="naive",

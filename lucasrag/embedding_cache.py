@@ -1,0 +1,62 @@
+"""Vectors by text hash, so no text is embedded twice.
+
+Routing embeds a note, indexing embeds its chunks (a short note is one chunk:
+the same text), and a re-ingest of an unchanged vault must embed nothing.
+The cache is a single SQLite file under ``LUCASRAG_DATA``; it only grows with
+new texts and is safe to delete (it is rebuilt on demand).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from lucasrag.embedding import DIM, get_embedder
+
+
+def text_hash(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+class EmbeddingCache:
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._db = sqlite3.connect(path, check_same_thread=False)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("CREATE TABLE IF NOT EXISTS vectors (hash TEXT PRIMARY KEY, vector BLOB NOT NULL)")
+        self.hits = 0
+        self.misses = 0
+
+    def close(self) -> None:
+        self._db.close()
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """One unit vector per text; only texts never seen before reach the model."""
+        hashes = [text_hash(t) for t in texts]
+        found = self._lookup(set(hashes))
+        missing = {h: t for h, t in zip(hashes, texts) if h not in found}
+        if missing:
+            vectors = get_embedder().embed(list(missing.values()))
+            rows = [(h, v.astype(np.float32).tobytes()) for h, v in zip(missing, vectors)]
+            with self._db:
+                self._db.executemany("INSERT OR REPLACE INTO vectors VALUES (?, ?)", rows)
+            found.update(zip(missing, vectors))
+        self.misses += len(missing)
+        self.hits += len(texts) - len(missing)
+        if not texts:
+            return np.zeros((0, DIM), dtype=np.float32)
+        return np.stack([found[h] for h in hashes]).astype(np.float32)
+
+    def _lookup(self, hashes: set[str]) -> dict[str, np.ndarray]:
+        found: dict[str, np.ndarray] = {}
+        keys = list(hashes)
+        for start in range(0, len(keys), 900):  # SQLite's bound-parameter limit
+            batch = keys[start : start + 900]
+            marks = ",".join("?" * len(batch))
+            for h, blob in self._db.execute(f"SELECT hash, vector FROM vectors WHERE hash IN ({marks})", batch):
+                found[h] = np.frombuffer(blob, dtype=np.float32)
+        return found

@@ -1,0 +1,134 @@
+"""Chunk metadata by chunk id: what the query side filters and ranks on.
+
+LightRAG returns only ``chunk_id`` and text for a retrieved chunk; band, date,
+charged subjects, vault path and the chunk's vector live here, keyed by the
+same chunk id. The embedded profile keeps one SQLite file per workspace, next
+to that workspace's LightRAG files, so a rebuild of one workspace never
+touches another's.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+import numpy as np
+
+from lucasrag.embedding import DIM
+from lucasrag.vocabulary import ChunkRecord
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS chunks (
+    chunk_id TEXT PRIMARY KEY,
+    doc_id TEXT NOT NULL,
+    workspace TEXT NOT NULL,
+    path TEXT NOT NULL,
+    chunk_index INTEGER NOT NULL,
+    text TEXT NOT NULL,
+    band TEXT NOT NULL,
+    band_rule TEXT NOT NULL,
+    date TEXT,
+    charged TEXT NOT NULL,
+    content_hash TEXT NOT NULL,
+    vector BLOB NOT NULL
+);
+CREATE INDEX IF NOT EXISTS chunks_doc ON chunks (doc_id);
+CREATE TABLE IF NOT EXISTS docs (
+    doc_id TEXT PRIMARY KEY,
+    path TEXT NOT NULL,
+    fingerprint TEXT NOT NULL
+);
+"""
+
+_COLUMNS = "chunk_id, doc_id, workspace, path, chunk_index, text, band, band_rule, date, charged, content_hash"
+
+
+def _record(row: Sequence) -> ChunkRecord:
+    *head, charged, content_hash = row
+    return ChunkRecord(*head, charged=tuple(json.loads(charged)), content_hash=content_hash)
+
+
+class SqliteChunkStore:
+    """One workspace's chunk metadata and vectors in ``chunks.sqlite``."""
+
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = path
+        self._db = sqlite3.connect(path, check_same_thread=False)
+        self._db.executescript(_SCHEMA)
+
+    def close(self) -> None:
+        self._db.close()
+
+    def doc_fingerprints(self) -> dict[str, str]:
+        """doc id → fingerprint of what was indexed for it (decides what changed)."""
+        return dict(self._db.execute("SELECT doc_id, fingerprint FROM docs"))
+
+    def chunk_ids_of(self, doc_ids: Iterable[str]) -> list[str]:
+        ids = list(doc_ids)
+        out: list[str] = []
+        for start in range(0, len(ids), 900):
+            batch = ids[start : start + 900]
+            marks = ",".join("?" * len(batch))
+            out += [r[0] for r in self._db.execute(f"SELECT chunk_id FROM chunks WHERE doc_id IN ({marks})", batch)]
+        return out
+
+    def remove_docs(self, doc_ids: Iterable[str]) -> None:
+        """Forget these documents and their chunks."""
+        ids = list(doc_ids)
+        with self._db:
+            for start in range(0, len(ids), 900):
+                batch = ids[start : start + 900]
+                marks = ",".join("?" * len(batch))
+                self._db.execute(f"DELETE FROM chunks WHERE doc_id IN ({marks})", batch)
+                self._db.execute(f"DELETE FROM docs WHERE doc_id IN ({marks})", batch)
+
+    def add_chunks(self, records: Sequence[ChunkRecord], vectors: np.ndarray) -> None:
+        with self._db:
+            self._db.executemany(
+                f"INSERT OR REPLACE INTO chunks ({_COLUMNS}, vector) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+                [
+                    (r.chunk_id, r.doc_id, r.workspace, r.path, r.chunk_index, r.text, r.band, r.band_rule,
+                     r.date, json.dumps(list(r.charged)), r.content_hash, v.astype(np.float32).tobytes())
+                    for r, v in zip(records, vectors)
+                ],
+            )
+
+    def mark_docs(self, fingerprints: dict[str, tuple[str, str]]) -> None:
+        """Record documents as indexed: doc id → (vault path, fingerprint)."""
+        with self._db:
+            self._db.executemany(
+                "INSERT OR REPLACE INTO docs VALUES (?,?,?)",
+                [(d, path, fp) for d, (path, fp) in fingerprints.items()],
+            )
+
+    def get(self, chunk_ids: Sequence[str]) -> dict[str, ChunkRecord]:
+        out: dict[str, ChunkRecord] = {}
+        for start in range(0, len(chunk_ids), 900):
+            batch = list(chunk_ids[start : start + 900])
+            marks = ",".join("?" * len(batch))
+            for row in self._db.execute(f"SELECT {_COLUMNS} FROM chunks WHERE chunk_id IN ({marks})", batch):
+                out[row[0]] = _record(row)
+        return out
+
+    def vectors(self, chunk_ids: Sequence[str]) -> np.ndarray:
+        """Stored unit vectors in the order of ``chunk_ids`` (zeros for unknown ids)."""
+        found: dict[str, np.ndarray] = {}
+        for start in range(0, len(chunk_ids), 900):
+            batch = list(chunk_ids[start : start + 900])
+            marks = ",".join("?" * len(batch))
+            for cid, blob in self._db.execute(f"SELECT chunk_id, vector FROM chunks WHERE chunk_id IN ({marks})", batch):
+                found[cid] = np.frombuffer(blob, dtype=np.float32)
+        zero = np.zeros(DIM, dtype=np.float32)
+        return np.stack([found.get(c, zero) for c in chunk_ids]) if chunk_ids else np.zeros((0, DIM), np.float32)
+
+    def all_records(self) -> list[ChunkRecord]:
+        return [_record(r) for r in self._db.execute(f"SELECT {_COLUMNS} FROM chunks ORDER BY path, chunk_index")]
+
+    def counts(self) -> tuple[int, int]:
+        """(documents, chunks)."""
+        docs = self._db.execute("SELECT count(*) FROM docs").fetchone()[0]
+        chunks = self._db.execute("SELECT count(*) FROM chunks").fetchone()[0]
+        return docs, chunks

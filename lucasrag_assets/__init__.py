@@ -1,0 +1,1 @@
+"""LucasRAG's write side: the Dagster asset graph from vault to four indexes."""

@@ -1,0 +1,77 @@
+"""One index asset per workspace: that workspace's LightRAG instance and chunk metadata.
+
+Each asset reads only its own workspace's rows and writes only under its own
+workspace folder, so a rebuild or failure in one never touches the others.
+"""
+
+
+import asyncio
+
+import polars as pl
+from dagster import AssetExecutionContext, AssetsDefinition, MaterializeResult, ResourceParam, asset
+
+from lucasrag.index.sync import sync_workspace
+from lucasrag.vocabulary import WORKSPACES, ChunkRecord
+from lucasrag_assets.resources import LucasragSettings, Progress
+from lucasrag_assets.rules.chunking import doc_id
+
+
+def chunk_records(chunks: pl.DataFrame) -> list[ChunkRecord]:
+    return [
+        ChunkRecord(
+            chunk_id=r["chunk_id"], doc_id=r["doc_id"], workspace=r["workspace"], path=r["path"],
+            chunk_index=r["chunk_index"], text=r["text"], band=r["band"], band_rule=r["band_rule"],
+            date=r["date"], charged=tuple(r["charged"] or ()), content_hash=r["content_hash"],
+        )
+        for r in chunks.iter_rows(named=True)
+    ]
+
+
+def index_asset(workspace: str) -> AssetsDefinition:
+    @asset(
+        name=f"{workspace}_index",
+        group_name="indexes",
+        description=f"The {workspace} workspace: its LightRAG index and chunk metadata (incremental).",
+    )
+    def _index(
+        context: AssetExecutionContext,
+        lucasrag: LucasragSettings,
+        progress: ResourceParam[Progress],
+        banded_chunks: pl.DataFrame,
+        routed_documents: pl.DataFrame,
+    ) -> MaterializeResult:
+        settings = lucasrag.get()
+        mine = banded_chunks.filter(pl.col("workspace") == workspace)
+        docs = routed_documents.filter(pl.col("workspace") == workspace)
+        full_texts = {doc_id(p): body for p, body in zip(docs["path"], docs["body"])}
+        cache = lucasrag.embedding_cache()
+        try:
+            report = asyncio.run(
+                sync_workspace(
+                    settings, workspace, chunk_records(mine), full_texts, cache,
+                    progress=lambda done, total: progress.update(f"index {workspace}", done, total),
+                )
+            )
+        finally:
+            cache.close()
+        context.log.info(
+            f"{workspace}: +{report.docs_added} -{report.docs_removed} ={report.docs_unchanged} documents, "
+            f"{report.texts_embedded} texts embedded in {report.embed_seconds:.1f}s"
+        )
+        return MaterializeResult(
+            metadata={
+                "documents": report.docs_total,
+                "chunks": report.chunks_total,
+                "documents_added": report.docs_added,
+                "documents_removed": report.docs_removed,
+                "documents_unchanged": report.docs_unchanged,
+                "texts_embedded": report.texts_embedded,
+                "embed_seconds": round(report.embed_seconds, 3),
+                "write_seconds": round(report.write_seconds, 3),
+            }
+        )
+
+    return _index
+
+
+INDEX_ASSETS = [index_asset(ws) for ws in WORKSPACES]

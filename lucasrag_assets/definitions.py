@@ -1,0 +1,35 @@
+"""The Dagster code location: every asset, check, job, sensor and schedule of LucasRAG."""
+
+
+from dagster import Definitions, load_assets_from_modules
+
+from lucasrag_assets.assets import catalog, chunks, notes, routing
+from lucasrag_assets.assets.indexes import INDEX_ASSETS
+from lucasrag_assets.assets.routing import quarantine_reviewed
+from lucasrag_assets.automation import (
+    approve_quarantined_note,
+    ingest_job,
+    vault_changed,
+    workspace_jobs,
+    workspace_schedules,
+)
+from lucasrag_assets.resources import LucasragSettings, Progress
+
+ALL_ASSETS = [*load_assets_from_modules([notes, routing, chunks, catalog]), *INDEX_ASSETS]
+
+
+
+def build_definitions(settings: LucasragSettings | None = None, progress: Progress | None = None) -> Definitions:
+    """The code location. The CLI passes explicit settings and its own ``progress`` (a progress bar);
+    ``dagster dev`` gets the defaults: settings from the environment, progress in logs and metadata."""
+    return Definitions(
+        assets=ALL_ASSETS,
+        asset_checks=[quarantine_reviewed],
+        jobs=[ingest_job, *workspace_jobs.values(), approve_quarantined_note],
+        sensors=[vault_changed],
+        schedules=workspace_schedules,
+        resources={"lucasrag": settings or LucasragSettings(), "progress": progress or Progress()},
+    )
+
+
+defs = build_definitions()

@@ -1,0 +1,118 @@
+"""Splitting a note body into chunks, and the deterministic ids. Pure functions, no Dagster."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Callable
+
+Counter = Callable[[str], int]
+
+_FENCE = re.compile(r"^\s{0,3}(```|~~~)")
+_HEADING = re.compile(r"^\s{0,3}#{1,6}(?:\s|$)")
+# Sentence boundaries: after . ! ? (and closing quotes/brackets) plus whitespace, or a line break.
+_SENTENCE_BREAK = re.compile(r"(?<=[.!?])[\"')\]\u201d\u2019]*[ \t]+|\n")
+_WORD = re.compile(r"\S+")
+
+
+def doc_id(path: str) -> str:
+    return "doc-" + hashlib.sha256(path.encode("utf-8")).hexdigest()[:16]
+
+
+def chunk_id(path: str, index: int, text: str) -> str:
+    key = f"{path}\0{index}\0{text}"
+    return "chunk-" + hashlib.sha256(key.encode("utf-8")).hexdigest()[:20]
+
+
+def _blocks(body: str) -> list[str]:
+    """Paragraphs (blank-line separated), with headings starting a new block.
+
+    Fenced code is kept whole (its blank lines and ``#`` comments are not structure).
+    A heading is glued to the block after it, so no chunk ends on a bare heading.
+    """
+    blocks: list[list[str]] = []
+    current: list[str] = []
+    fence: str | None = None
+    for line in body.splitlines():
+        m = _FENCE.match(line)
+        if fence is not None:
+            current.append(line)
+            if m and m.group(1) == fence:
+                fence = None
+            continue
+        if m:
+            fence = m.group(1)
+        elif not line.strip():
+            if current:
+                blocks.append(current)
+            current = []
+            continue
+        elif _HEADING.match(line) and current:
+            blocks.append(current)
+            current = []
+        current.append(line)
+    if current:
+        blocks.append(current)
+    merged: list[str] = []
+    pending = ""
+    for lines in blocks:
+        text = "\n".join(lines).strip("\n")
+        if _HEADING.match(lines[0]) and len(lines) == 1:
+            pending = f"{pending}\n\n{text}" if pending else text
+            continue
+        merged.append(f"{pending}\n\n{text}" if pending else text)
+        pending = ""
+    if pending:  # trailing headings with nothing after them
+        merged.append(pending)
+    return merged
+
+
+def _pack(text: str, spans: list[tuple[int, int]], max_tokens: int, count: Counter, *, words: bool) -> list[str]:
+    """Greedily pack consecutive spans of ``text``; slices keep the original spacing."""
+    chunks: list[str] = []
+    start: int | None = None
+    end = 0
+    for s, e in spans:
+        if start is not None and count(text[start:e].strip()) <= max_tokens:
+            end = e
+            continue
+        if start is not None:
+            chunks.append(text[start:end].strip())
+            start = None
+        piece = text[s:e].strip()
+        if count(piece) <= max_tokens or words:  # a lone over-long word is kept whole
+            start, end = s, e
+        else:
+            word_spans = [(m.start() + s, m.end() + s) for m in _WORD.finditer(text[s:e])]
+            chunks.extend(_pack(text, word_spans, max_tokens, count, words=True))
+    if start is not None:
+        chunks.append(text[start:end].strip())
+    return [c for c in chunks if c]
+
+
+def _sentence_spans(text: str) -> list[tuple[int, int]]:
+    bounds = [0, *(m.end() for m in _SENTENCE_BREAK.finditer(text)), len(text)]
+    return [(a, b) for a, b in zip(bounds, bounds[1:]) if text[a:b].strip()]
+
+
+def chunk_text(body: str, *, max_tokens: int, count_tokens: Counter) -> list[str]:
+    """Chunks of at most ``max_tokens`` (except a single over-long word), in order, none empty."""
+    if max_tokens < 1:
+        raise ValueError(f"max_tokens must be at least 1, got {max_tokens}")
+    chunks: list[str] = []
+    current = ""
+    for block in _blocks(body):
+        candidate = f"{current}\n\n{block}" if current else block
+        if count_tokens(candidate) <= max_tokens:
+            current = candidate
+            continue
+        if current:
+            chunks.append(current)
+            current = ""
+        if count_tokens(block) <= max_tokens:
+            current = block
+        else:
+            chunks.extend(_pack(block, _sentence_spans(block), max_tokens, count_tokens, words=False))
+    if current:
+        chunks.append(current)
+    return [c for c in chunks if c.strip()]

@@ -1,0 +1,246 @@
+"""Finding and parsing vault notes (architecture §3.1). Pure functions, no Dagster."""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+import yaml
+
+from lucasrag.deference import deference_path
+from lucasrag.vocabulary import BANDS, WORKSPACES
+
+
+def _is_hidden(rel: Path) -> bool:
+    return any(part.startswith(".") for part in rel.parts)
+
+
+def iter_vault_files(root: Path) -> list[Path]:
+    """Every ``*.md`` file under ``root``, sorted, outside hidden folders."""
+    found: list[Path] = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        # Prune in place so .git/.obsidian trees are never even listed.
+        dirnames[:] = [d for d in dirnames if not d.startswith(".")]
+        for name in filenames:
+            path = Path(dirpath) / name
+            if name.endswith(".md") and not _is_hidden(path.relative_to(root)):
+                found.append(path)
+    return sorted(found)
+
+
+@dataclass(frozen=True)
+class Note:
+    path: str  # vault-relative POSIX path
+    status: Literal["ok", "invalid"]
+    reason: str | None
+    body: str = ""
+    frontmatter: dict = field(default_factory=dict)
+    date: dt.date | None = None
+    date_source: Literal["frontmatter", "filename"] | None = None
+    workspace: str | None = None
+    band: str | None = None
+    charged: tuple[str, ...] = ()
+    title: str = ""
+    tags: tuple[str, ...] = ()
+    content_hash: str = ""
+    size: int = 0
+
+
+class _Invalid(Exception):
+    """Internal: carries the reason string of an invalid note."""
+
+
+class _NoTimestampLoader(yaml.SafeLoader):
+    """SafeLoader that leaves YYYY-MM-DD as a string.
+
+    PyYAML raises a bare ValueError for ``date: 2021-13-01`` while loading; keeping
+    dates as text lets us report it as a bad date instead of as broken YAML.
+    """
+
+
+_NoTimestampLoader.yaml_implicit_resolvers = {
+    ch: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+    for ch, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+
+_DELIMS = ("---", "...")
+# A time part is tolerated (templates often write one); only the day matters.
+_ISO_DATE = re.compile(r"(\d{4}-\d{2}-\d{2})(?:[T ]\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?")
+_FILENAME_DATE = re.compile(r"^(\d{4}-\d{2}-\d{2})(?!\d)")
+_H1 = re.compile(r"^#[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
+
+
+def _human(n: int) -> str:
+    if n >= 1024 * 1024:
+        return f"{n / (1024 * 1024):.1f} MiB"
+    if n >= 1024:
+        return f"{n / 1024:.1f} KiB"
+    return f"{n} bytes"
+
+
+def _size_reason(size: int, cap: int) -> str:
+    got, limit = _human(size), _human(cap)
+    if got == limit:  # rounding hid the difference: say it in bytes
+        got, limit = f"{size} bytes", f"{cap} bytes"
+    return f"file is {got}, over the {limit} cap (LUCASRAG_MAX_NOTE_BYTES)"
+
+
+def _split_frontmatter(text: str) -> tuple[str | None, str]:
+    """``(yaml_header or None, body)``; raises _Invalid for an unclosed block."""
+    lines = text.splitlines(keepends=True)
+    if not lines or lines[0].rstrip() != "---":
+        return None, text
+    for i in range(1, len(lines)):
+        if lines[i].rstrip() in _DELIMS:
+            return "".join(lines[1:i]), "".join(lines[i + 1 :])
+    raise _Invalid("malformed frontmatter: opened with '---' on line 1 but never closed (add a closing '---' line)")
+
+
+def _load_header(header: str) -> dict:
+    try:
+        data = yaml.load(header, Loader=_NoTimestampLoader)  # noqa: S506 - a SafeLoader subclass
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        # +2: the mark is 0-based and the header starts after the opening '---' line.
+        where = f" at line {mark.line + 2}" if mark is not None else ""
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise _Invalid(f"malformed frontmatter: YAML error{where}: {problem}") from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise _Invalid(f"frontmatter is a {type(data).__name__}, not a mapping of 'key: value' lines")
+    return {str(k): v for k, v in data.items()}
+
+
+def _parse_date(value: object) -> dt.date:
+    if isinstance(value, dt.datetime):
+        return value.date()
+    if isinstance(value, dt.date):
+        return value
+    text = str(value).strip()
+    if (m := _ISO_DATE.fullmatch(text)) is not None:
+        try:
+            return dt.date.fromisoformat(m.group(1))
+        except ValueError as exc:
+            raise _Invalid(f"bad date {text!r}: not a real day ({exc})") from None
+    raise _Invalid(f"bad date {value!r}: expected YYYY-MM-DD, e.g. 2021-06-30")
+
+
+def _choice(key: str, value: object, allowed: tuple[str, ...]) -> str:
+    if isinstance(value, str) and value.strip() in allowed:
+        return value.strip()
+    hint = ""
+    if isinstance(value, str) and value.strip().casefold() in allowed:
+        hint = f" (did you mean {value.strip().casefold()!r}?)"
+    raise _Invalid(f"bad {key} {value!r}: expected one of {', '.join(allowed)}{hint}")
+
+
+def _strings(key: str, value: object) -> tuple[str, ...]:
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise _Invalid(f"bad {key} {value!r}: expected a list of names, e.g. {key}: [Grandad Tom]")
+    return tuple(v.strip() for v in value if v.strip())
+
+
+def _tags(value: object) -> tuple[str, ...]:
+    # Tags are informational only, so be lenient rather than reject a note over them.
+    items = value if isinstance(value, list) else re.split(r"[,\s]+", str(value))
+    return tuple(str(t).strip().lstrip("#") for t in items if t is not None and str(t).strip().lstrip("#"))
+
+
+def _given(meta: dict, key: str) -> bool:
+    # An empty value (``workspace:`` left blank by a template) means "not set".
+    value = meta.get(key)
+    return value is not None and not (isinstance(value, str) and not value.strip())
+
+
+def _filename_date(name: str) -> dt.date | None:
+    m = _FILENAME_DATE.match(name)
+    if not m:
+        return None
+    try:
+        return dt.date.fromisoformat(m.group(1))
+    except ValueError:  # "2021-02-30 idea.md": a name, not a date
+        return None
+
+
+def _parse_text(raw: bytes, max_bytes: int) -> tuple[str, dict, str]:
+    """Validate raw bytes; return (text, frontmatter, body) or raise _Invalid."""
+    if len(raw) > max_bytes:
+        raise _Invalid(_size_reason(len(raw), max_bytes))
+    if not raw:
+        raise _Invalid("empty file (0 bytes)")
+    nul = raw.find(b"\x00")
+    if nul >= 0:
+        raise _Invalid(f"binary content (NUL byte at offset {nul})")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise _Invalid(
+            f"not UTF-8: invalid byte 0x{raw[exc.start]:02X} at offset {exc.start} (re-save the file as UTF-8)"
+        ) from None
+    text = text.removeprefix("\ufeff")
+    if not text.strip():
+        raise _Invalid("file contains only whitespace")
+    header, body = _split_frontmatter(text)
+    meta = _load_header(header) if header is not None else {}
+    if not body.strip():
+        raise _Invalid("note has frontmatter but no body text")
+    return text, meta, body
+
+
+def parse_note(root: Path, path: Path, *, max_bytes: int) -> Note:
+    """Parse one note; never raises, never writes. Invalid notes carry a reason."""
+    rel = path.relative_to(root).as_posix()
+    size, digest = 0, ""
+    try:
+        size = path.stat().st_size
+        if size > max_bytes:  # don't read a huge file just to reject it
+            raise _Invalid(_size_reason(size, max_bytes))
+        raw = path.read_bytes()
+        size, digest = len(raw), hashlib.sha256(raw).hexdigest()
+        _, meta, body = _parse_text(raw, max_bytes)
+        date, source = None, None
+        if _given(meta, "date"):
+            date, source = _parse_date(meta["date"]), "frontmatter"
+        elif (date := _filename_date(path.name)) is not None:
+            source = "filename"
+        workspace = _choice("workspace", meta["workspace"], WORKSPACES) if _given(meta, "workspace") else None
+        band = _choice("band", meta["band"], BANDS) if _given(meta, "band") else None
+        charged = _strings("charged", meta["charged"]) if _given(meta, "charged") else ()
+        tags = _tags(meta["tags"]) if _given(meta, "tags") else ()
+    except _Invalid as exc:
+        return Note(rel, "invalid", str(exc), content_hash=digest, size=size)
+    except OSError as exc:
+        return Note(rel, "invalid", f"cannot read file: {exc.strerror or exc} (check permissions)", size=size)
+    title = str(meta.get("title") or "").strip()
+    if not title:
+        heading = _H1.search(body)
+        title = heading.group(1).strip() if heading else path.stem
+    return Note(
+        path=rel, status="ok", reason=None, body=body, frontmatter=meta, date=date, date_source=source,
+        workspace=workspace, band=band, charged=charged, title=title, tags=tags, content_hash=digest, size=size,
+    )
+
+
+def scan_vault(root: Path, *, max_bytes: int) -> list[Note]:
+    """Every note of the vault, valid or not, in path order."""
+    return [parse_note(root, p, max_bytes=max_bytes) for p in iter_vault_files(root)]
+
+
+def vault_fingerprint(root: Path) -> str:
+    """A cheap change detector: relative path, size and mtime of every input file."""
+    h = hashlib.sha256()
+    for path in [*iter_vault_files(root), deference_path(root)]:
+        try:
+            st = path.stat()
+        except OSError:  # absent deference.yaml, or a note deleted mid-scan
+            continue
+        h.update(f"{path.relative_to(root).as_posix()}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
+    return h.hexdigest()

@@ -1,0 +1,122 @@
+"""query(): temporal detection → fan-out → policy → merged rerank → top k with hints."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Sequence
+
+from lucasrag.deference import load_deference
+from lucasrag.settings import Settings
+from lucasrag.vocabulary import WORKSPACES, check_workspace
+from lucasrag_query import _loop
+from lucasrag_query._indexes import OpenWorkspace, open_workspaces
+from lucasrag_query._ranking import rank_pool
+from lucasrag_query.policy import Candidate, apply_policy
+from lucasrag_query.result import QueryResult, ResultItem
+from lucasrag_query.temporal import TemporalSignals, detect_temporal, load_cues
+
+#: Over-fetch at most this many times the per-workspace candidate count
+#: when the policy filter removes candidates.
+MAX_OVERFETCH = 8
+
+
+class QueryError(ValueError):
+    """The query itself is unusable (empty text, unknown workspace, bad top_k)."""
+
+
+def _check_args(text: str, workspaces: Sequence[str] | None, top_k: int) -> tuple[str, ...]:
+    if not text or not text.strip():
+        raise QueryError("the query text is empty")
+    if top_k < 1:
+        raise QueryError(f"top_k must be at least 1 (got {top_k})")
+    if workspaces is None:
+        return WORKSPACES
+    if isinstance(workspaces, str):
+        workspaces = [workspaces]
+    try:
+        return tuple(dict.fromkeys(check_workspace(w) for w in workspaces))
+    except ValueError as exc:
+        raise QueryError(str(exc)) from None
+
+
+async def _fetch(ws: OpenWorkspace, text: str, vector, need: int, keep) -> list[Candidate]:
+    """Up to ``need`` candidates that survive the policy, asking LightRAG for
+    more (doubling) while the policy filter thins the list."""
+    fetch = need
+    while True:
+        hits = await ws.index.search(text, fetch, query_vector=vector)
+        records = ws.store.get([h.chunk_id for h in hits])
+        candidates = [Candidate.from_record(records[h.chunk_id]) for h in hits if h.chunk_id in records]
+        if len(keep(candidates)) >= need or len(hits) < fetch or fetch >= need * MAX_OVERFETCH:
+            return candidates
+        fetch *= 2
+
+
+async def aquery(
+    text: str,
+    *,
+    workspaces: Sequence[str] | None = None,
+    bridge: Sequence[str] = (),
+    top_k: int | None = None,
+    settings: Settings | None = None,
+) -> QueryResult:
+    settings = settings or Settings.from_env()
+    top_k = settings.top_k if top_k is None else top_k
+    selected = _check_args(text, workspaces, top_k)
+    if isinstance(bridge, str):
+        bridge = [bridge]
+    timings: dict[str, float] = {}
+    t0 = time.perf_counter()
+    subjects = load_deference(settings.vault)
+    cues = load_cues(settings.vault / ".lucasrag" / "temporal.yaml")
+    temporal: TemporalSignals = detect_temporal(text, now=settings.now, cues=cues)
+    opened = await open_workspaces(settings, selected)
+    from lucasrag.embedding import get_embedder
+
+    vector = (await asyncio.to_thread(get_embedder().embed, [text]))[0]
+    timings["prepare"] = (time.perf_counter() - t0) * 1000
+
+    def keep(cands: list[Candidate]) -> list[Candidate]:
+        return apply_policy(cands, temporal=temporal, subjects=subjects, bridge=bridge).kept
+
+    t0 = time.perf_counter()
+    need = settings.candidates_per_workspace
+    fetched = await asyncio.gather(*(_fetch(ws, text, vector, need, keep) for ws in opened))
+    everything = [c for per_ws in fetched for c in per_ws]
+    outcome = apply_policy(everything, temporal=temporal, subjects=subjects, bridge=bridge)
+    kept_ids = {c.chunk_id for c in outcome.kept}
+    pool = [c for per_ws in fetched for c in [c for c in per_ws if c.chunk_id in kept_ids][:need]]
+    timings["fan_out"] = (time.perf_counter() - t0) * 1000
+
+    t0 = time.perf_counter()
+    stores = {ws.workspace: ws.store for ws in opened}
+    ranked = await asyncio.to_thread(rank_pool, text, vector, pool, stores, settings, temporal)
+    timings["rerank"] = (time.perf_counter() - t0) * 1000
+
+    results = [
+        ResultItem(i + 1, c.chunk_id, c.workspace, c.path, c.band, c.date, round(score, 4), c.text)
+        for i, (c, score) in enumerate(ranked.items[:top_k])
+    ]
+    return QueryResult(
+        query=text,
+        results=results,
+        hints=list(outcome.hints),
+        archival_open=temporal.archival_open,
+        signals=tuple(temporal.signals),
+        reranker=ranked.reranker,
+        reranker_note=ranked.note,
+        timings_ms={k: round(v, 2) for k, v in timings.items()},
+    )
+
+
+def query(
+    text: str,
+    *,
+    workspaces: Sequence[str] | None = None,
+    bridge: Sequence[str] = (),
+    top_k: int | None = None,
+    settings: Settings | None = None,
+) -> QueryResult:
+    """Answer ``text`` from the materialised indexes (see ``lucasrag_query`` for the contract)."""
+    return _loop.run(aquery(text, workspaces=workspaces, bridge=bridge, top_k=top_k, settings=settings))

@@ -1,0 +1,61 @@
+"""Rank the merged pool: llama.cpp cross-encoder, else embedding similarity;
+then a gentle temporal preference (newer, or inside the asked-for period)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from lucasrag.settings import Settings
+from lucasrag_query.policy import Candidate, temporal_weight
+from lucasrag_query.rerank import LlamaCppReranker, RerankUnavailable, similarity_scores
+from lucasrag_query.temporal import TemporalSignals
+
+#: How much the temporal weight can move a score: final = relevance × (1 − W + W × weight).
+TEMPORAL_SHARE = 0.25
+
+
+@dataclass
+class Ranked:
+    items: list[tuple[Candidate, float]]
+    reranker: str
+    note: str | None = None
+
+
+def _relevance(text: str, vector: np.ndarray, pool: Sequence[Candidate], stores: Mapping, settings: Settings):
+    """Scores in [0, 1] for each candidate and the name of the ranker that made them."""
+    note = None
+    if settings.reranker_url:
+        reranker = LlamaCppReranker(settings.reranker_url, timeout_s=settings.reranker_timeout_s, max_chars=settings.rerank_max_chars)
+        try:
+            raw = reranker.rerank(text, [c.text for c in pool])
+            return [1 / (1 + math.exp(-s)) for s in raw], "llama.cpp", None
+        except RerankUnavailable as exc:
+            note = f"llama.cpp reranker unavailable ({exc}); ranked by embedding similarity"
+    else:
+        note = "no reranker configured (LUCASRAG_RERANKER_URL); ranked by embedding similarity"
+    vectors = np.zeros((len(pool), vector.shape[0]), dtype=np.float32)
+    by_ws: dict[str, list[int]] = {}
+    for i, c in enumerate(pool):
+        by_ws.setdefault(c.workspace, []).append(i)
+    for ws, idx in by_ws.items():
+        vectors[idx] = stores[ws].vectors([pool[i].chunk_id for i in idx])
+    sims = similarity_scores(vector, vectors)
+    return [(s + 1) / 2 for s in sims], "embedding-similarity", note
+
+
+def rank_pool(
+    text: str, vector: np.ndarray, pool: Sequence[Candidate], stores: Mapping, settings: Settings, temporal: TemporalSignals
+) -> Ranked:
+    if not pool:
+        return Ranked([], "llama.cpp" if settings.reranker_url else "embedding-similarity")
+    relevance, name, note = _relevance(text, vector, pool, stores, settings)
+    scored = [
+        (c, r * (1 - TEMPORAL_SHARE + TEMPORAL_SHARE * temporal_weight(c.date, now=settings.now, temporal=temporal)))
+        for c, r in zip(pool, relevance)
+    ]
+    scored.sort(key=lambda cs: (-cs[1], cs[0].chunk_id))
+    return Ranked(scored, name, note)

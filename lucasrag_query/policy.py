@@ -1,0 +1,191 @@
+"""Deference, band filtering and recency weighting over candidate chunks (§3.4, §3.5).
+
+Pure functions over chunk metadata: no I/O, stdlib only. Decisions:
+
+* Band: under a closed archive every ``archival`` chunk is removed and counted in
+  one ``kind="archive"`` hint (``subject=None``); any other band value is present.
+* Care: a chunk charged for subject S is withheld unless S is bridged, or the
+  archive is open and the chunk is archival. Charged *present* chunks are
+  withheld until bridged, whatever the query says.
+* Care first: an archival chunk with an unbridged charge under a closed archive
+  counts under its subject's deference hint, not under the archive hint.
+* Bridging lifts care only, never the band rule: a bridged archival chunk under a
+  closed archive is still removed and counted under the archive hint.
+* A chunk charged for several unbridged subjects counts once under each of
+  them, so hint counts may add up to more than ``len(withheld_ids)``.
+* Names: charged names are resolved to a subject's canonical name through its
+  name and aliases (case-insensitive); names no subject knows stand for
+  themselves and are bridged by the same name, case-insensitively.
+* Hints carry only subject names and counts, never chunk text. Order: deference
+  hints by subject (case-folded), then the archive hint.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import date
+from typing import Literal
+
+from lucasrag.vocabulary import ChunkRecord, DeferenceSubject
+
+from .temporal import TemporalSignals
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A retrieved chunk with the metadata the policy needs."""
+
+    chunk_id: str
+    workspace: str
+    path: str
+    band: str
+    date: str | None
+    charged: tuple[str, ...]
+    text: str
+
+    @classmethod
+    def from_record(cls, r: ChunkRecord) -> Candidate:
+        return cls(r.chunk_id, r.workspace, r.path, r.band, r.date, tuple(r.charged), r.text)
+
+
+@dataclass(frozen=True)
+class Hint:
+    subject: str | None
+    kind: Literal["deference", "archive"]
+    withheld: int
+    message: str
+
+    def to_dict(self) -> dict:
+        return {"subject": self.subject, "kind": self.kind, "withheld": self.withheld, "message": self.message}
+
+
+@dataclass(frozen=True)
+class PolicyOutcome:
+    kept: list[Candidate]
+    hints: list[Hint]
+    withheld_ids: frozenset[str]
+
+
+def _canonical(name: str, subjects: Sequence[DeferenceSubject]) -> str:
+    for s in subjects:
+        if s.matches(name):
+            return s.name
+    return name.strip()
+
+
+def resolve_bridge(bridge: Iterable[str], subjects: Sequence[DeferenceSubject]) -> frozenset[str]:
+    """Canonical subject names for the bridge entries (name or alias, any case).
+
+    An entry no subject knows is kept as written (stripped), so that it can
+    bridge a charged name outside the deference list; blank entries are dropped.
+    """
+    return frozenset(_canonical(b, subjects) for b in bridge if b and b.strip())
+
+
+def _passages(n: int) -> str:
+    return f"{n} passage{'s' if n != 1 else ''}"
+
+
+def deference_message(subject: str, withheld: int) -> str:
+    q = json.dumps(subject, ensure_ascii=False)
+    return (f"{_passages(withheld)} about {subject} matched but {'were' if withheld != 1 else 'was'} "
+            f"withheld out of care. To include them, bridge the subject: "
+            f"query(..., bridge=[{q}]) or CLI --bridge {q}.")
+
+
+def archive_message(withheld: int) -> str:
+    return (f"{withheld} older (archival) {_passages(withheld).split(' ', 1)[1]} matched; ask with a year, "
+            f"a decade or words like 'back then' to include them.")
+
+
+def apply_policy(
+    candidates: Iterable[Candidate],
+    *,
+    temporal: TemporalSignals,
+    subjects: Sequence[DeferenceSubject],
+    bridge: Sequence[str] = (),
+) -> PolicyOutcome:
+    """Split candidates into kept and withheld, with one hint per reason (see module doc)."""
+    bridged = {b.casefold() for b in resolve_bridge(bridge, subjects)}
+    kept: list[Candidate] = []
+    withheld: set[str] = set()
+    per_subject: dict[str, tuple[str, set[str]]] = {}  # casefolded -> (display name, chunk ids)
+    archived: set[str] = set()
+    for c in candidates:
+        archival = c.band == "archival"
+        unbridged = sorted({n for n in (_canonical(x, subjects) for x in c.charged)
+                            if n and n.casefold() not in bridged}, key=str.casefold)
+        if unbridged and not (temporal.archival_open and archival):
+            withheld.add(c.chunk_id)
+            for name in unbridged:
+                display, ids = per_subject.setdefault(name.casefold(), (name, set()))
+                per_subject[name.casefold()] = (min(display, name), ids)
+                ids.add(c.chunk_id)
+        elif archival and not temporal.archival_open:
+            withheld.add(c.chunk_id)
+            archived.add(c.chunk_id)
+        else:
+            kept.append(c)
+    hints = [Hint(name, "deference", len(ids), deference_message(name, len(ids)))
+             for _, (name, ids) in sorted(per_subject.items())]
+    if archived:
+        hints.append(Hint(None, "archive", len(archived), archive_message(len(archived))))
+    return PolicyOutcome(kept, hints, frozenset(withheld))
+
+
+#: Half-life of the present preference: a note two years old weighs half a new one.
+HALF_LIFE_YEARS = 2.0
+#: Half-life of the distance to an asked-for period: a year outside it halves the weight.
+PERIOD_HALF_LIFE_YEARS = 1.0
+#: Weight of a chunk without a usable date (equal to a note HALF_LIFE_YEARS old).
+UNDATED_WEIGHT = 0.5
+#: Floor, so that a weight never reaches 0 and blending keeps every candidate rankable.
+MIN_WEIGHT = 0.01
+
+
+def parse_date(value: str | None) -> date | None:
+    """An ISO date ``YYYY-MM-DD`` (or a longer timestamp), ``YYYY-MM`` or ``YYYY``; else None."""
+    if not value:
+        return None
+    v = str(value).strip()
+    try:
+        if len(v) >= 10:
+            return date.fromisoformat(v[:10])
+        if len(v) == 7:
+            return date(int(v[:4]), int(v[5:7]), 1)
+        if len(v) == 4:
+            return date(int(v), 7, 1)
+    except ValueError:
+        return None
+    return None
+
+
+def recency_weight(date: str | None, *, now: date, periods: Sequence[tuple[date, date]] = ()) -> float:
+    """A weight in (0, 1] to blend with a rerank score.
+
+    * undated or unparseable: ``UNDATED_WEIGHT`` (0.5);
+    * no periods: ``0.5 ** (age_years / HALF_LIFE_YEARS)`` (future dates: 1.0);
+    * periods: 1.0 inside any period, else ``0.5 ** (years_outside / PERIOD_HALF_LIFE_YEARS)``
+      using the nearest period;
+    always at least ``MIN_WEIGHT``.
+    """
+    d = parse_date(date)
+    if d is None:
+        return UNDATED_WEIGHT
+    if periods:
+        gap = min(max((lo - d).days, (d - hi).days, 0) for lo, hi in periods)
+        w = 0.5 ** (gap / 365.25 / PERIOD_HALF_LIFE_YEARS)
+    else:
+        w = 0.5 ** (max((now - d).days, 0) / 365.25 / HALF_LIFE_YEARS)
+    return max(MIN_WEIGHT, min(1.0, w)) if math.isfinite(w) else MIN_WEIGHT
+
+
+def temporal_weight(date: str | None, *, now: date, temporal: TemporalSignals) -> float:
+    """Recency weight for a query: periods if it named any; neutral 1.0 when the archive
+    was opened by a lexical cue alone (no preference for new or old); else recency."""
+    if temporal.archival_open and not temporal.periods:
+        return 1.0
+    return recency_weight(date, now=now, periods=temporal.periods)

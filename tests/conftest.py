@@ -1,0 +1,68 @@
+"""Hermetic fixtures: every test runs against temporary data folders, a fixed
+"now", and a copy of the sample vault (the repository's vault is never touched)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import shutil
+from pathlib import Path
+
+import pytest
+import yaml
+
+from lucasrag.settings import Settings
+
+REPO = Path(__file__).resolve().parents[1]
+SAMPLE_VAULT = REPO / "vault"
+TRUTH_FILE = Path(__file__).parent / "fixtures" / "sample_vault_truth.yaml"
+NOW = dt.date(2026, 6, 1)
+
+_ENV_KEYS = (
+    "LUCASRAG_VAULT", "LUCASRAG_DATA", "LUCASRAG_NOW", "LUCASRAG_PROFILE", "LUCASRAG_RERANKER_URL",
+    "DAGSTER_HOME", "WORKSPACE", "NEO4J_WORKSPACE", "POSTGRES_WORKSPACE",
+)
+
+
+@pytest.fixture(autouse=True)
+def _hermetic_env(monkeypatch, tmp_path_factory):
+    """No setting leaks in from the developer's shell."""
+    for key in _ENV_KEYS:
+        monkeypatch.delenv(key, raising=False)
+    monkeypatch.setenv("LUCASRAG_NOW", NOW.isoformat())
+    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path_factory.mktemp("dagster_home")))
+
+
+@pytest.fixture(scope="session")
+def truth() -> dict:
+    return yaml.safe_load(TRUTH_FILE.read_text())
+
+
+def copy_vault(dest: Path) -> Path:
+    shutil.copytree(SAMPLE_VAULT, dest, symlinks=True)
+    return dest
+
+
+def settings_for(vault: Path, data: Path, **overrides) -> Settings:
+    return Settings(vault=vault, data=data, now=NOW, **overrides)
+
+
+@pytest.fixture(scope="session")
+def ingested(tmp_path_factory) -> Settings:
+    """The sample vault ingested once for the whole session (read-only users only)."""
+    from lucasrag_assets.ingest import run_ingest
+
+    root = tmp_path_factory.mktemp("ingested")
+    settings = settings_for(copy_vault(root / "vault"), root / "data")
+    mp = pytest.MonkeyPatch()
+    mp.setenv("DAGSTER_HOME", str(root / "dagster"))
+    try:
+        run_ingest(settings)
+    finally:
+        mp.undo()
+    return settings
+
+
+@pytest.fixture
+def fresh_vault(tmp_path) -> Settings:
+    """A private copy of the sample vault and an empty data folder, for tests that change things."""
+    return settings_for(copy_vault(tmp_path / "vault"), tmp_path / "data")

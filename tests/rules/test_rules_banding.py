@@ -1,0 +1,87 @@
+import datetime as dt
+import re
+
+import pytest
+
+from lucasrag.vocabulary import BANDS
+from lucasrag_assets.rules.banding import CONTENT_CUES, BandDecision, decide_band, explain_cues, infer_band
+
+CUTOFF = dt.date(2022, 6, 1)
+OLD, NEW = dt.date(2010, 1, 1), dt.date(2024, 1, 1)
+CHILDHOOD = "When I was a kid we lived by the sea."
+PRESENT = "Currently I run every morning."
+
+DECISIONS = [
+    # declared band wins over everything
+    pytest.param("present", OLD, CHILDHOOD, BandDecision("present", "frontmatter"), id="fm-present-beats-old-date"),
+    pytest.param("archival", NEW, PRESENT, BandDecision("archival", "frontmatter"), id="fm-archival-beats-new-date"),
+    pytest.param("present", None, CHILDHOOD, BandDecision("present", "frontmatter"), id="fm-beats-content"),
+    # date next
+    pytest.param(None, OLD, PRESENT, BandDecision("archival", "date"), id="old-date-beats-content"),
+    pytest.param(None, NEW, CHILDHOOD, BandDecision("present", "date"), id="new-date-beats-content"),
+    pytest.param(None, CUTOFF, "", BandDecision("present", "date"), id="cutoff-day-is-present"),
+    pytest.param(None, CUTOFF - dt.timedelta(days=1), "", BandDecision("archival", "date"), id="day-before-cutoff"),
+    # content next
+    pytest.param(None, None, CHILDHOOD, BandDecision("archival", "content"), id="content-archival"),
+    pytest.param(None, None, PRESENT, BandDecision("present", "content"), id="content-present"),
+    pytest.param(None, None, "Growing up, back then. These days I cook.", BandDecision("archival", "content"), id="content-2-vs-1"),
+    pytest.param(None, None, "Back then, I know. Right now though.", BandDecision("present", "default"), id="content-tie"),
+    # default last
+    pytest.param(None, None, "Shopping list: eggs, milk.", BandDecision("present", "default"), id="no-cues"),
+    pytest.param(None, None, "", BandDecision("present", "default"), id="empty"),
+]
+
+
+@pytest.mark.parametrize("declared, date, text, expected", DECISIONS)
+def test_decide_band(declared, date, text, expected):
+    assert decide_band(declared_band=declared, note_date=date, text=text, cutoff=CUTOFF) == expected
+
+
+def test_unknown_declared_band_raises():
+    with pytest.raises(ValueError, match="expected one of present, archival"):
+        decide_band(declared_band="old", note_date=None, text="", cutoff=CUTOFF)
+
+
+INFER = [
+    pytest.param("when I was a kid", "archival", id="when-i-was-a-kid"),
+    pytest.param("WHEN I WAS 12 I broke my arm", "archival", id="when-i-was-12-caps"),
+    pytest.param("Growing up in Leeds", "archival", id="growing-up"),
+    pytest.param("In those days bread was cheap", "archival", id="in-those-days"),
+    pytest.param("As a teenager I skated", "archival", id="as-a-teenager"),
+    pytest.param("We used to live on Elm Street", "archival", id="used-to-live"),
+    pytest.param("That was twenty years ago", "archival", id="years-ago"),
+    pytest.param("At school we played conkers", "archival", id="at-school-we"),
+    pytest.param("back in 1998", "archival", id="back-in-year"),
+    pytest.param("these days", "present", id="these-days"),
+    pytest.param("nowadays", "present", id="nowadays"),
+    pytest.param("this week I started", "present", id="this-week"),
+    pytest.param("I'm busy right now", "present", id="right-now"),
+    pytest.param("the currentlyish word", None, id="word-boundary"),
+    pytest.param("overgrowing upwards", None, id="no-partial-phrase"),
+    pytest.param("Back then. Nowadays. Years ago.", "archival", id="count-2-1"),
+    pytest.param("Back then. Nowadays. Currently.", "present", id="count-1-2"),
+]
+
+
+@pytest.mark.parametrize("text, band", INFER)
+def test_infer_band(text, band):
+    assert infer_band(text) == band
+
+
+EXPLAIN = [
+    pytest.param("Growing up, it rained. Currently dry.",
+                 ["archival: 'Growing up' (childhood memory)", "present: 'Currently' (present tense marker)"], id="in-text-order"),
+    pytest.param("years ago and years ago", ["archival: 'years ago' (distant past)"] * 2, id="each-occurrence"),
+    pytest.param("nothing here", [], id="none"),
+]
+
+
+@pytest.mark.parametrize("text, expected", EXPLAIN)
+def test_explain_cues(text, expected):
+    assert explain_cues(text) == expected
+
+
+@pytest.mark.parametrize("rx, band, why", CONTENT_CUES, ids=[c[0] for c in CONTENT_CUES])
+def test_cue_table_is_well_formed(rx, band, why):
+    re.compile(rx)
+    assert band in BANDS and why

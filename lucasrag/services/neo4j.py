@@ -264,6 +264,8 @@ class Neo4jServer:
             "server.memory.pagecache.size": self.pagecache,
             "dbms.usage_report.enabled": "false",
             "db.tx_log.rotation.retention_policy": "1G size",
+            # Netty waits a 5 s quiet period per event loop group on shutdown (twice): 10 s per stop.
+            "internal.dbms.bolt.netty_server_shutdown_quiet_period": "0",
         }
         self.conf.write_text("# written by lucasrag.services.neo4j on every start\n"
                              + "".join(f"{k}={v}\n" for k, v in lines.items()))

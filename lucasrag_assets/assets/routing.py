@@ -1,8 +1,6 @@
 """routed_documents and quarantine: each valid note goes to one workspace or waits for a person."""
 
 
-from pathlib import PurePosixPath
-
 import polars as pl
 from dagster import (
     AssetCheckResult,
@@ -18,37 +16,7 @@ from dagster import (
 from lucasrag.vocabulary import WORKSPACES
 from lucasrag_assets.assets._metadata import markdown_table
 from lucasrag_assets.resources import LucasragSettings
-from lucasrag_assets.rules.routing import WORKSPACE_PROTOTYPES, build_centroids, route
-
-ROUTING_TEXT_CHARS = 2000  # the head of a note says what it is about; the tail adds cost, not signal
-
-
-def routing_text(body: str) -> str:
-    return body.strip()[:ROUTING_TEXT_CHARS]
-
-
-def route_frame(notes: pl.DataFrame, embed, threshold: float) -> pl.DataFrame:
-    """One row per valid note with its decision (workspace null = quarantined)."""
-    valid = notes.filter(pl.col("status") == "ok")
-    texts = [routing_text(b) for b in valid["body"]]
-    vectors = embed(texts)
-    prototypes = {ws: embed(list(WORKSPACE_PROTOTYPES[ws])) for ws in WORKSPACES}
-    exemplars: dict[str, list] = {ws: [] for ws in WORKSPACES}
-    for declared, vector in zip(valid["declared_workspace"], vectors):
-        if declared:
-            exemplars[declared].append(vector)
-    centroids = build_centroids(prototypes, exemplars)
-    decisions = [
-        route(text, PurePosixPath(path).parts[:-1], vector, centroids, threshold=threshold, declared=declared)
-        for text, path, vector, declared in zip(texts, valid["path"], vectors, valid["declared_workspace"])
-    ]
-    return valid.with_columns(
-        pl.Series("workspace", [d.workspace for d in decisions], dtype=pl.String),
-        pl.Series("suggestion", [d.suggestion for d in decisions], dtype=pl.String),
-        pl.Series("confidence", [round(d.confidence, 4) for d in decisions], dtype=pl.Float64),
-        pl.Series("route_reason", [d.reason for d in decisions], dtype=pl.String),
-    )
-
+from lucasrag_assets.rules.routing import route_frame
 
 @multi_asset(
     outs={

@@ -38,9 +38,10 @@ CHARGED_CONTEXT_CUES: tuple[tuple[str, str], ...] = (
 
 _CUES = tuple((re.compile(rx, re.IGNORECASE), why) for rx, why in CHARGED_CONTEXT_CUES)
 
-#: How many sentences away a cue may be and still charge a mention. One, so that
-#: "Grandad's funeral was today. I miss his laugh." style diary lines are caught.
-NEIGHBOUR_SENTENCES = 1
+#: How many sentences away a cue may be and still charge a mention. Two, so that
+#: diary lines like "Maya got engaged. I still look. Three years since the
+#: breakup..." are caught; care errs towards withholding (always announced).
+NEIGHBOUR_SENTENCES = 2
 
 # Sentences end at . ! ? (plus closing quotes) or at a line break: Markdown lines
 # (headings, list items) are separate statements even without punctuation.

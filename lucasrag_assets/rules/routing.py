@@ -19,10 +19,12 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import PurePosixPath
 
 import numpy as np
+import polars as pl
 
 from lucasrag.vocabulary import WORKSPACES
 
@@ -79,10 +81,14 @@ FOLDER_PRIORS: Mapping[str, str] = {
     **dict.fromkeys(("admin", "administrative", "finance", "paperwork", "bills", "tax"), "administrative"),
 }
 
-#: Logit weights; see docs/routing.md for how they were chosen and calibrated.
-SEMANTIC_WEIGHT = 25.0
-LEXICAL_WEIGHT = 3.0
-FOLDER_WEIGHT = 1.0
+#: Logit weights, fitted by maximum likelihood on labelled vaults; see docs/routing.md.
+SEMANTIC_WEIGHT = 16.0
+LEXICAL_WEIGHT = 2.0
+FOLDER_WEIGHT = 2.0
+#: The logit of a fifth, "none of these" outcome. A note with weak evidence for
+#: every workspace lets this take the probability mass, so its confidence drops
+#: instead of being forced onto the least-bad workspace.
+REJECT_LOGIT = 4.0
 MIN_MEANINGFUL_WORDS = 5
 
 _STOPWORDS = frozenset(
@@ -141,12 +147,14 @@ def route(
     *,
     threshold: float,
     declared: str | None = None,
+    title: str = "",
 ) -> RouteDecision:
-    """Decide a note's workspace; ``declared`` is its ``workspace:`` frontmatter, if any."""
+    """Decide a note's workspace; ``declared`` is its ``workspace:`` frontmatter, if any.
+    ``title`` counts for the lexical cues (a person's title is a strong hint)."""
     if declared:
         return RouteDecision(declared, declared, 1.0, "workspace set in frontmatter", {declared: 1.0})
     words = meaningful_words(text)
-    lexical = _lexical_shares(words)
+    lexical = _lexical_shares(meaningful_words(title) + words)
     prior = _folder_prior(folders)
     logits = {
         ws: SEMANTIC_WEIGHT * float(note_vector @ centroids[ws])
@@ -154,9 +162,9 @@ def route(
         + (FOLDER_WEIGHT if ws == prior else 0.0)
         for ws in WORKSPACES
     }
-    top = max(logits.values())
+    top = max(*logits.values(), REJECT_LOGIT)
     exp = {ws: math.exp(v - top) for ws, v in logits.items()}
-    total = sum(exp.values())
+    total = sum(exp.values()) + math.exp(REJECT_LOGIT - top)
     scores = {ws: exp[ws] / total for ws in WORKSPACES}
     best = max(scores, key=scores.__getitem__)
     confidence = scores[best]
@@ -167,3 +175,35 @@ def route(
         reason = f"low confidence: best guess {best} at {confidence:.2f} < threshold {threshold:.2f}"
         return RouteDecision(None, best, confidence, reason, scores)
     return RouteDecision(best, best, confidence, f"content routed to {best} at {confidence:.2f}", scores)
+
+
+ROUTING_TEXT_CHARS = 2000  # the head of a note says what it is about; the tail adds cost, not signal
+
+
+def routing_text(body: str) -> str:
+    return body.strip()[:ROUTING_TEXT_CHARS]
+
+
+def route_frame(notes: pl.DataFrame, embed: Callable[[list[str]], np.ndarray], threshold: float) -> pl.DataFrame:
+    """One row per valid note with its decision (workspace null = quarantined)."""
+    valid = notes.filter(pl.col("status") == "ok")
+    texts = [routing_text(b) for b in valid["body"]]
+    vectors = embed(texts)
+    prototypes = {ws: embed(list(WORKSPACE_PROTOTYPES[ws])) for ws in WORKSPACES}
+    exemplars: dict[str, list] = {ws: [] for ws in WORKSPACES}
+    for declared, vector in zip(valid["declared_workspace"], vectors):
+        if declared:
+            exemplars[declared].append(vector)
+    centroids = build_centroids(prototypes, exemplars)
+    decisions = [
+        route(text, PurePosixPath(path).parts[:-1], vector, centroids, threshold=threshold, declared=declared, title=title)
+        for text, path, vector, declared, title in zip(
+            texts, valid["path"], vectors, valid["declared_workspace"], valid["title"]
+        )
+    ]
+    return valid.with_columns(
+        pl.Series("workspace", [d.workspace for d in decisions], dtype=pl.String),
+        pl.Series("suggestion", [d.suggestion for d in decisions], dtype=pl.String),
+        pl.Series("confidence", [round(d.confidence, 4) for d in decisions], dtype=pl.Float64),
+        pl.Series("route_reason", [d.reason for d in decisions], dtype=pl.String),
+    )

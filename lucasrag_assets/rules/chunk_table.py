@@ -1,0 +1,63 @@
+"""The chunk table: routed notes → chunks with band (and its rule), date and charged subjects."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import polars as pl
+
+from lucasrag.settings import Settings
+from lucasrag.vocabulary import DeferenceSubject
+from lucasrag_assets.rules.banding import decide_band
+from lucasrag_assets.rules.charged import charged_subjects
+from lucasrag_assets.rules.chunking import chunk_id, chunk_text, doc_id
+
+CHUNK_SCHEMA = {
+    "chunk_id": pl.String,
+    "doc_id": pl.String,
+    "workspace": pl.String,
+    "path": pl.String,
+    "chunk_index": pl.Int64,
+    "text": pl.String,
+    "band": pl.String,
+    "band_rule": pl.String,
+    "date": pl.String,
+    "charged": pl.List(pl.String),
+    "content_hash": pl.String,
+}
+
+
+def chunk_frame(
+    routed: pl.DataFrame,
+    settings: Settings,
+    subjects: tuple[DeferenceSubject, ...],
+    *,
+    count_tokens: Callable[[str], int],
+) -> pl.DataFrame:
+    """Every chunk of every routed note. The band is decided per note (a note
+    is one moment in time) and each chunk records the rule that decided it;
+    charged subjects are decided per chunk."""
+    rows = []
+    for note in routed.iter_rows(named=True):
+        decision = decide_band(
+            declared_band=note["declared_band"], note_date=note["date"], text=note["body"], cutoff=settings.archive_cutoff
+        )
+        date = note["date"].isoformat() if note["date"] else None
+        declared = note["declared_charged"] or []
+        for index, text in enumerate(chunk_text(note["body"], max_tokens=settings.chunk_tokens, count_tokens=count_tokens)):
+            rows.append(
+                {
+                    "chunk_id": chunk_id(note["path"], index, text),
+                    "doc_id": doc_id(note["path"]),
+                    "workspace": note["workspace"],
+                    "path": note["path"],
+                    "chunk_index": index,
+                    "text": text,
+                    "band": decision.band,
+                    "band_rule": decision.rule,
+                    "date": date,
+                    "charged": list(charged_subjects(text, subjects, declared)),
+                    "content_hash": note["content_hash"],
+                }
+            )
+    return pl.DataFrame(rows, schema=CHUNK_SCHEMA)

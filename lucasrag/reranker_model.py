@@ -24,6 +24,7 @@ meaningful: the model exists to test the protocol, not relevance.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import struct
 from pathlib import Path
@@ -149,7 +150,13 @@ def build_rank_gguf(out: Path, *, seed: int = 0) -> Path:
         writer.add_tokenizer_pre("default")  # ignored for WordPiece vocabularies
         writer.add_token_list(tokens)
         writer.add_token_types(toktypes)
-        gguf.SpecialVocab(model_dir, load_merges=False, n_vocab=len(tokens)).add_to_gguf(writer, quiet=True)
+        vocab_log = logging.getLogger("gguf.vocab")
+        level = vocab_log.level
+        vocab_log.setLevel(logging.ERROR)  # "no handler for special token type cls" is expected for BERT
+        try:
+            gguf.SpecialVocab(model_dir, load_merges=False, n_vocab=len(tokens)).add_to_gguf(writer, quiet=True)
+        finally:
+            vocab_log.setLevel(level)
 
         for hf_name, arr in tensors.items():
             new_name = name_map.get_name(hf_name, try_suffixes=(".weight", ".bias"))

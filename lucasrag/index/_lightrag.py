@@ -204,3 +204,13 @@ class WorkspaceIndex:
         data = await self._rag.aquery_data(text, param)
         chunks = (data.get("data") or {}).get("chunks") or []
         return [Hit(c["chunk_id"], c["content"]) for c in chunks]
+
+    async def stored_chunks(self, chunk_ids: Sequence[str]) -> dict[str, str]:
+        """chunk id → text for the ids LightRAG holds (for checks and tools)."""
+        rows = await self._rag.text_chunks.get_by_ids(list(chunk_ids))
+        return {cid: row["content"] for cid, row in zip(chunk_ids, rows) if row}
+
+    async def stored_vectors(self, chunk_ids: Sequence[str]) -> set[str]:
+        """The ids among ``chunk_ids`` that the vector store holds."""
+        rows = await self._rag.chunks_vdb.get_by_ids(list(chunk_ids))
+        return {cid for cid, row in zip(chunk_ids, rows) if row}

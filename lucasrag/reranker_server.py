@@ -1,0 +1,225 @@
+"""Serve a GGUF cross-encoder over llama.cpp's HTTP API (``/health``, ``/v1/rerank``).
+
+No prebuilt ``llama-server`` runs on these CPUs, so this uses ``xllamacpp``,
+which embeds llama.cpp's own HTTP server: ``xllamacpp.Server(CommonParams)``
+loads the model and starts listening in native threads, and deleting the
+object stops it. The API it serves is llama-server's, so clients written
+against it work unchanged against a real ``llama-server --reranking``.
+
+Two ways to run it:
+
+* in-process (default): start ≈0.3 s, port 0 lets the OS pick a free port;
+* ``isolated=True``: a child process (``python -m lucasrag.reranker_server``),
+  so a crash inside llama.cpp cannot take the caller down; stopped by SIGTERM.
+
+CLI: ``python -m lucasrag.reranker_server --model PATH [--host H] [--port N]``
+(``--test-model`` builds and serves the protocol-test GGUF instead).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import select
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Iterator
+
+import httpx
+
+READY_PREFIX = "LUCASRAG_RERANKER_URL "
+# The model's trained context (512 for BERT/MiniLM); a longer query+passage is an error.
+DEFAULT_CTX_TOKENS = 512
+
+
+class RerankerServerError(RuntimeError):
+    """The reranker server could not be started (bad model, port in use, timeout)."""
+
+
+def _params(model: Path, host: str, port: int, *, threads: int | None, ctx_tokens: int, verbose: bool):
+    import xllamacpp as xlc
+
+    p = xlc.CommonParams()
+    p.model.path = str(model)
+    p.hostnames = [host]
+    p.port = port
+    p.embedding = True
+    p.pooling_type = xlc.llama_pooling_type.LLAMA_POOLING_TYPE_RANK
+    # One slot, one ubatch per (query, passage) pair: an embedding/rank input must fit
+    # one ubatch. More slots were slower on 2 cores (attention over the merged batch).
+    p.n_parallel = 1
+    p.n_ctx = ctx_tokens
+    p.n_batch = ctx_tokens
+    p.n_ubatch = ctx_tokens
+    if threads:
+        p.cpuparams.n_threads = threads
+        p.cpuparams_batch.n_threads = threads
+    p.verbosity = 3 if verbose else 1  # 1 = errors only (process-wide llama.cpp log threshold)
+    return p
+
+
+def wait_healthy(url: str, timeout_s: float) -> None:
+    """Poll ``{url}/health`` until it answers 200 or ``timeout_s`` passes."""
+    deadline = time.monotonic() + timeout_s
+    last = "no answer"
+    while time.monotonic() < deadline:
+        try:
+            r = httpx.get(f"{url}/health", timeout=1.0)
+            if r.status_code == 200:
+                return
+            last = f"HTTP {r.status_code}"
+        except httpx.HTTPError as exc:
+            last = type(exc).__name__
+        time.sleep(0.05)
+    raise RerankerServerError(f"reranker at {url} not healthy after {timeout_s:.0f} s ({last})")
+
+
+def _check_model(model: Path) -> Path:
+    model = Path(model)
+    if not model.is_file():
+        raise RerankerServerError(f"reranker model not found: {model}")
+    return model
+
+
+@contextlib.contextmanager
+def _serve_in_process(model: Path, host: str, port: int, timeout_s: float, **kw) -> Iterator[str]:
+    import xllamacpp as xlc
+
+    try:
+        server = xlc.Server(_params(model, host, port, **kw))
+    except (RuntimeError, ValueError) as exc:
+        raise RerankerServerError(f"llama.cpp could not serve {model} on {host}:{port}: {exc}") from exc
+    try:
+        url = server.listening_address
+        wait_healthy(url, timeout_s)
+        yield url
+    finally:
+        del server  # ~Server: terminate the loop, join threads, close the socket
+
+
+def _read_ready_line(proc: subprocess.Popen, deadline: float) -> str:
+    """The URL the child prints once it listens (other stdout lines are skipped)."""
+    assert proc.stdout is not None
+    buf = b""
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            break
+        ready, _, _ = select.select([proc.stdout], [], [], 0.1)
+        if not ready:
+            continue
+        chunk = os.read(proc.stdout.fileno(), 4096)
+        if not chunk:
+            break
+        buf += chunk
+        for line in buf.decode(errors="replace").splitlines():
+            if line.startswith(READY_PREFIX):
+                return line[len(READY_PREFIX) :].strip()
+    return ""
+
+
+@contextlib.contextmanager
+def _serve_subprocess(model: Path, host: str, port: int, timeout_s: float, *, threads, ctx_tokens, verbose) -> Iterator[str]:
+    cmd = [sys.executable, "-m", "lucasrag.reranker_server", "--model", str(model), "--host", host,
+           "--port", str(port), "--ctx-tokens", str(ctx_tokens)]
+    if threads:
+        cmd += ["--threads", str(threads)]
+    if verbose:
+        cmd.append("--verbose")
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=None if verbose else subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + timeout_s
+        url = _read_ready_line(proc, deadline)
+        if not url:
+            code = proc.poll()
+            why = f"exited with code {code}" if code is not None else f"did not report ready within {timeout_s:.0f} s"
+            raise RerankerServerError(f"reranker subprocess for {model} {why}: {' '.join(cmd)}")
+        wait_healthy(url, max(1.0, deadline - time.monotonic()))
+        yield url
+    finally:
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        if proc.stdout:
+            proc.stdout.close()
+
+
+@contextlib.contextmanager
+def serve_reranker(
+    model: Path,
+    *,
+    host: str = "127.0.0.1",
+    port: int | None = None,
+    isolated: bool = False,
+    threads: int | None = None,
+    ctx_tokens: int = DEFAULT_CTX_TOKENS,
+    startup_timeout_s: float = 60.0,
+    verbose: bool = False,
+) -> Iterator[str]:
+    """Serve ``model`` (a GGUF with a rank head) and yield its base URL, e.g. ``http://127.0.0.1:41234``.
+
+    ``port=None`` picks a free port. Returns once ``/health`` answers 200;
+    on exit the server is stopped and its port closed. Raises
+    :class:`RerankerServerError` if the model is missing, cannot be loaded,
+    the port is taken, or the server is not healthy within ``startup_timeout_s``.
+    """
+    model = _check_model(model)
+    kw = dict(threads=threads, ctx_tokens=ctx_tokens, verbose=verbose)
+    runner = _serve_subprocess if isolated else _serve_in_process
+    with runner(model, host, port or 0, startup_timeout_s, **kw) as url:
+        yield url
+
+
+def serve(model: Path, host: str = "127.0.0.1", port: int = 8080, *, threads: int | None = None,
+          ctx_tokens: int = DEFAULT_CTX_TOKENS, verbose: bool = False) -> None:
+    """Serve in the foreground until Ctrl-C or SIGTERM; prints ``LUCASRAG_RERANKER_URL <url>`` when ready."""
+
+    def _stop(signum, frame):  # SIGTERM ends the process like Ctrl-C, running the cleanup
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, _stop)
+    try:
+        with serve_reranker(model, host=host, port=port, threads=threads, ctx_tokens=ctx_tokens, verbose=verbose) as url:
+            print(f"{READY_PREFIX}{url}", flush=True)
+            while True:
+                time.sleep(3600)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m lucasrag.reranker_server", description=__doc__.split("\n")[0])
+    src = ap.add_mutually_exclusive_group(required=True)
+    src.add_argument("--model", type=Path, help="GGUF reranker (BERT/XLM-R cross-encoder with a rank head)")
+    src.add_argument("--test-model", type=Path, metavar="CACHE_DIR",
+                     help="build (or reuse) the protocol-test reranker in CACHE_DIR and serve it")
+    ap.add_argument("--host", default="127.0.0.1")
+    ap.add_argument("--port", type=int, default=8080, help="0 picks a free port")
+    ap.add_argument("--threads", type=int, default=None)
+    ap.add_argument("--ctx-tokens", type=int, default=DEFAULT_CTX_TOKENS)
+    ap.add_argument("--verbose", action="store_true")
+    args = ap.parse_args(argv)
+    model = args.model
+    if args.test_model is not None:
+        from lucasrag.reranker_model import ensure_rank_gguf
+
+        model = ensure_rank_gguf(args.test_model)
+    try:
+        serve(model, args.host, args.port, threads=args.threads, ctx_tokens=args.ctx_tokens, verbose=args.verbose)
+    except RerankerServerError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

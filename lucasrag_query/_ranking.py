@@ -47,6 +47,14 @@ def _relevance(text: str, vector: np.ndarray, pool: Sequence[Candidate], stores:
     return [(s + 1) / 2 for s in sims], "embedding-similarity", note
 
 
+def _temporal(c: Candidate, settings: Settings, temporal: TemporalSignals) -> float:
+    # A note the person declared present (a canonical facts page) is current
+    # whatever its creation date, unless the query asks for a period.
+    if c.band_rule == "frontmatter" and c.band == "present" and not temporal.periods:
+        return 1.0
+    return temporal_weight(c.date, now=settings.now, temporal=temporal)
+
+
 def rank_pool(
     text: str, vector: np.ndarray, pool: Sequence[Candidate], stores: Mapping, settings: Settings, temporal: TemporalSignals
 ) -> Ranked:
@@ -54,7 +62,7 @@ def rank_pool(
         return Ranked([], "llama.cpp" if settings.reranker_url else "embedding-similarity")
     relevance, name, note = _relevance(text, vector, pool, stores, settings)
     scored = [
-        (c, r * (1 - TEMPORAL_SHARE + TEMPORAL_SHARE * temporal_weight(c.date, now=settings.now, temporal=temporal)))
+        (c, r * (1 - TEMPORAL_SHARE + TEMPORAL_SHARE * _temporal(c, settings, temporal)))
         for c, r in zip(pool, relevance)
     ]
     scored.sort(key=lambda cs: (-cs[1], cs[0].chunk_id))

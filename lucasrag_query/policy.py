@@ -45,10 +45,11 @@ class Candidate:
     date: str | None
     charged: tuple[str, ...]
     text: str
+    band_rule: str = ""  # which rule set the band (see lucasrag.vocabulary.BandRule)
 
     @classmethod
     def from_record(cls, r: ChunkRecord) -> Candidate:
-        return cls(r.chunk_id, r.workspace, r.path, r.band, r.date, tuple(r.charged), r.text)
+        return cls(r.chunk_id, r.workspace, r.path, r.band, r.date, tuple(r.charged), r.text, r.band_rule)
 
 
 @dataclass(frozen=True)

@@ -277,12 +277,9 @@ class Neo4jServer:
         if self.is_running():
             return self
         t_total = time.perf_counter()
+        self._check_port()  # before a possibly long fetch, and again after it
         dist = ensure_distribution(self.version, home=self.home, timings=self.timings)
-        if port_in_use(self.host, self.bolt_port):
-            raise ServiceError(
-                f"{self.service} cannot start: Bolt port {self.bolt_port} on {self.host} is already in use "
-                f"(set {self.port_setting} to a free port)"
-            )
+        self._check_port()
         self.data_dir.mkdir(parents=True, exist_ok=True)
         self._write_conf()
         jvm = [f"-Xms{self.heap}", f"-Xmx{self.heap}", *JVM_FLAGS, *os.environ.get(JAVA_OPTS_ENV, "").split()]
@@ -317,6 +314,13 @@ class Neo4jServer:
         self.timings["ready_s"] = time.perf_counter() - t0
         self.timings["start_total_s"] = time.perf_counter() - t_total
         return self
+
+    def _check_port(self) -> None:
+        if port_in_use(self.host, self.bolt_port):
+            raise ServiceError(
+                f"{self.service} cannot start: Bolt port {self.bolt_port} on {self.host} is already in use "
+                f"(set {self.port_setting} to a free port)"
+            )
 
     def _failure(self, what: str, offset: int) -> str:
         return (f"{self.service} on {self.host}:{self.bolt_port} ({self.port_setting}), data dir {self.data_dir}, "

@@ -78,7 +78,11 @@ class Embedder:
         self._tokenizer = Tokenizer.from_file(str(tokenizer_path))
         self._tokenizer.enable_truncation(MAX_TOKENS)
         self._tokenizer.enable_padding()
+        # The packaged tokenizer.json carries a 128-token truncation; counting
+        # tokens for chunking must see the whole text.
         self._plain_tokenizer = Tokenizer.from_file(str(tokenizer_path))
+        self._plain_tokenizer.no_truncation()
+        self._plain_tokenizer.no_padding()
         self._lock = threading.Lock()  # one onnx run at a time: two cores, no gain from more
         self.stats = EmbeddingStats()
 

@@ -33,6 +33,7 @@ class IngestSummary:
     quarantined: list[tuple[str, str, str]] = field(default_factory=list)  # path, suggestion, reason
     invalid: list[tuple[str, str]] = field(default_factory=list)  # path, reason
     index_metadata: dict[str, dict] = field(default_factory=dict)
+    step_seconds: dict[str, float] = field(default_factory=dict)  # Dagster step → wall seconds
 
 
 def run_ingest(settings: Settings, progress: Progress | None = None) -> IngestSummary:
@@ -52,7 +53,10 @@ def run_ingest(settings: Settings, progress: Progress | None = None) -> IngestSu
         catalog: pl.DataFrame = result.output_for_node("note_catalog")
         quarantine: pl.DataFrame = result.output_for_node("route_notes", "quarantine")
         materializations = [e.step_materialization_data.materialization for e in result.get_asset_materialization_events()]
-    summary = IngestSummary(seconds=time.perf_counter() - started)
+        steps = {
+            s.step_key: (s.end_time or 0) - (s.start_time or 0) for s in instance.get_run_step_stats(result.run_id)
+        }
+    summary = IngestSummary(seconds=time.perf_counter() - started, step_seconds=steps)
     indexed = catalog.filter(pl.col("status") == "indexed")
     summary.per_workspace = {ws: n for ws, n in indexed.group_by("workspace").len().iter_rows()}
     summary.quarantined = list(quarantine.select("path", "suggestion", "reason").iter_rows())

@@ -9,6 +9,7 @@ Importing this package never imports Dagster.
 
 from lucasrag_query._indexes import IndexMissing
 from lucasrag_query._query import QueryError, aquery, query
+from lucasrag_query.options import QueryOptions
 from lucasrag_query.result import QueryResult, ResultItem
 
-__all__ = ["query", "aquery", "QueryResult", "ResultItem", "QueryError", "IndexMissing"]
+__all__ = ["query", "aquery", "QueryResult", "ResultItem", "QueryOptions", "QueryError", "IndexMissing"]

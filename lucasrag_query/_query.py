@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Sequence
+from dataclasses import replace
 
 from lucasrag.deference import load_deference
 from lucasrag.settings import Settings
@@ -12,6 +13,7 @@ from lucasrag.vocabulary import WORKSPACES, check_workspace
 from lucasrag_query import _loop
 from lucasrag_query._indexes import OpenWorkspace, open_workspaces
 from lucasrag_query._ranking import rank_pool
+from lucasrag_query.options import DEFAULT_OPTIONS, QueryOptions
 from lucasrag_query.policy import Candidate, apply_policy
 from lucasrag_query.result import QueryResult, ResultItem
 from lucasrag_query.temporal import TemporalSignals, detect_temporal, load_cues
@@ -60,6 +62,7 @@ async def aquery(
     bridge: Sequence[str] = (),
     top_k: int | None = None,
     settings: Settings | None = None,
+    options: QueryOptions = DEFAULT_OPTIONS,
 ) -> QueryResult:
     settings = settings or Settings.from_env()
     top_k = settings.top_k if top_k is None else top_k
@@ -71,11 +74,16 @@ async def aquery(
     subjects = load_deference(settings.vault)
     cues = load_cues(settings.vault / ".lucasrag" / "temporal.yaml")
     temporal: TemporalSignals = detect_temporal(text, now=settings.now, cues=cues)
+    if not options.banding:
+        temporal = TemporalSignals(True, temporal.signals, temporal.periods)
     opened = await open_workspaces(settings, selected)
     from lucasrag.embedding import get_embedder
 
     vector = (await asyncio.to_thread(get_embedder().embed, [text]))[0]
     timings["prepare"] = (time.perf_counter() - t0) * 1000
+
+    def uncharged(cands: list[Candidate]) -> list[Candidate]:
+        return cands if options.deference else [replace(c, charged=()) for c in cands]
 
     def keep(cands: list[Candidate]) -> list[Candidate]:
         return apply_policy(cands, temporal=temporal, subjects=subjects, bridge=bridge).kept
@@ -83,6 +91,7 @@ async def aquery(
     t0 = time.perf_counter()
     need = settings.candidates_per_workspace
     fetched = await asyncio.gather(*(_fetch(ws, text, vector, need, keep) for ws in opened))
+    fetched = [uncharged(per_ws) for per_ws in fetched]
     everything = [c for per_ws in fetched for c in per_ws]
     outcome = apply_policy(everything, temporal=temporal, subjects=subjects, bridge=bridge)
     kept_ids = {c.chunk_id for c in outcome.kept}
@@ -91,7 +100,7 @@ async def aquery(
 
     t0 = time.perf_counter()
     stores = {ws.workspace: ws.store for ws in opened}
-    ranked = await asyncio.to_thread(rank_pool, text, vector, pool, stores, settings, temporal)
+    ranked = await asyncio.to_thread(rank_pool, text, vector, pool, stores, settings, temporal, options)
     timings["rerank"] = (time.perf_counter() - t0) * 1000
 
     results = [
@@ -117,6 +126,9 @@ def query(
     bridge: Sequence[str] = (),
     top_k: int | None = None,
     settings: Settings | None = None,
+    options: QueryOptions = DEFAULT_OPTIONS,
 ) -> QueryResult:
     """Answer ``text`` from the materialised indexes (see ``lucasrag_query`` for the contract)."""
-    return _loop.run(aquery(text, workspaces=workspaces, bridge=bridge, top_k=top_k, settings=settings))
+    return _loop.run(
+        aquery(text, workspaces=workspaces, bridge=bridge, top_k=top_k, settings=settings, options=options)
+    )

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from lucasrag.settings import Settings
+from lucasrag_query.options import DEFAULT_OPTIONS, QueryOptions
 from lucasrag_query.policy import Candidate, temporal_weight
 from lucasrag_query.rerank import LlamaCppReranker, RerankUnavailable, similarity_scores
 from lucasrag_query.temporal import TemporalSignals
@@ -25,16 +26,20 @@ class Ranked:
     note: str | None = None
 
 
-def _relevance(text: str, vector: np.ndarray, pool: Sequence[Candidate], stores: Mapping, settings: Settings):
+def _relevance(
+    text: str, vector: np.ndarray, pool: Sequence[Candidate], stores: Mapping, settings: Settings, use_reranker: bool
+):
     """Scores in [0, 1] for each candidate and the name of the ranker that made them."""
     note = None
-    if settings.reranker_url:
+    if settings.reranker_url and use_reranker:
         reranker = LlamaCppReranker(settings.reranker_url, timeout_s=settings.reranker_timeout_s, max_chars=settings.rerank_max_chars)
         try:
             raw = reranker.rerank(text, [c.text for c in pool])
             return [1 / (1 + math.exp(-s)) for s in raw], "llama.cpp", None
         except RerankUnavailable as exc:
             note = f"llama.cpp reranker unavailable ({exc}); ranked by embedding similarity"
+    elif settings.reranker_url:
+        note = "reranker switched off for this query; ranked by embedding similarity"
     else:
         note = "no reranker configured (LUCASRAG_RERANKER_URL); ranked by embedding similarity"
     vectors = np.zeros((len(pool), vector.shape[0]), dtype=np.float32)
@@ -56,14 +61,18 @@ def _temporal(c: Candidate, settings: Settings, temporal: TemporalSignals) -> fl
 
 
 def rank_pool(
-    text: str, vector: np.ndarray, pool: Sequence[Candidate], stores: Mapping, settings: Settings, temporal: TemporalSignals
+    text: str,
+    vector: np.ndarray,
+    pool: Sequence[Candidate],
+    stores: Mapping,
+    settings: Settings,
+    temporal: TemporalSignals,
+    options: QueryOptions = DEFAULT_OPTIONS,
 ) -> Ranked:
     if not pool:
-        return Ranked([], "llama.cpp" if settings.reranker_url else "embedding-similarity")
-    relevance, name, note = _relevance(text, vector, pool, stores, settings)
-    scored = [
-        (c, r * (1 - TEMPORAL_SHARE + TEMPORAL_SHARE * _temporal(c, settings, temporal)))
-        for c, r in zip(pool, relevance)
-    ]
+        return Ranked([], "llama.cpp" if settings.reranker_url and options.rerank else "embedding-similarity")
+    relevance, name, note = _relevance(text, vector, pool, stores, settings, options.rerank)
+    share = TEMPORAL_SHARE if options.temporal_preference else 0.0
+    scored = [(c, r * (1 - share + share * _temporal(c, settings, temporal))) for c, r in zip(pool, relevance)]
     scored.sort(key=lambda cs: (-cs[1], cs[0].chunk_id))
     return Ranked(scored, name, note)

@@ -20,6 +20,8 @@ import pytest
 from lucasrag_query.rerank import LlamaCppReranker, RerankUnavailable, similarity_scores, truncate_passage
 
 URL = "http://reranker.test:8181"
+# One llama.cpp thread: on shared CI cores its latency is steadier than two.
+THREADS = 1
 
 
 def _mock(handler) -> LlamaCppReranker:
@@ -183,7 +185,7 @@ def rank_model(request, tmp_path_factory):
 def reranker_url(rank_model):
     from lucasrag.reranker_server import serve_reranker
 
-    with serve_reranker(rank_model) as url:
+    with serve_reranker(rank_model, threads=THREADS) as url:
         yield url
 
 
@@ -249,7 +251,7 @@ def test_tiny_timeout_is_unavailable(reranker_url):
 def test_stopped_server_is_refused(rank_model, isolated):
     from lucasrag.reranker_server import serve_reranker
 
-    with serve_reranker(rank_model, isolated=isolated) as url:
+    with serve_reranker(rank_model, isolated=isolated, threads=THREADS) as url:
         assert len(LlamaCppReranker(url).rerank("q", PASSAGES[:3])) == 3
     with pytest.raises(RerankUnavailable, match="cannot connect"):
         LlamaCppReranker(url, timeout_s=2).rerank("q", PASSAGES[:3])
@@ -265,5 +267,5 @@ def test_server_start_errors_are_clear(rank_model, tmp_path):
         busy.bind(("127.0.0.1", 0))
         busy.listen()
         with pytest.raises(RerankerServerError, match="could not serve"):
-            with serve_reranker(rank_model, port=busy.getsockname()[1]):
+            with serve_reranker(rank_model, port=busy.getsockname()[1], threads=THREADS):
                 pass

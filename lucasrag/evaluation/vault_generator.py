@@ -50,7 +50,6 @@ import zlib
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 from pathlib import Path
-from typing import Callable
 
 from lucasrag.vocabulary import WORKSPACES
 
@@ -1005,7 +1004,9 @@ class _Generator:
         if d is None:  # undated notes must not carry past cues or years
             blocks = [b for b in blocks if not PAST_CUES.search(b)] or ["Notes."]
         if self.stems[domain] and rng.random() < 0.12:
-            blocks.append(f"See also [[{rng.choice(self.stems[domain][-200:])}]].")
+            target_stem = rng.choice(self.stems[domain][-200:])
+            if d is not None or not PAST_CUES.search(target_stem):  # no years into undated notes
+                blocks.append(f"See also [[{target_stem}]].")
         text = "\n\n".join(blocks) + "\n"
         if rng.random() < 0.45 and not text.startswith("#"):
             text = f"# {title[0].upper()}{title[1:]}\n\n{text}"

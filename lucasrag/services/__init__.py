@@ -39,6 +39,7 @@ __all__ = [
     "ensure_distribution",
     "free_port",
     "lightrag_env",
+    "read_state",
     "require_neo4j",
     "require_postgres",
     "service_paths",
@@ -141,8 +142,12 @@ class RunningServices:
         return env
 
 
-def _write_state(paths: ServicePaths, running: RunningServices) -> None:
-    state = {"updated": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
+def _write_state(paths: ServicePaths, running: RunningServices, *, drop: tuple[str, ...] = ()) -> None:
+    """Update the entries of the services in ``running`` (others are kept), remove those in ``drop``."""
+    state = read_state(paths.root.parent)
+    for name in drop:
+        state.pop(name, None)
+    state["updated"] = time.strftime("%Y-%m-%dT%H:%M:%S%z")
     if running.postgres:
         st = running.postgres.status()
         state["postgres"] = {"pid": st.pid, "port": running.postgres.port, "host": running.postgres.host,
@@ -205,16 +210,17 @@ def stop_services(settings_like=None, *, postgres: bool = True, neo4j: bool = Tr
     """Stop what :func:`start_services` started (found via the state file, else the env ports)."""
     paths = service_paths(settings_like)
     pg, neo = _servers_from_state(paths)
-    errors = []
-    for wanted, server in ((neo4j, neo), (postgres, pg)):
+    errors, stopped = [], []
+    for name, wanted, server in (("neo4j", neo4j, neo), ("postgres", postgres, pg)):
         if not wanted:
             continue
         try:
             server.stop()
+            stopped.append(name)
         except ServiceError as exc:
             errors.append(str(exc))
     if paths.state_file.exists():
-        _write_state(paths, RunningServices(postgres=None if postgres else pg, neo4j=None if neo4j else neo))
+        _write_state(paths, RunningServices(), drop=tuple(stopped))
     if errors:
         raise ServiceError("\n".join(errors))
 

@@ -251,6 +251,13 @@ class Neo4jServer:
     def is_running(self) -> bool:
         return self.pid() is not None
 
+    def _configured_port(self) -> int | None:
+        try:
+            m = re.search(r"^server\.bolt\.listen_address=.*:(\d+)\s*$", self.conf.read_text(), re.M)
+        except OSError:
+            return None
+        return int(m.group(1)) if m else None
+
     def _write_conf(self) -> None:
         listen = f"{self.host}:{self.bolt_port}" if ":" not in self.host else f"[{self.host}]:{self.bolt_port}"
         lines = {
@@ -275,6 +282,12 @@ class Neo4jServer:
     def start(self) -> "Neo4jServer":
         """Fetch if needed, launch, and wait for Bolt; a no-op when already running for this data dir."""
         if self.is_running():
+            running_port = self._configured_port()
+            if running_port not in (None, self.bolt_port):
+                raise ServiceError(
+                    f"{self.service} for {self.data_dir} is already running on Bolt port {running_port}, "
+                    f"not {self.bolt_port} ({self.port_setting}); stop it first"
+                )
             return self
         t_total = time.perf_counter()
         self._check_port()  # before a possibly long fetch, and again after it

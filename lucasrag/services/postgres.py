@@ -339,23 +339,24 @@ class PostgresServer:
     def start(self) -> "PostgresServer":
         """initdb on first use, then start; a no-op when this cluster already runs on this port."""
         bin_dir = find_pg_bin()
-        if not self.initialized:
-            self.initdb()
-        else:
-            self._prepare_dirs()
-        st = self.status()
-        if st.running:
-            if st.port != self.port:
-                raise ServiceError(
-                    f"{self.service} for {self.data_dir} is already running on port {st.port}, "
-                    f"not {self.port} ({self.port_setting}); stop it first"
-                )
-            return self
+        if self.initialized:
+            st = self.status()
+            if st.running:
+                if st.port != self.port:
+                    raise ServiceError(
+                        f"{self.service} for {self.data_dir} is already running on port {st.port}, "
+                        f"not {self.port} ({self.port_setting}); stop it first"
+                    )
+                return self
         if port_in_use(self.host, self.port):
             raise ServiceError(
                 f"{self.service} cannot start: port {self.port} on {self.host} is already in use "
                 f"(set {self.port_setting} to a free port)"
             )
+        if not self.initialized:
+            self.initdb()
+        else:
+            self._prepare_dirs()
         offset = self.logfile.stat().st_size if self.logfile.exists() else 0
         opts = f"-c listen_addresses={self.host or '*'} -p {self.port} -k {self.socket_dir}"
         t0 = time.perf_counter()

@@ -1,0 +1,113 @@
+"""Session-scoped PostgreSQL and Neo4j for tests (import these names into tests/conftest.py).
+
+    from tests.services_fixtures import postgres_server, neo4j_server  # noqa: F401
+
+Each fixture starts its own server on a free port in a temporary directory and
+stops it at the end of the session, unless an external one is named:
+
+* ``LUCASRAG_TEST_POSTGRES_DSN`` — a DSN of a server with pgvector available
+  (the fixture creates the ``lucasrag_test`` database with the extension on it);
+* ``LUCASRAG_TEST_NEO4J_URI`` — a Bolt URI (``LUCASRAG_TEST_NEO4J_USER`` /
+  ``LUCASRAG_TEST_NEO4J_PASSWORD`` for its credentials).
+
+Neo4j's first start on a machine fetches ~125 MB of jars with Maven (≈1 min);
+later sessions reuse ``~/.cache/lucasrag/neo4j-<version>`` (``LUCASRAG_NEO4J_HOME``).
+Start-up on 2 cores: PostgreSQL ≈2 s (initdb included), Neo4j ≈15–30 s.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from dataclasses import dataclass, field
+
+import pytest
+
+from lucasrag.services import Neo4jServer, PostgresServer, ServiceError, free_port, lightrag_env
+from lucasrag.services.postgres import ensure_database
+
+TEST_DATABASE = "lucasrag_test"
+
+
+@dataclass
+class PostgresService:
+    """What tests need: ``dsn`` (database ``lucasrag_test`` with pgvector) and, when managed, ``server``."""
+
+    dsn: str
+    admin_dsn: str
+    server: PostgresServer | None = None  # None for an external server
+
+    @property
+    def managed(self) -> bool:
+        return self.server is not None
+
+    def lightrag_env(self) -> dict[str, str]:
+        return lightrag_env(self.dsn, None)
+
+
+@dataclass
+class Neo4jService:
+    uri: str
+    user: str = "neo4j"
+    password: str = field(default="", repr=False)
+    server: Neo4jServer | None = None
+
+    @property
+    def managed(self) -> bool:
+        return self.server is not None
+
+    @property
+    def auth(self) -> tuple[str, str]:
+        return (self.user, self.password)
+
+    def lightrag_env(self) -> dict[str, str]:
+        return lightrag_env(None, self.uri, neo4j_user=self.user, neo4j_password=self.password)
+
+
+@pytest.fixture(scope="session")
+def postgres_server(tmp_path_factory) -> PostgresService:
+    external = os.environ.get("LUCASRAG_TEST_POSTGRES_DSN")
+    if external:
+        yield PostgresService(dsn=ensure_database(external, TEST_DATABASE), admin_dsn=external)
+        return
+    server = PostgresServer(tmp_path_factory.mktemp("postgres"), free_port())
+    try:
+        server.start()
+    except ServiceError as exc:
+        pytest.fail(f"could not start the test PostgreSQL: {exc}", pytrace=False)
+    try:
+        yield PostgresService(dsn=server.ensure_database(TEST_DATABASE), admin_dsn=server.dsn, server=server)
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="session")
+def neo4j_server(tmp_path_factory) -> Neo4jService:
+    external = os.environ.get("LUCASRAG_TEST_NEO4J_URI")
+    if external:
+        yield Neo4jService(uri=external, user=os.environ.get("LUCASRAG_TEST_NEO4J_USER", "neo4j"),
+                           password=os.environ.get("LUCASRAG_TEST_NEO4J_PASSWORD", ""))
+        return
+    if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
+        pytest.skip("Neo4j needs a Java 17+ JDK (or set LUCASRAG_TEST_NEO4J_URI)")
+    server = Neo4jServer(tmp_path_factory.mktemp("neo4j"), free_port())
+    try:
+        server.start()
+    except ServiceError as exc:
+        pytest.fail(f"could not start the test Neo4j: {exc}", pytrace=False)
+    try:
+        yield Neo4jService(uri=server.uri, server=server)
+    finally:
+        server.stop()
+
+
+def clean_neo4j(service: Neo4jService) -> None:
+    """Delete every node (tests share one session database)."""
+    import neo4j
+
+    with neo4j.GraphDatabase.driver(service.uri, auth=service.auth) as driver:
+        driver.execute_query("MATCH (n) DETACH DELETE n", database_="neo4j")
+
+
+__all__ = ["Neo4jService", "PostgresService", "TEST_DATABASE", "clean_neo4j", "neo4j_server", "postgres_server"]
+

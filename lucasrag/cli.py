@@ -19,6 +19,8 @@ quarantine_app = typer.Typer(help="Notes the router would not place, awaiting a 
 app.add_typer(quarantine_app, name="quarantine")
 reranker_app = typer.Typer(help="A local llama.cpp reranker server.", no_args_is_help=True)
 app.add_typer(reranker_app, name="reranker")
+eval_app = typer.Typer(help="Evaluations: retrieval quality and policy behaviour.", no_args_is_help=True)
+app.add_typer(eval_app, name="eval")
 
 # Wide tables when piped: a log or a test reads them, not a narrow terminal.
 out = Console(width=None if sys.stdout.isatty() else 200)
@@ -167,10 +169,20 @@ def reranker_serve(
     port: int = typer.Option(8181, help="Port."),
 ) -> None:
     """Serve a GGUF cross-encoder with llama.cpp's /v1/rerank until Ctrl-C."""
-    from lucasrag.reranker_server import serve
+    from lucasrag.reranker_server import RerankerServerError, serve
 
-    serve(model, host, port)
+    try:
+        serve(model, host, port)
+    except RerankerServerError as exc:
+        _fail(str(exc))
 
+
+# The evaluation modules import their heavy parts inside the command functions.
+from lucasrag.evaluation.locomo_cli import locomo_command  # noqa: E402
+from lucasrag.evaluation.policy_cli import policy_command  # noqa: E402
+
+eval_app.command("locomo")(locomo_command)
+eval_app.command("policy")(policy_command)
 
 if __name__ == "__main__":  # pragma: no cover
     app()

@@ -172,7 +172,11 @@ def serve_reranker(
     ``port=None`` picks a free port. Returns once ``/health`` answers 200;
     on exit the server is stopped and its port closed. Raises
     :class:`RerankerServerError` if the model is missing, cannot be loaded,
-    the port is taken, or the server is not healthy within ``startup_timeout_s``.
+    the port is taken, or the server is not healthy within ``startup_timeout_s``
+    (in-process, ``xllamacpp.Server`` loads the model synchronously first; the
+    timeout then bounds the health wait — isolated, it bounds the whole start).
+    ``threads=None`` lets llama.cpp use every core; ``ctx_tokens`` is the
+    per-pair token limit (keep it at the model's trained context, 512 for BERT).
     """
     model = _check_model(model)
     kw = dict(threads=threads, ctx_tokens=ctx_tokens, verbose=verbose)

@@ -22,7 +22,15 @@ from lucasrag_assets.resources import LucasragSettings
 from lucasrag_assets.rules.approval import record_approval
 from lucasrag_assets.rules.vault_scan import vault_fingerprint
 
-ingest_job = define_asset_job("ingest", selection=AssetSelection.all(), description="Ingest the whole vault.")
+# The evaluation is not part of ingest (it adds a few hundred queries); `evaluate` runs it.
+ingest_job = define_asset_job(
+    "ingest", selection=AssetSelection.all() - AssetSelection.assets("evaluation"), description="Ingest the whole vault."
+)
+evaluate_job = define_asset_job(
+    "evaluate",
+    selection=AssetSelection.assets("evaluation"),
+    description="Judge the materialised indexes against a generated vault's ground truth (skipped otherwise).",
+)
 
 workspace_jobs = {
     ws: define_asset_job(

@@ -3,11 +3,12 @@
 
 from dagster import Definitions, load_assets_from_modules
 
-from lucasrag_assets.assets import catalog, chunks, notes, routing
+from lucasrag_assets.assets import catalog, chunks, evaluation, notes, routing
 from lucasrag_assets.assets.indexes import INDEX_ASSETS
 from lucasrag_assets.assets.routing import quarantine_reviewed
 from lucasrag_assets.automation import (
     approve_quarantined_note,
+    evaluate_job,
     ingest_job,
     vault_changed,
     workspace_jobs,
@@ -15,7 +16,7 @@ from lucasrag_assets.automation import (
 )
 from lucasrag_assets.resources import LucasragSettings, Progress
 
-ALL_ASSETS = [*load_assets_from_modules([notes, routing, chunks, catalog]), *INDEX_ASSETS]
+ALL_ASSETS = [*load_assets_from_modules([notes, routing, chunks, catalog, evaluation]), *INDEX_ASSETS]
 
 
 
@@ -25,7 +26,7 @@ def build_definitions(settings: LucasragSettings | None = None, progress: Progre
     return Definitions(
         assets=ALL_ASSETS,
         asset_checks=[quarantine_reviewed],
-        jobs=[ingest_job, *workspace_jobs.values(), approve_quarantined_note],
+        jobs=[ingest_job, evaluate_job, *workspace_jobs.values(), approve_quarantined_note],
         sensors=[vault_changed],
         schedules=workspace_schedules,
         resources={"lucasrag": settings or LucasragSettings(), "progress": progress or Progress()},

@@ -1,6 +1,6 @@
 """Session-scoped PostgreSQL and Neo4j for tests (import these names into tests/conftest.py).
 
-    from tests.services_fixtures import postgres_server, neo4j_server  # noqa: F401
+    from services_fixtures import neo4j_server, postgres_server  # noqa: F401  (tests/ is on sys.path)
 
 Each fixture starts its own server on a free port in a temporary directory and
 stops it at the end of the session, unless an external one is named:
@@ -19,7 +19,9 @@ from __future__ import annotations
 
 import os
 import shutil
+import tempfile
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import pytest
 
@@ -64,25 +66,34 @@ class Neo4jService:
         return lightrag_env(None, self.uri, neo4j_user=self.user, neo4j_password=self.password)
 
 
+def _private_dir(kind: str) -> Path:
+    """A temp dir of our own, not pytest's basetemp: concurrent pytest sessions of the same user
+    rotate /tmp/pytest-of-USER (keeping 3) and can delete a live server's data dir; it also keeps
+    the PostgreSQL socket path short."""
+    return Path(tempfile.mkdtemp(prefix=f"lucasrag-test-{kind}-"))
+
+
 @pytest.fixture(scope="session")
-def postgres_server(tmp_path_factory) -> PostgresService:
+def postgres_server() -> PostgresService:
     external = os.environ.get("LUCASRAG_TEST_POSTGRES_DSN")
     if external:
         yield PostgresService(dsn=ensure_database(external, TEST_DATABASE), admin_dsn=external)
         return
-    server = PostgresServer(tmp_path_factory.mktemp("postgres"), free_port())
+    root = _private_dir("pg")
+    server = PostgresServer(root / "postgres", free_port())
     try:
-        server.start()
-    except ServiceError as exc:
-        pytest.fail(f"could not start the test PostgreSQL: {exc}", pytrace=False)
-    try:
+        try:
+            server.start()
+        except ServiceError as exc:
+            pytest.fail(f"could not start the test PostgreSQL: {exc}", pytrace=False)
         yield PostgresService(dsn=server.ensure_database(TEST_DATABASE), admin_dsn=server.dsn, server=server)
     finally:
         server.stop()
+        shutil.rmtree(root, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")
-def neo4j_server(tmp_path_factory) -> Neo4jService:
+def neo4j_server() -> Neo4jService:
     external = os.environ.get("LUCASRAG_TEST_NEO4J_URI")
     if external:
         yield Neo4jService(uri=external, user=os.environ.get("LUCASRAG_TEST_NEO4J_USER", "neo4j"),
@@ -90,15 +101,17 @@ def neo4j_server(tmp_path_factory) -> Neo4jService:
         return
     if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
         pytest.skip("Neo4j needs a Java 17+ JDK (or set LUCASRAG_TEST_NEO4J_URI)")
-    server = Neo4jServer(tmp_path_factory.mktemp("neo4j"), free_port())
+    root = _private_dir("neo4j")
+    server = Neo4jServer(root / "neo4j", free_port())
     try:
-        server.start()
-    except ServiceError as exc:
-        pytest.fail(f"could not start the test Neo4j: {exc}", pytrace=False)
-    try:
+        try:
+            server.start()
+        except ServiceError as exc:
+            pytest.fail(f"could not start the test Neo4j: {exc}", pytrace=False)
         yield Neo4jService(uri=server.uri, server=server)
     finally:
         server.stop()
+        shutil.rmtree(root, ignore_errors=True)
 
 
 def clean_neo4j(service: Neo4jService) -> None:

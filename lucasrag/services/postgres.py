@@ -25,6 +25,7 @@ import os
 import pwd
 import re
 import shutil
+import signal
 import socket
 import stat
 import subprocess
@@ -239,6 +240,7 @@ class PostgresServer:
         self.pgdata = self.data_dir / "pgdata"
         self.logfile = self.data_dir / "server.log"
         self._socket_dir: Path | None = None
+        self._started_pid: int | None = None
         self.timings: dict[str, float] = {}
 
     # ---- addresses
@@ -366,6 +368,7 @@ class PostgresServer:
             check=False, timeout=self.start_timeout + 30,
         )
         self.timings["start_s"] = time.perf_counter() - t0
+        self._started_pid = self._postmaster_pid()[0] if proc.returncode == 0 else None
         if proc.returncode != 0:
             raise ServiceError(
                 f"{self.service} failed to start on {self.host}:{self.port} ({self.port_setting}), "
@@ -374,9 +377,32 @@ class PostgresServer:
             )
         return self
 
+    def _own_postmaster(self) -> int | None:
+        """The postmaster this object started, if still alive (checked against /proc cmdline)."""
+        pid = self._started_pid
+        if pid is None:
+            return None
+        try:
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+        except OSError:
+            return None
+        return pid if str(self.pgdata).encode() in cmdline else None
+
     def stop(self, *, timeout: float = 60.0) -> None:
-        """``pg_ctl stop -m fast``; a no-op when it is not running."""
-        if not self.initialized or not self.status().running:
+        """``pg_ctl stop -m fast``; a no-op when it is not running.
+
+        If the data dir vanished under a running server (e.g. a temp dir cleaned up by
+        someone else), the postmaster this object started gets SIGINT (= fast shutdown).
+        """
+        if not self.initialized:
+            pid = self._own_postmaster()
+            if pid is not None:
+                os.kill(pid, signal.SIGINT)
+                deadline = time.monotonic() + timeout
+                while self._own_postmaster() is not None and time.monotonic() < deadline:
+                    time.sleep(0.1)
+            return
+        if not self.status().running:
             return
         proc = self._run([str(find_pg_bin() / "pg_ctl"), "-D", str(self.pgdata), "-m", "fast", "-w",
                           "-t", str(int(timeout)), "stop"], check=False, timeout=timeout + 30)

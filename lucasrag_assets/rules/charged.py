@@ -7,6 +7,7 @@ insurance valuation naming the subject stays uncharged.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -62,6 +63,7 @@ def split_sentences(text: str) -> list[str]:
     return [s.strip() for s in _SENTENCE_END.split(text) if s and s.strip()]
 
 
+@functools.lru_cache(maxsize=256)
 def _name_pattern(name: str) -> re.Pattern[str]:
     # Whole words, any run of whitespace between words: "Tom" must not match
     # "Tomato", while "grandad's" still names "grandad".
@@ -71,11 +73,14 @@ def _name_pattern(name: str) -> re.Pattern[str]:
 
 def charging_evidence(text: str, subjects: Sequence[DeferenceSubject]) -> dict[str, list[ChargeEvidence]]:
     """Per canonical subject name, every (mention, cue) pair that charges it."""
+    patterns_of = {subject: [_name_pattern(n) for n in subject.names if n.strip()] for subject in subjects}
+    named = [(s, pats) for s, pats in patterns_of.items() if any(p.search(text) for p in pats)]
+    if not named:  # most chunks name no subject: skip sentence splitting and cue scanning
+        return {}
     sentences = split_sentences(text)
     cues = [[(m.group(0), why) for rx, why in _CUES for m in rx.finditer(s)] for s in sentences]
     found: dict[str, list[ChargeEvidence]] = {}
-    for subject in subjects:
-        patterns = [_name_pattern(n) for n in subject.names if n.strip()]
+    for subject, patterns in named:
         for i, sentence in enumerate(sentences):
             mention = next((m.group(0) for p in patterns if (m := p.search(sentence))), None)
             if mention is None:

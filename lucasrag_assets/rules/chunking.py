@@ -96,21 +96,30 @@ def _sentence_spans(text: str) -> list[tuple[int, int]]:
 
 
 def chunk_text(body: str, *, max_tokens: int, count_tokens: Counter) -> list[str]:
-    """Chunks of at most ``max_tokens`` (except a single over-long word), in order, none empty."""
+    """Chunks of at most ``max_tokens`` (except a single over-long word), in order, none empty.
+
+    Blocks are counted once each and their counts added: word-piece tokenizers
+    split on whitespace first, so the blank line between blocks adds no tokens.
+    (Tokenizing is most of the cost of chunking a large vault.)
+    """
     if max_tokens < 1:
         raise ValueError(f"max_tokens must be at least 1, got {max_tokens}")
+    blocks = _blocks(body)
+    whole = "\n\n".join(blocks)
+    if whole.strip() and count_tokens(whole) <= max_tokens:  # most notes: one chunk, one count
+        return [whole]
     chunks: list[str] = []
-    current = ""
-    for block in _blocks(body):
-        candidate = f"{current}\n\n{block}" if current else block
-        if count_tokens(candidate) <= max_tokens:
-            current = candidate
+    current, current_tokens = "", 0
+    for block in blocks:
+        tokens = count_tokens(block)
+        if current and current_tokens + tokens <= max_tokens:
+            current, current_tokens = f"{current}\n\n{block}", current_tokens + tokens
             continue
         if current:
             chunks.append(current)
-            current = ""
-        if count_tokens(block) <= max_tokens:
-            current = block
+            current, current_tokens = "", 0
+        if tokens <= max_tokens:
+            current, current_tokens = block, tokens
         else:
             chunks.extend(_pack(block, _sentence_spans(block), max_tokens, count_tokens, words=False))
     if current:

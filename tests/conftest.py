@@ -66,3 +66,7 @@ def ingested(tmp_path_factory) -> Settings:
 def fresh_vault(tmp_path) -> Settings:
     """A private copy of the sample vault and an empty data folder, for tests that change things."""
     return settings_for(copy_vault(tmp_path / "vault"), tmp_path / "data")
+
+
+# Session fixtures that start PostgreSQL (pgvector) and Neo4j for the production profile.
+from services_fixtures import neo4j_server, postgres_server  # noqa: E402, F401

@@ -34,10 +34,12 @@ def _rows(report: dict):
 
 def markdown_tables(report: dict) -> str:
     """The report as Markdown (what docs/evaluation.md carries)."""
-    lines = ["| system | R@5 | R@10 | R@25 | words returned @25 | p50 ms | p95 ms |", "|---|---|---|---|---|---|---|"]
+    lines = ["| system | R@5 | R@10 | R@25 | turns @25 | words @25 | p50 ms | p95 ms |",
+             "|---|---|---|---|---|---|---|---|"]
     for s, a in _rows(report):
         lines.append(f"| {s['system']} | {_f(a['R@5'])} | {_f(a['R@10'])} | {_f(a['R@25'])} | "
-                     f"{s['mean_words_at_25']:.0f} | {_f(s['latency_p50_ms'], 1)} | {_f(s['latency_p95_ms'], 1)} |")
+                     f"{s['mean_turns_at_25']:.0f} | {s['mean_words_at_25']:.0f} | "
+                     f"{_f(s['latency_p50_ms'], 1)} | {_f(s['latency_p95_ms'], 1)} |")
     lines += ["", "Recall by category (R@5 / R@10 / R@25; n = questions):", ""]
     first = report["systems"][0]["recall"]
     lines.append("| system | " + " | ".join(f"{c} (n={first[c]['n']})" for c in _CATEGORIES) + " |")
@@ -52,10 +54,11 @@ def render(console: Console, report: dict) -> None:
     n = report["systems"][0]["recall"]["all"]["n"]
     table = Table(title=f"LoCoMo evidence recall, categories 1–4 (n = {n} questions, "
                         f"{report['conversations']} conversations)")
-    for column in ("system", "R@5", "R@10", "R@25", "words@25", "p50 ms", "p95 ms"):
+    for column in ("system", "R@5", "R@10", "R@25", "turns@25", "words@25", "p50 ms", "p95 ms"):
         table.add_column(column, justify="left" if column == "system" else "right")
     for s, a in _rows(report):
-        table.add_row(s["system"], _f(a["R@5"]), _f(a["R@10"]), _f(a["R@25"]), f"{s['mean_words_at_25']:.0f}",
+        table.add_row(s["system"], _f(a["R@5"]), _f(a["R@10"]), _f(a["R@25"]), f"{s['mean_turns_at_25']:.0f}",
+                      f"{s['mean_words_at_25']:.0f}",
                       _f(s["latency_p50_ms"], 1), _f(s["latency_p95_ms"], 1))
     console.print(table)
     by_cat = Table(title="By category: R@5 / R@10 / R@25")

@@ -9,6 +9,7 @@ Every system answers from the same chunks: the ones the ingest wrote to the
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -31,6 +32,7 @@ RERANK_OFF = "LucasRAG, reranker off (embedding similarity)"
 FLAT = "flat LightRAG (naive mode)"
 BM25_CHUNKS = "BM25, same chunks"
 BM25_TURNS = "BM25, one turn per document"
+BM25_TURNS_EQUAL = "BM25, one turn per document, k × turns-per-chunk turns"
 
 
 def _variants(settings: Settings) -> dict[str, object]:
@@ -57,6 +59,7 @@ def _prepare(conv: Conversation, root: Path, log: Log) -> tuple[Settings, dict]:
     from lucasrag_assets.ingest import run_ingest
     from lucasrag_query import _loop
 
+    logging.getLogger("alembic").setLevel(logging.WARNING)  # a fresh Dagster instance per conversation
     vault, data = root / conv.sample_id / "vault", root / conv.sample_id / "data"
     notes_written = write_vault(conv, vault)
     settings = Settings.from_env(vault=vault.resolve(), data=data.resolve(), now=conv.now)
@@ -106,6 +109,10 @@ def _evaluate(conv: Conversation, settings: Settings, records, scores: dict[str,
     bm25_chunks = BM25([_strip_markers(t) for t in texts])
     turns = [t.line() for s in conv.sessions for t in s.turns]
     bm25_turns = BM25([_strip_markers(t) for t in turns])
+    # Equal-turns baseline: rank j covers the turns ranked round((j-1)·m)+1 .. round(j·m),
+    # m = this conversation's mean turns per chunk, so R@k counts as many turns as k chunks hold.
+    per_chunk = sum(len(TURN_MARKER.findall(t)) for t in texts) / max(len(texts), 1)
+    bounds = [round(j * per_chunk) for j in range(TOP_K + 1)]
     variants = _variants(settings)
     flat = _loop.run(FlatIndex.open(settings))
     questions = conv.questions[:limit] if limit else conv.questions
@@ -128,6 +135,10 @@ def _evaluate(conv: Conversation, settings: Settings, records, scores: dict[str,
             t0 = time.perf_counter()
             top = bm25_turns.top(q.text, TOP_K)
             scores[BM25_TURNS].add(category, q.evidence, [turns[i] for i in top], (time.perf_counter() - t0) * 1000)
+            t0 = time.perf_counter()
+            top = bm25_turns.top(q.text, bounds[-1])
+            grouped = ["\n\n".join(turns[i] for i in top[a:b]) for a, b in zip(bounds, bounds[1:])]
+            scores[BM25_TURNS_EQUAL].add(category, q.evidence, grouped, (time.perf_counter() - t0) * 1000)
     finally:
         _loop.run(flat.close())
     log(f"{conv.sample_id}: {len(questions)} questions × {len(scores)} systems in {time.perf_counter() - started:.1f}s")
@@ -148,7 +159,7 @@ def run_locomo(
     for c in convs:
         evidence.add(c.evidence)
     probe = Settings.from_env()
-    systems = [*_variants(probe), FLAT, BM25_CHUNKS, BM25_TURNS]
+    systems = [*_variants(probe), FLAT, BM25_CHUNKS, BM25_TURNS, BM25_TURNS_EQUAL]
     scores = {name: SystemScores(name) for name in systems}
     facts = []
     for conv in convs:

@@ -45,6 +45,7 @@ class SystemScores:
     recalls: dict[int, list[float]] = field(default_factory=lambda: {k: [] for k in KS})
     categories: list[str] = field(default_factory=list)
     words: list[int] = field(default_factory=list)  # words returned at the largest k
+    turns: list[int] = field(default_factory=list)  # distinct turns returned at the largest k
     latencies_ms: list[float] = field(default_factory=list)
 
     def add(self, category: str, evidence: Sequence[str], texts: Sequence[str], latency_ms: float) -> None:
@@ -52,6 +53,7 @@ class SystemScores:
             self.recalls[k].append(recall_at(evidence, texts, k))
         self.categories.append(category)
         self.words.append(word_count(texts[: max(KS)]))
+        self.turns.append(len(set().union(*map(turn_ids, texts[: max(KS)]))))
         self.latencies_ms.append(latency_ms)
 
     def table(self, categories: Sequence[str]) -> dict[str, dict[str, float]]:
@@ -73,6 +75,7 @@ class SystemScores:
         return {
             "queries": len(self.categories),
             "mean_words_at_25": float(np.mean(self.words)) if self.words else float("nan"),
+            "mean_turns_at_25": float(np.mean(self.turns)) if self.turns else float("nan"),
             "latency_p50_ms": float(np.percentile(lat, 50)),
             "latency_p95_ms": float(np.percentile(lat, 95)),
         }

@@ -60,6 +60,15 @@ class _VectorCache:
     def clear(self) -> None:
         self._by_text.clear()
 
+    def discard(self, texts: Sequence[str]) -> None:
+        for t in texts:
+            self._by_text.pop(t, None)
+
+    def __deepcopy__(self, memo: dict) -> "_VectorCache":
+        # LightRAG deep-copies its config (the embedding function's bound
+        # instance included) on every query: share the cache, do not copy it.
+        return self
+
     async def embed(self, texts: list[str], **_: object) -> np.ndarray:
         missing = [t for t in dict.fromkeys(texts) if t not in self._by_text]
         if missing:
@@ -201,7 +210,11 @@ class WorkspaceIndex:
             hl_keywords=list(keywords),
             ll_keywords=list(keywords),
         )
-        data = await self._rag.aquery_data(text, param)
+        try:
+            data = await self._rag.aquery_data(text, param)
+        finally:
+            if query_vector is not None:  # one vector per query would otherwise pile up
+                self._vectors.discard([text])
         chunks = (data.get("data") or {}).get("chunks") or []
         return [Hit(c["chunk_id"], c["content"]) for c in chunks]
 

@@ -1,0 +1,204 @@
+"""Scale on generated vaults: ingest time by step, index size, memory, query latency (a benchmark, not a test).
+
+    python benchmarks/scale.py --notes 1000 10000        # run these sizes, then print the table and plot
+    python benchmarks/scale.py --report                  # table and plot from the results recorded so far
+
+Each size runs in its own process (so peak RSS and embedding counters are per
+size) on a fresh data folder: a generated vault (``lucasrag.evaluation.vault_generator``,
+seed 7) is ingested once; the ingest time is split by Dagster step and by the
+seconds spent computing embeddings; the index size is what ``LUCASRAG_DATA/indexes``
+holds on disk. Then ~50 of the vault's generated query cases are asked through
+the federated ``query()`` (no reranker configured: embedding-similarity fallback)
+and, as a baseline, as one LightRAG naive search over a single flat index of all
+chunks (top 30). Results accumulate in ``--results`` (JSON, one entry per size),
+so a long size can run later (e.g. in the background) and join the same table;
+the plot goes to ``docs/figures/scale.png`` (needs the ``bench`` extra: matplotlib).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import replace
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+NOW = "2026-06-01"
+DEFAULT_WORK = REPO / ".lucasrag_data" / "bench" / "scale"
+DEFAULT_PLOT = REPO / "docs" / "figures" / "scale.png"
+
+
+def _mb(path: Path) -> float:
+    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file()) / 1e6 if path.exists() else 0.0
+
+
+def _pct(values: list[float], q: float) -> float:
+    v = sorted(values)
+    return v[min(len(v) - 1, round(q * (len(v) - 1)))]
+
+
+def _flat_baseline(settings, flat_data: Path, queries: list[str]) -> dict:
+    """All chunks of the four workspaces in one LightRAG index; naive search, top 30."""
+    from lucasrag.embedding_cache import EmbeddingCache
+    from lucasrag.index._lightrag import WorkspaceIndex
+    from lucasrag.index.stores import open_chunk_store
+    from lucasrag.index.sync import sync_workspace
+    from lucasrag.vocabulary import WORKSPACES
+
+    records = []
+    for ws in WORKSPACES:
+        store = open_chunk_store(settings, ws)
+        records += store.all_records()
+        store.close()
+    parts: dict[str, list[str]] = {}
+    for r in sorted(records, key=lambda r: (r.doc_id, r.chunk_index)):
+        parts.setdefault(r.doc_id, []).append(r.text)
+    full_texts = {d: "\n\n".join(t) for d, t in parts.items()}
+    shutil.rmtree(flat_data, ignore_errors=True)
+    flat = replace(settings, data=flat_data)
+
+    async def go() -> dict:
+        cache = EmbeddingCache(settings.data / "embeddings.sqlite")  # every chunk vector is already there
+        t0 = time.perf_counter()
+        await sync_workspace(flat, "flat", records, full_texts, cache)
+        build = time.perf_counter() - t0
+        cache.close()
+        index = await WorkspaceIndex.open(flat, "flat")
+        await index.search(queries[0], 30)  # warm
+        ms = []
+        for q in queries:
+            t0 = time.perf_counter()
+            await index.search(q, 30)
+            ms.append((time.perf_counter() - t0) * 1000)
+        await index.close()
+        return {"flat_build_s": build, "flat_p50_ms": _pct(ms, 0.5), "flat_p95_ms": _pct(ms, 0.95),
+                "flat_index_mb": _mb(flat_data / "indexes")}
+
+    return asyncio.run(go())
+
+
+def run_one(n: int, work: Path, n_queries: int) -> dict:
+    import datetime as dt
+
+    from lucasrag.embedding import get_embedder
+    from lucasrag.evaluation.vault_generator import GroundTruth, generate_vault, truth_path
+    from lucasrag.settings import Settings
+    from lucasrag_assets.ingest import run_ingest
+    from lucasrag_query import query
+
+    vault, data = work / f"vault-n{n}-s7", work / f"data-n{n}-s7"
+    t0 = time.perf_counter()
+    truth = GroundTruth.load(truth_path(vault)) if truth_path(vault).is_file() else generate_vault(vault, n, overwrite=True)
+    generate_s = time.perf_counter() - t0
+    shutil.rmtree(data, ignore_errors=True)
+    os.environ["DAGSTER_HOME"] = str(data / "dagster")
+    settings = Settings(vault=vault, data=data, now=dt.date.fromisoformat(NOW))  # no reranker: the fallback
+    stats = get_embedder().stats
+    e0, n0 = stats.seconds, stats.texts
+    summary = run_ingest(settings)
+    row = {
+        "notes": n, "generate_s": generate_s, "ingest_s": summary.seconds,
+        "embed_s": stats.seconds - e0, "texts_embedded": stats.texts - n0,
+        "steps": summary.step_seconds,
+        "chunks": sum(m.get("chunks", 0) for m in summary.index_metadata.values()),
+        "index_mb": _mb(data / "indexes"), "data_mb": _mb(data),
+    }
+    cases = list({c.query: c for c in truth.cases}.values())[:n_queries]
+    t0 = time.perf_counter()
+    query(cases[0].query, settings=settings)
+    row["first_query_ms"] = (time.perf_counter() - t0) * 1000  # opens the four indexes
+    ms = []
+    for c in cases:
+        t0 = time.perf_counter()
+        query(c.query, workspaces=c.workspaces, bridge=c.bridge, settings=settings)
+        ms.append((time.perf_counter() - t0) * 1000)
+    row.update(queries=len(cases), query_p50_ms=_pct(ms, 0.5), query_p95_ms=_pct(ms, 0.95))
+    row.update(_flat_baseline(settings, work / f"flat-n{n}-s7", [c.query for c in cases]))
+    row["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    row["when"] = time.strftime("%Y-%m-%d %H:%M")
+    return row
+
+
+def table(rows: list[dict]) -> str:
+    out = ["| notes | chunks | ingest s | embedding s (texts) | other s | index MB | peak RSS MB | "
+           "federated p50 / p95 ms | flat LightRAG p50 / p95 ms |", "|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        out.append(f"| {r['notes']} | {r['chunks']} | {r['ingest_s']:.0f} | {r['embed_s']:.0f} ({r['texts_embedded']}) | "
+                   f"{r['ingest_s'] - r['embed_s']:.0f} | {r['index_mb']:.1f} | {r['peak_rss_mb']:.0f} | "
+                   f"{r['query_p50_ms']:.0f} / {r['query_p95_ms']:.0f} | {r['flat_p50_ms']:.0f} / {r['flat_p95_ms']:.0f} |")
+    steps = sorted({s for r in rows for s in r["steps"]}, key=lambda s: -max(r["steps"].get(s, 0) for r in rows))
+    out += ["", "| Dagster step (s) | " + " | ".join(f"{r['notes']} notes" for r in rows) + " |",
+            "|---|" + "---|" * len(rows)]
+    out += [f"| {s} | " + " | ".join(f"{r['steps'].get(s, 0):.1f}" for r in rows) + " |" for s in steps]
+    return "\n".join(out)
+
+
+def plot(rows: list[dict], path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    n = [r["notes"] for r in rows]
+    fig, (a, b) = plt.subplots(1, 2, figsize=(10, 3.8), dpi=100)
+    a.plot(n, [r["ingest_s"] for r in rows], "o-", label="ingest (all steps)")
+    a.plot(n, [r["embed_s"] for r in rows], "s--", label="of which embedding")
+    a.set(xscale="log", yscale="log", xlabel="notes", ylabel="seconds", title="Fresh ingest")
+    b.plot(n, [r["query_p50_ms"] for r in rows], "o-", label="federated query() p50")
+    b.plot(n, [r["query_p95_ms"] for r in rows], "o:", label="federated query() p95")
+    b.plot(n, [r["flat_p50_ms"] for r in rows], "s-", label="flat LightRAG naive p50")
+    b.plot(n, [r["flat_p95_ms"] for r in rows], "s:", label="flat LightRAG naive p95")
+    b.set(xscale="log", xlabel="notes", ylabel="ms", title="Query latency (no reranker)")
+    for ax in (a, b):
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=8)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--notes", type=int, nargs="*", default=[1000, 10000], help="sizes to run (default 1000 10000)")
+    ap.add_argument("--queries", type=int, default=50)
+    ap.add_argument("--work", type=Path, default=DEFAULT_WORK, help="vaults, data folders and results.json")
+    ap.add_argument("--plot", type=Path, default=DEFAULT_PLOT)
+    ap.add_argument("--report", action="store_true", help="run nothing: table and plot from recorded results")
+    ap.add_argument("--one", type=int, help=argparse.SUPPRESS)  # child process: run one size, print JSON
+    args = ap.parse_args()
+    work = args.work.resolve()
+    if args.one:
+        print("RESULT " + json.dumps(run_one(args.one, work, args.queries)), flush=True)
+        return
+    results_file = work / "results.json"
+    results = json.loads(results_file.read_text()) if results_file.is_file() else {}
+    for n in [] if args.report else args.notes:
+        work.mkdir(parents=True, exist_ok=True)
+        print(f"running {n} notes ...", file=sys.stderr, flush=True)
+        proc = subprocess.run([sys.executable, __file__, "--one", str(n), "--work", str(work), "--queries",
+                               str(args.queries)], stdout=subprocess.PIPE, text=True, check=True)
+        row = json.loads(next(line for line in proc.stdout.splitlines() if line.startswith("RESULT "))[7:])
+        results = json.loads(results_file.read_text()) if results_file.is_file() else {}  # another run may have added
+        results[str(n)] = row
+        results_file.write_text(json.dumps(results, indent=1))
+    rows = sorted(results.values(), key=lambda r: r["notes"])
+    if not rows:
+        sys.exit("no results recorded yet")
+    print(table(rows))
+    try:
+        plot(rows, args.plot)
+        print(f"\nplot: {args.plot}", file=sys.stderr)
+    except ImportError:
+        print("\nno plot: matplotlib is missing (pip install -e '.[bench]')", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()

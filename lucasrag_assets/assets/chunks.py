@@ -7,16 +7,42 @@ from dagster import AssetExecutionContext, asset
 from lucasrag.deference import load_deference
 from lucasrag.embedding import get_embedder
 from lucasrag.vocabulary import WORKSPACES
+from lucasrag.settings import Settings
+from lucasrag_assets.memo import load_memo, save_memo
 from lucasrag_assets.resources import LucasragSettings
 from lucasrag_assets.rules.chunk_table import chunk_frame
+
+
+def _known_chunks(settings: Settings) -> dict[str, list[str]]:
+    memo = load_memo(settings, "chunk_texts")
+    if memo is None:
+        return {}
+    same_size = memo.filter(pl.col("chunk_tokens") == settings.chunk_tokens)
+    return dict(zip(same_size["content_hash"], same_size["texts"].to_list()))
+
+
+def _remember_chunks(settings: Settings, frame: pl.DataFrame) -> None:
+    memo = (
+        frame.sort("path", "chunk_index")
+        .group_by("content_hash", maintain_order=True)
+        .agg(pl.col("text").alias("texts"))
+        .with_columns(pl.lit(settings.chunk_tokens, pl.Int64).alias("chunk_tokens"))
+    )
+    save_memo(settings, "chunk_texts", memo)
+
 
 @asset(group_name="ingest", description="Chunks of routed notes with band (and the rule that set it), date, charged subjects.")
 def banded_chunks(context: AssetExecutionContext, lucasrag: LucasragSettings, routed_documents: pl.DataFrame) -> pl.DataFrame:
     settings = lucasrag.get()
     tokenizer = get_embedder().tokenizer
     frame = chunk_frame(
-        routed_documents, settings, load_deference(settings.vault), count_tokens=lambda text: len(tokenizer.encode(text))
+        routed_documents,
+        settings,
+        load_deference(settings.vault),
+        count_tokens=lambda text: len(tokenizer.encode(text)),
+        known_chunks=_known_chunks(settings),
     )
+    _remember_chunks(settings, frame)
     context.add_output_metadata(
         {
             "chunks": frame.height,

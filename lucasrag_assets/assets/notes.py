@@ -4,9 +4,11 @@
 import polars as pl
 from dagster import AssetExecutionContext, MetadataValue, asset
 
+from lucasrag.settings import Settings
 from lucasrag_assets.assets._metadata import markdown_table
+from lucasrag_assets.memo import load_memo, save_memo
 from lucasrag_assets.resources import LucasragSettings
-from lucasrag_assets.rules.vault_scan import Note, scan_vault
+from lucasrag_assets.rules.vault_scan import Note, iter_vault_files, parse_note
 
 NOTE_SCHEMA = {
     "path": pl.String,
@@ -47,16 +49,41 @@ def notes_frame(notes: list[Note]) -> pl.DataFrame:
     return pl.DataFrame(rows, schema=NOTE_SCHEMA)
 
 
+def scan_with_memo(settings: Settings) -> tuple[pl.DataFrame, int]:
+    """Parse every note, reusing last run's result for files whose size and mtime
+    are unchanged. Returns the frame and how many files were parsed afresh."""
+    stats = {}
+    for path in iter_vault_files(settings.vault):
+        st = path.stat()
+        stats[path.relative_to(settings.vault).as_posix()] = (path, st.st_size, st.st_mtime_ns)
+    keys = pl.DataFrame(
+        {"path": list(stats), "size": [s[1] for s in stats.values()], "mtime_ns": [s[2] for s in stats.values()]},
+        schema={"path": pl.String, "size": pl.Int64, "mtime_ns": pl.Int64},
+    )
+    previous = load_memo(settings, "vault_notes")
+    reused = pl.DataFrame(schema={**NOTE_SCHEMA, "mtime_ns": pl.Int64})
+    if previous is not None and previous.get_column("max_bytes", default=None) is not None:
+        same_cap = previous.filter(pl.col("max_bytes") == settings.max_note_bytes).drop("max_bytes")
+        reused = same_cap.join(keys, on=["path", "size", "mtime_ns"], how="semi")
+    todo = [stats[p][0] for p in keys["path"] if p not in set(reused["path"])]
+    fresh = notes_frame([parse_note(settings.vault, p, max_bytes=settings.max_note_bytes) for p in todo])
+    fresh = fresh.join(keys.select("path", "mtime_ns"), on="path", how="left")
+    frame = pl.concat([reused.select(fresh.columns), fresh]).sort("path")
+    save_memo(settings, "vault_notes", frame.with_columns(pl.lit(settings.max_note_bytes, pl.Int64).alias("max_bytes")))
+    return frame.drop("mtime_ns"), len(todo)
+
+
 @asset(group_name="ingest", description="Every Markdown note of the vault, parsed; bad files carry a reason.")
 def vault_notes(context: AssetExecutionContext, lucasrag: LucasragSettings) -> pl.DataFrame:
     settings = lucasrag.get()
     if not settings.vault.is_dir():
         raise FileNotFoundError(f"vault folder {settings.vault} does not exist (set LUCASRAG_VAULT or --vault)")
-    frame = notes_frame(scan_vault(settings.vault, max_bytes=settings.max_note_bytes))
+    frame, parsed = scan_with_memo(settings)
     invalid = frame.filter(pl.col("status") == "invalid").select("path", "reason")
     context.add_output_metadata(
         {
             "notes": len(frame),
+            "parsed_afresh": parsed,
             "invalid": len(invalid),
             "invalid_files": MetadataValue.md(markdown_table(invalid)),
         }

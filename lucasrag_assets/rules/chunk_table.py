@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 import polars as pl
 
@@ -33,10 +33,13 @@ def chunk_frame(
     subjects: tuple[DeferenceSubject, ...],
     *,
     count_tokens: Callable[[str], int],
+    known_chunks: Mapping[str, list[str]] | None = None,
 ) -> pl.DataFrame:
     """Every chunk of every routed note. The band is decided per note (a note
     is one moment in time) and each chunk records the rule that decided it;
-    charged subjects are decided per chunk."""
+    charged subjects are decided per chunk. ``known_chunks`` maps a note's
+    content hash to its chunk texts from an earlier run (same chunk size)."""
+    known_chunks = known_chunks or {}
     rows = []
     for note in routed.iter_rows(named=True):
         decision = decide_band(
@@ -44,7 +47,10 @@ def chunk_frame(
         )
         date = note["date"].isoformat() if note["date"] else None
         declared = note["declared_charged"] or []
-        for index, text in enumerate(chunk_text(note["body"], max_tokens=settings.chunk_tokens, count_tokens=count_tokens)):
+        texts = known_chunks.get(note["content_hash"])
+        if texts is None:
+            texts = chunk_text(note["body"], max_tokens=settings.chunk_tokens, count_tokens=count_tokens)
+        for index, text in enumerate(texts):
             rows.append(
                 {
                     "chunk_id": chunk_id(note["path"], index, text),

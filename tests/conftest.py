@@ -68,5 +68,27 @@ def fresh_vault(tmp_path) -> Settings:
     return settings_for(copy_vault(tmp_path / "vault"), tmp_path / "data")
 
 
+# A real llama.cpp reranker (xllamacpp) serving a tiny rank-head GGUF built from the packaged MiniLM.
+RERANK_THREADS = 1  # steadier timings on two shared cores
+
+
+@pytest.fixture(scope="session")
+def rank_model(request, tmp_path_factory):
+    """Built once (≈1 s) and kept in pytest's cache dir between runs."""
+    from lucasrag.reranker_model import ensure_rank_gguf
+
+    cache = getattr(request.config, "cache", None)  # absent under -p no:cacheprovider
+    folder = cache.mkdir("lucasrag-test-models") if cache else tmp_path_factory.mktemp("test-models")
+    return ensure_rank_gguf(folder)
+
+
+@pytest.fixture(scope="session")
+def reranker_url(rank_model):
+    from lucasrag.reranker_server import serve_reranker
+
+    with serve_reranker(rank_model, threads=RERANK_THREADS) as url:
+        yield url
+
+
 # Session fixtures that start PostgreSQL (pgvector) and Neo4j for the production profile.
 from services_fixtures import neo4j_server, postgres_server  # noqa: E402, F401

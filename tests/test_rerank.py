@@ -171,24 +171,6 @@ PASSAGES = [
 ]
 
 
-@pytest.fixture(scope="session")
-def rank_model(request, tmp_path_factory):
-    """Built once (≈1 s) and kept in pytest's cache dir between runs."""
-    from lucasrag.reranker_model import ensure_rank_gguf
-
-    cache = getattr(request.config, "cache", None)  # absent under -p no:cacheprovider
-    folder = cache.mkdir("lucasrag-test-models") if cache else tmp_path_factory.mktemp("test-models")
-    return ensure_rank_gguf(folder)
-
-
-@pytest.fixture(scope="session")
-def reranker_url(rank_model):
-    from lucasrag.reranker_server import serve_reranker
-
-    with serve_reranker(rank_model, threads=THREADS) as url:
-        yield url
-
-
 def _raw(url, query, documents, timeout=60.0) -> httpx.Response:
     return httpx.post(f"{url}/v1/rerank", json={"query": query, "documents": documents, "top_n": len(documents)}, timeout=timeout)
 

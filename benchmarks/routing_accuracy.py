@@ -38,13 +38,15 @@ def main() -> None:
     parser.add_argument("--vault", type=Path, default=REPO / "vault")
     parser.add_argument("--truth", type=Path, default=REPO / "tests" / "fixtures" / "sample_vault_truth.yaml")
     parser.add_argument("--threshold", type=float, default=0.5)
+    parser.add_argument("--cache", type=Path, help="reuse an embedding cache (e.g. LUCASRAG_DATA/embeddings.sqlite)")
     args = parser.parse_args()
 
     truth = load_truth(args.truth)
     notes = notes_frame(scan_vault(args.vault, max_bytes=1 << 20))
     with tempfile.TemporaryDirectory() as tmp:
-        cache = EmbeddingCache(Path(tmp) / "emb.sqlite")
+        cache = EmbeddingCache(args.cache or Path(tmp) / "emb.sqlite")
         decided = route_frame(notes, cache.embed, threshold=0.0)  # threshold 0: see every top guess
+        cache.close()
     rows = decided.with_columns(
         pl.col("path").map_elements(lambda p: truth.get(p, {}).get("workspace"), return_dtype=pl.String).alias("truth_ws"),
         pl.col("path").map_elements(lambda p: truth.get(p, {}).get("status"), return_dtype=pl.String).alias("truth_status"),

@@ -42,12 +42,12 @@ def _check_args(text: str, workspaces: Sequence[str] | None, top_k: int) -> tupl
         raise QueryError(str(exc)) from None
 
 
-async def _fetch(ws: OpenWorkspace, text: str, vector, need: int, keep) -> list[Candidate]:
+async def _fetch(ws: OpenWorkspace, text: str, vector, need: int, keep, graph: bool = True) -> list[Candidate]:
     """Up to ``need`` candidates that survive the policy, asking LightRAG for
     more (doubling) while the policy filter thins the list."""
     fetch = need
     while True:
-        hits = await ws.index.search(text, fetch, query_vector=vector)
+        hits = await ws.index.search(text, fetch, query_vector=vector, graph=graph)
         records = ws.store.get([h.chunk_id for h in hits])
         candidates = [Candidate.from_record(records[h.chunk_id]) for h in hits if h.chunk_id in records]
         if len(keep(candidates)) >= need or len(hits) < fetch or fetch >= need * MAX_OVERFETCH:
@@ -74,8 +74,9 @@ async def aquery(
     subjects = load_deference(settings.vault)
     cues = load_cues(settings.vault / ".lucasrag" / "temporal.yaml")
     temporal: TemporalSignals = detect_temporal(text, now=settings.now, cues=cues)
-    if not options.banding:
-        temporal = TemporalSignals(True, temporal.signals, temporal.periods)
+    # The band filter sees an open archive when banding is switched off; ranking
+    # keeps the query's own signals, so the ablation changes filtering only.
+    gate = temporal if options.banding else TemporalSignals(True, temporal.signals, temporal.periods)
     opened = await open_workspaces(settings, selected)
     from lucasrag.embedding import get_embedder
 
@@ -86,14 +87,14 @@ async def aquery(
         return cands if options.deference else [replace(c, charged=()) for c in cands]
 
     def keep(cands: list[Candidate]) -> list[Candidate]:
-        return apply_policy(cands, temporal=temporal, subjects=subjects, bridge=bridge).kept
+        return apply_policy(cands, temporal=gate, subjects=subjects, bridge=bridge).kept
 
     t0 = time.perf_counter()
     need = settings.candidates_per_workspace
-    fetched = await asyncio.gather(*(_fetch(ws, text, vector, need, keep) for ws in opened))
+    fetched = await asyncio.gather(*(_fetch(ws, text, vector, need, keep, options.graph) for ws in opened))
     fetched = [uncharged(per_ws) for per_ws in fetched]
     everything = [c for per_ws in fetched for c in per_ws]
-    outcome = apply_policy(everything, temporal=temporal, subjects=subjects, bridge=bridge)
+    outcome = apply_policy(everything, temporal=gate, subjects=subjects, bridge=bridge)
     kept_ids = {c.chunk_id for c in outcome.kept}
     pool = [c for per_ws in fetched for c in [c for c in per_ws if c.chunk_id in kept_ids][:need]]
     timings["fan_out"] = (time.perf_counter() - t0) * 1000
@@ -111,7 +112,7 @@ async def aquery(
         query=text,
         results=results,
         hints=list(outcome.hints),
-        archival_open=temporal.archival_open,
+        archival_open=gate.archival_open,
         signals=tuple(temporal.signals),
         reranker=ranked.reranker,
         reranker_note=ranked.note,

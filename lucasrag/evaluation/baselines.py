@@ -6,7 +6,8 @@ Lucene uses). Ties keep corpus order.
 
 Flat index: the same chunks written into one extra LightRAG instance (workspace
 ``flat``) with :func:`lucasrag.index.sync.sync_workspace` and queried in LightRAG's
-naive (vector) mode, with no policy, no temporal weighting and no rerank.
+naive (vector) mode — never the entity-graph mix mode — with no policy, no
+temporal weighting and no rerank.
 Vectors come from the embedding cache, so building it embeds nothing new.
 """
 
@@ -96,7 +97,7 @@ class FlatIndex:
         return cls(await WorkspaceIndex.open(settings, FLAT_WORKSPACE))
 
     async def search(self, text: str, k: int, vector: np.ndarray | None = None) -> list[str]:
-        return [h.text for h in await self._index.search(text, k, query_vector=vector)]
+        return [h.text for h in await self._index.search(text, k, query_vector=vector, graph=False)]
 
     async def close(self) -> None:
         await self._index.close()

@@ -9,7 +9,6 @@ Every system answers from the same chunks: the ones the ingest wrote to the
 
 from __future__ import annotations
 
-import logging
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -28,6 +27,7 @@ LUCASRAG = "LucasRAG query()"
 BANDING_OFF = "LucasRAG, banding off"
 DEFERENCE_OFF = "LucasRAG, deference off"
 TEMPORAL_OFF = "LucasRAG, temporal preference off"
+GRAPH_OFF = "LucasRAG, entity graph off (vector search only)"
 RERANK_OFF = "LucasRAG, reranker off (embedding similarity)"
 FLAT = "flat LightRAG (naive mode)"
 BM25_CHUNKS = "BM25, same chunks"
@@ -43,6 +43,7 @@ def _variants(settings: Settings) -> dict[str, object]:
         BANDING_OFF: QueryOptions(banding=False),
         DEFERENCE_OFF: QueryOptions(deference=False),
         TEMPORAL_OFF: QueryOptions(temporal_preference=False),
+        GRAPH_OFF: QueryOptions(graph=False),
     }
     if settings.reranker_url:
         variants[RERANK_OFF] = QueryOptions(rerank=False)
@@ -59,7 +60,6 @@ def _prepare(conv: Conversation, root: Path, log: Log) -> tuple[Settings, dict]:
     from lucasrag_assets.ingest import run_ingest
     from lucasrag_query import _loop
 
-    logging.getLogger("alembic").setLevel(logging.WARNING)  # a fresh Dagster instance per conversation
     vault, data = root / conv.sample_id / "vault", root / conv.sample_id / "data"
     notes_written = write_vault(conv, vault)
     settings = Settings.from_env(vault=vault.resolve(), data=data.resolve(), now=conv.now)

@@ -1,0 +1,24 @@
+"""LightRAG deep-copies its config on every query: our tokenizer and vector cache must be shared, not copied."""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+
+from lucasrag.embedding import get_embedder
+from lucasrag.index._lightrag import _VectorCache
+
+
+def test_tokenizer_adapter_is_shared_by_deepcopy():
+    tokenizer = get_embedder().tokenizer
+    assert copy.deepcopy(tokenizer) is tokenizer
+    assert copy.deepcopy({"tokenizer": tokenizer})["tokenizer"] is tokenizer
+
+
+def test_vector_cache_is_shared_and_discards_query_vectors():
+    cache = _VectorCache()
+    cache.add(["q"], np.ones((1, 384), np.float32))
+    assert copy.deepcopy(cache.embed).__self__ is cache
+    cache.discard(["q", "never added"])
+    assert cache._by_text == {}

@@ -42,14 +42,20 @@ def _check_args(text: str, workspaces: Sequence[str] | None, top_k: int) -> tupl
         raise QueryError(str(exc)) from None
 
 
-async def _fetch(ws: OpenWorkspace, text: str, vector, need: int, keep, graph: bool = True) -> list[Candidate]:
+async def _fetch(
+    ws: OpenWorkspace, text: str, vector, need: int, keep, periods=(), graph: bool = True
+) -> list[Candidate]:
     """Up to ``need`` candidates that survive the policy, asking LightRAG for
-    more (doubling) while the policy filter thins the list."""
+    more (doubling) while the policy filter thins the list. A query naming a
+    year or decade also brings the nearest chunks dated in that period."""
+    # Half the workspace's share at most, so the best matches outside the period still compete.
+    dated = ws.store.nearest_dated(vector, [(a.isoformat(), b.isoformat()) for a, b in periods], need // 2)
     fetch = need
     while True:
         hits = await ws.index.search(text, fetch, query_vector=vector, graph=graph)
-        records = ws.store.get([h.chunk_id for h in hits])
-        candidates = [Candidate.from_record(records[h.chunk_id]) for h in hits if h.chunk_id in records]
+        ids = list(dict.fromkeys([*dated, *(h.chunk_id for h in hits)]))
+        records = ws.store.get(ids)
+        candidates = [Candidate.from_record(records[i]) for i in ids if i in records]
         if len(keep(candidates)) >= need or len(hits) < fetch or fetch >= need * MAX_OVERFETCH:
             return candidates
         fetch *= 2
@@ -91,7 +97,9 @@ async def aquery(
 
     t0 = time.perf_counter()
     need = settings.candidates_per_workspace
-    fetched = await asyncio.gather(*(_fetch(ws, text, vector, need, keep, options.graph) for ws in opened))
+    fetched = await asyncio.gather(
+        *(_fetch(ws, text, vector, need, keep, temporal.periods, options.graph) for ws in opened)
+    )
     fetched = [uncharged(per_ws) for per_ws in fetched]
     everything = [c for per_ws in fetched for c in per_ws]
     outcome = apply_policy(everything, temporal=gate, subjects=subjects, bridge=bridge)

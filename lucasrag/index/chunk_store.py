@@ -124,6 +124,23 @@ class SqliteChunkStore:
         zero = np.zeros(DIM, dtype=np.float32)
         return np.stack([found.get(c, zero) for c in chunk_ids]) if chunk_ids else np.zeros((0, DIM), np.float32)
 
+    def nearest_dated(self, vector: np.ndarray, periods: Sequence[tuple[str, str]], k: int) -> list[str]:
+        """The ``k`` chunks dated inside any period (ISO bounds, inclusive) nearest to ``vector``.
+
+        A question about 2013 must reach the 2013 notes even when newer notes
+        are closer in meaning; the vector index alone would not fetch them."""
+        if not periods or k < 1:
+            return []
+        between = " OR ".join(["date BETWEEN ? AND ?"] * len(periods))
+        rows = self._db.execute(
+            f"SELECT chunk_id, vector FROM chunks WHERE {between}", [b for period in periods for b in period]
+        ).fetchall()
+        if not rows:
+            return []
+        scores = np.stack([np.frombuffer(blob, dtype=np.float32) for _, blob in rows]) @ vector
+        best = np.argsort(-scores)[:k]
+        return [rows[i][0] for i in best]
+
     def all_records(self) -> list[ChunkRecord]:
         return [_record(r) for r in self._db.execute(f"SELECT {_COLUMNS} FROM chunks ORDER BY path, chunk_index")]
 

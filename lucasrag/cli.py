@@ -47,10 +47,14 @@ def ingest(vault: Optional[Path] = typer.Option(None, help="Vault root (default:
     settings = _settings(vault)
     if not settings.vault.is_dir():
         _fail(f"vault folder {settings.vault} does not exist (set LUCASRAG_VAULT or pass --vault)", 2)
+    from lucasrag.services import ServiceError
     from lucasrag_assets.ingest import run_ingest
 
-    with RichProgress(err) as progress:
-        summary = run_ingest(settings, progress)
+    try:
+        with RichProgress(err) as progress:
+            summary = run_ingest(settings, progress)
+    except ServiceError as exc:  # production profile: a server is down or not configured
+        _fail(str(exc))
     table = Table(title=f"Ingested {settings.vault} in {summary.seconds:.1f}s")
     for column in ("workspace", "notes", "chunks", "added", "removed", "unchanged", "embedded"):
         table.add_column(column, justify="left" if column == "workspace" else "right")
@@ -85,6 +89,12 @@ def query(
     except QueryError as exc:
         _fail(str(exc), 2)
     except IndexMissing as exc:
+        _fail(str(exc), 1)
+    except RuntimeError as exc:  # production profile: ServiceError names the server and its setting
+        from lucasrag.services import ServiceError
+
+        if not isinstance(exc, ServiceError):
+            raise
         _fail(str(exc), 1)
     if as_json:
         print(json.dumps(result.to_dict(), ensure_ascii=False, indent=2))
@@ -183,6 +193,17 @@ from lucasrag.evaluation.policy_cli import policy_command  # noqa: E402
 
 eval_app.command("locomo")(locomo_command)
 eval_app.command("policy")(policy_command)
+
+# The production profile: local PostgreSQL/Neo4j, and copying an index between profiles.
+from lucasrag.services.cli import migrate_command, services_app  # noqa: E402
+
+app.add_typer(services_app, name="services")
+app.command("migrate")(migrate_command)
+
+# The entity graph of a workspace (lucasrag/graph_cli.py).
+from lucasrag.graph_cli import graph_command  # noqa: E402
+
+app.command("graph")(graph_command)
 
 if __name__ == "__main__":  # pragma: no cover
     app()

@@ -51,6 +51,15 @@ class EmbeddingCache:
             return np.zeros((0, DIM), dtype=np.float32)
         return np.stack([found[h] for h in hashes]).astype(np.float32)
 
+    def put(self, texts: Sequence[str], vectors: np.ndarray) -> int:
+        """Store vectors computed elsewhere (e.g. read from a chunk store) for texts not cached
+        yet; returns how many were new."""
+        rows = [(text_hash(t), np.asarray(v, dtype=np.float32).tobytes()) for t, v in zip(texts, vectors)]
+        before = self._db.total_changes
+        with self._db:
+            self._db.executemany("INSERT OR IGNORE INTO vectors VALUES (?, ?)", rows)
+        return self._db.total_changes - before
+
     def _lookup(self, hashes: set[str]) -> dict[str, np.ndarray]:
         found: dict[str, np.ndarray] = {}
         keys = list(hashes)

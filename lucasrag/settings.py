@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import datetime as dt
 import os
-from dataclasses import dataclass, field, replace
+import re
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 
 PROFILES = ("embedded", "production")
@@ -44,6 +45,17 @@ def _float(name: str, default: float) -> float:
         raise SettingsError(f"{name}={raw!r} is not a number") from None
 
 
+def _bool(name: str, default: bool) -> bool:
+    raw = _env(name)
+    if raw is None:
+        return default
+    if raw.strip().lower() in ("1", "true", "yes", "on"):
+        return True
+    if raw.strip().lower() in ("0", "false", "no", "off"):
+        return False
+    raise SettingsError(f"{name}={raw!r} is not a switch: use 1/0, true/false, yes/no or on/off")
+
+
 def parse_now(raw: str | None) -> dt.date:
     """``LUCASRAG_NOW`` (YYYY-MM-DD) or today."""
     if raw is None:
@@ -52,6 +64,19 @@ def parse_now(raw: str | None) -> dt.date:
         return dt.date.fromisoformat(raw)
     except ValueError:
         raise SettingsError(f"LUCASRAG_NOW={raw!r} is not a date in the form YYYY-MM-DD") from None
+
+
+_URL_PASSWORD = re.compile(r"(?P<head>://[^:/@?#\s]*:)[^@/\s]*@")
+_KV_PASSWORD = re.compile(r"(?P<head>\bpassword\s*=\s*)('[^']*'|\S+)", re.IGNORECASE)
+
+
+def mask_secrets(text: str | None) -> str | None:
+    """``text`` with the password of any URL (``scheme://user:pw@host``) or ``password=...``
+    conninfo pair replaced by ``***``: for everything LucasRAG prints or logs."""
+    if not text:
+        return text
+    text = _URL_PASSWORD.sub(lambda m: f"{m.group('head')}***@", text)
+    return _KV_PASSWORD.sub(lambda m: f"{m.group('head')}***", text)
 
 
 @dataclass(frozen=True)
@@ -71,6 +96,11 @@ class Settings:
     reranker_url: str | None = None
     reranker_timeout_s: float = 10.0
     rerank_max_chars: int = 1200
+    # entity graph (see docs/graph.md)
+    graph: bool = False  # off by default: it did not improve query() recall (docs/graph.md)
+    llm_url: str | None = None
+    llm_model: str = "local"
+    llm_timeout_s: float = 120.0
     # production profile (see lucasrag.services)
     postgres_dsn: str | None = None
     neo4j_uri: str | None = None
@@ -96,12 +126,27 @@ class Settings:
             reranker_url=_env("LUCASRAG_RERANKER_URL"),
             reranker_timeout_s=_float("LUCASRAG_RERANKER_TIMEOUT", 10.0),
             rerank_max_chars=_int("LUCASRAG_RERANK_MAX_CHARS", 1200),
+            graph=_bool("LUCASRAG_GRAPH", False),
+            llm_url=_env("LUCASRAG_LLM_URL"),
+            llm_model=_env("LUCASRAG_LLM_MODEL", "local"),
+            llm_timeout_s=_float("LUCASRAG_LLM_TIMEOUT", 120.0),
             postgres_dsn=_env("LUCASRAG_POSTGRES_DSN"),
             neo4j_uri=_env("LUCASRAG_NEO4J_URI"),
             neo4j_user=_env("LUCASRAG_NEO4J_USER", "neo4j"),
             neo4j_password=_env("LUCASRAG_NEO4J_PASSWORD", ""),
         )
         return replace(settings, **overrides) if overrides else settings
+
+    def __repr__(self) -> str:  # the DSN/URI may carry a password: never show it
+        parts = []
+        for f in fields(self):
+            if not f.repr:
+                continue
+            value = getattr(self, f.name)
+            if f.name in ("postgres_dsn", "neo4j_uri", "llm_url", "reranker_url"):
+                value = mask_secrets(value)
+            parts.append(f"{f.name}={value!r}")
+        return f"Settings({', '.join(parts)})"
 
     @property
     def archive_cutoff(self) -> dt.date:

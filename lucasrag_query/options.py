@@ -12,6 +12,7 @@ class QueryOptions:
     deference: bool = True  # False: nothing is withheld for care (measures the recall cost of care)
     rerank: bool = True  # False: ignore a configured reranker, rank by embedding similarity
     temporal_preference: bool = True  # False: no recency / period weighting of scores
+    graph: bool = True  # False: vector search only, even where a workspace has an entity graph
 
 
 DEFAULT_OPTIONS = QueryOptions()

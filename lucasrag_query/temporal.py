@@ -69,7 +69,7 @@ _SCHOOL = r"(?:school|high\s+school|uni|university|college|sixth\s+form)"
 DEFAULT_CUES: tuple[Cue, ...] = (
     Cue(_not_after(_TECH_HISTORY) + r"\bhistory\b", "history"),
     Cue(r"\bhistoric(?:al)?(?:ly)?\b", "history"),
-    Cue(r"\bgr(?:owing|ew)\s+up\b", "childhood"),
+    Cue(r"\bgr(?:owing|ew)\s+up\b|\bdid\s+(?:I|we|you)\s+grow\s+up\b", "childhood"),
     Cue(r"\bas\s+an?\s+(?:kid|child|boy|girl|teen|teenager|toddler|student|undergrad)\b", "childhood"),
     Cue(r"\bchildhood\b|\bin\s+my\s+youth\b|\bschool\s+days\b|\b(?:uni|student)\s+days\b", "childhood"),
     Cue(r"\bwhen\s+(?:I|we)\s+(?:was|were)\s+(?:young|younger|little|small|a\s+(?:kid|child|boy|girl|"

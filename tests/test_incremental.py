@@ -37,9 +37,14 @@ def _in_lightrag(settings, workspace, ids):
 
 
 def test_changed_deleted_and_unchanged_notes(fresh_vault):
-    settings = fresh_vault
+    check_changed_deleted_and_unchanged(fresh_vault)
+
+
+def check_changed_deleted_and_unchanged(settings, *, cold_cache: bool = True):
+    """Shared with tests/test_production_profile.py (which starts from a warm embedding cache)."""
     first = run_ingest(settings)
-    assert first.index_metadata["technical"]["texts_embedded"] > 0
+    if cold_cache:
+        assert first.index_metadata["technical"]["texts_embedded"] > 0
     before = _records(settings, "technical")
     old_changed = {cid for cid, r in before.items() if r.path == CHANGED}
     old_deleted = {cid for cid, r in before.items() if r.path == DELETED}

@@ -40,6 +40,8 @@ def test_present_fact_needs_expected_in_top5_no_forbidden_and_closed_archive():
     forbidden = judge(case, _result(["a.md"] + [f"x{i}" for i in range(20)] + ["old.md"]))
     assert not forbidden.passed and "old.md" in forbidden.reasons[0]
     assert not judge(case, _result(["a.md"], archival_open=True)).checks["archive_closed"]
+    # the banding ablation opens the archive by construction: only retrieval is judged
+    assert judge(case, _result(["a.md"], archival_open=True), ignore=frozenset({"archive_closed"})).passed
 
 
 @pytest.mark.parametrize("kind", ["archive_year", "archive_cue"])
@@ -143,6 +145,28 @@ def test_report_rates_ablation_changes_and_markdown():
     md = report.to_markdown()
     assert "| present_fact | 1/2 | 2/2 |" in md and "`present_fact` 'present_fact?': why" in md
     assert set(report.to_dict()) >= {"per_kind", "failures", "ablations", "ingest", "cases"}
+
+
+def test_evaluation_asset_skips_a_vault_without_truth(tmp_path):
+    from dagster import materialize
+
+    from lucasrag_assets.assets.evaluation import evaluation
+    from lucasrag_assets.resources import LucasragSettings
+
+    (tmp_path / "vault").mkdir()
+    result = materialize([evaluation], resources={"lucasrag": LucasragSettings(
+        vault=str(tmp_path / "vault"), data=str(tmp_path / "data"), now="2026-06-01")})
+    [event] = result.get_asset_materialization_events()
+    metadata = event.step_materialization_data.materialization.metadata
+    assert metadata["status"].value == "skipped" and "vault.truth.json" in metadata["reason"].value
+
+
+def test_evaluation_is_not_part_of_ingest():
+    from lucasrag_assets.definitions import defs
+
+    ingest = {k.to_user_string() for k in defs.resolve_job_def("ingest").asset_layer.selected_asset_keys}
+    evaluate = {k.to_user_string() for k in defs.resolve_job_def("evaluate").asset_layer.selected_asset_keys}
+    assert "evaluation" not in ingest and "note_catalog" in ingest and evaluate == {"evaluation"}
 
 
 @pytest.mark.slow

@@ -16,7 +16,10 @@ def open_chunk_store(settings: Settings, workspace: str):
 
 
 def index_exists(settings: Settings, workspace: str) -> bool:
-    """Whether an ingest has materialised this workspace (embedded: its files exist)."""
+    """Whether an ingest has materialised this workspace (embedded: its files exist;
+    production: the workspace has rows in PostgreSQL — a down server raises ServiceError)."""
     if settings.profile == "production":
-        return True
+        from lucasrag.index.chunk_store_pg import workspace_has_rows
+
+        return workspace_has_rows(settings, workspace)
     return (settings.workspace_dir(workspace) / "chunks.sqlite").is_file()

@@ -4,6 +4,13 @@ Incremental by document: a note whose chunks (ids, band, date, charged) are
 unchanged costs nothing; a changed note is deleted and re-inserted; a note
 that disappeared is removed. Vectors come from the embedding cache, so only
 text never seen before reaches the model.
+
+With ``LUCASRAG_GRAPH`` on (the default), the chunks being written also feed
+the workspace's entity graph (``lucasrag_assets.rules.entities``; LightRAG's LLM
+extraction on top when ``LUCASRAG_LLM_URL`` is set), and a removed document's
+chunks leave it. The fingerprint then also covers the note file's hash (a
+frontmatter-only edit changes tags or people) and the graph mode, so switching
+the graph on or off redoes every document once (from cached vectors).
 """
 
 from __future__ import annotations
@@ -14,6 +21,7 @@ import time
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from lucasrag.embedding_cache import EmbeddingCache
 from lucasrag.index._lightrag import WorkspaceIndex
@@ -24,6 +32,10 @@ from lucasrag.vocabulary import ChunkRecord
 _BATCH = 1000
 
 Progress = Callable[[int, int], None]
+#: doc id → what the entity extractor needs from that note (frontmatter, title, tags)
+NoteMetaFor = Callable[[str], object]
+#: Bump when the structural extractor changes what it writes: every document is redone once.
+GRAPH_VERSION = 1
 
 
 @dataclass
@@ -38,12 +50,62 @@ class SyncReport:
     write_seconds: float = 0.0
     docs_total: int = 0
     chunks_total: int = 0
+    # entity graph (zero when LUCASRAG_GRAPH is off)
+    graph_entities: int = 0
+    graph_relations: int = 0
+    graph_entities_written: int = 0
+    graph_relations_written: int = 0
+    graph_entities_removed: int = 0
+    graph_relations_removed: int = 0
+    graph_texts_embedded: int = 0  # entity/relation texts the model embedded (cache misses)
+    graph_embed_seconds: float = 0.0
+    graph_extract_seconds: float = 0.0
+    graph_write_seconds: float = 0.0
+    llm_chunks: int = 0  # chunks LightRAG's LLM extraction ran on (LUCASRAG_LLM_URL)
+    llm_seconds: float = 0.0
 
 
-def doc_fingerprint(records: Sequence[ChunkRecord]) -> str:
-    """Everything about a document's chunks that the index stores."""
-    payload = [(r.chunk_id, r.band, r.band_rule, r.date, list(r.charged)) for r in records]
+def doc_fingerprint(records: Sequence[ChunkRecord], graph_mode: str = "") -> str:
+    """Everything about a document's chunks that the index stores (and, with the
+    graph on, the note file and graph mode the entities came from)."""
+    payload: list = [(r.chunk_id, r.band, r.band_rule, r.date, list(r.charged)) for r in records]
+    if graph_mode:
+        payload.append([graph_mode, sorted({r.content_hash for r in records})])
     return hashlib.sha256(json.dumps(payload).encode()).hexdigest()
+
+
+def graph_mode(settings: Settings) -> str:
+    """"" when the graph is off, else what decides which entities a note yields."""
+    if not settings.graph:
+        return ""
+    return f"graph-v{GRAPH_VERSION}" + (f"+llm:{settings.llm_url}:{settings.llm_model}" if settings.llm_url else "")
+
+
+def _counts_file(settings: Settings, workspace: str) -> Path:
+    return settings.data / "graph" / f"{workspace}.json"
+
+
+def read_graph_counts(settings: Settings, workspace: str) -> tuple[int, int]:
+    """(entities, relations) recorded by the last sync of ``workspace`` (0, 0 if none)."""
+    try:
+        data = json.loads(_counts_file(settings, workspace).read_text())
+        return int(data["entities"]), int(data["relations"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return 0, 0
+
+
+def _write_graph_counts(settings: Settings, workspace: str, entities: int, relations: int) -> None:
+    path = _counts_file(settings, workspace)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps({"entities": entities, "relations": relations}))
+    tmp.replace(path)
+
+
+def _default_meta(record: ChunkRecord):
+    from lucasrag_assets.rules.entities import note_meta
+
+    return note_meta(record.path)
 
 
 async def sync_workspace(
@@ -53,12 +115,14 @@ async def sync_workspace(
     full_texts: dict[str, str],
     cache: EmbeddingCache,
     progress: Progress | None = None,
+    note_meta: NoteMetaFor | None = None,
 ) -> SyncReport:
     report = SyncReport(workspace)
     by_doc: dict[str, list[ChunkRecord]] = defaultdict(list)
     for r in records:
         by_doc[r.doc_id].append(r)
-    wanted = {doc_id: doc_fingerprint(chunks) for doc_id, chunks in by_doc.items()}
+    mode = graph_mode(settings)
+    wanted = {doc_id: doc_fingerprint(chunks, mode) for doc_id, chunks in by_doc.items()}
 
     store = open_chunk_store(settings, workspace)
     try:
@@ -70,12 +134,22 @@ async def sync_workspace(
         report.docs_unchanged = len(wanted) - len(fresh)
         if not stale and not fresh:
             report.docs_total, report.chunks_total = store.counts()
+            if mode:
+                report.graph_entities, report.graph_relations = read_graph_counts(settings, workspace)
             return report
 
         index = await WorkspaceIndex.open(settings, workspace)
         try:
+            if mode and settings.llm_url:
+                index.enable_llm(settings)
             started = time.perf_counter()
-            await index.delete(stale, store.chunk_ids_of(stale))
+            stale_chunks = store.chunk_ids_of(stale)
+            # the graph first: it reads the chunks it is about to lose (always, so a
+            # graph written while LUCASRAG_GRAPH was on leaves with its documents)
+            misses = cache.misses
+            stats = await index.delete_graph(stale, stale_chunks, cache.embed)
+            _add_graph_stats(report, stats, cache.misses - misses)
+            await index.delete(stale, stale_chunks)
             store.remove_docs(stale)
             report.write_seconds += time.perf_counter() - started
 
@@ -92,6 +166,8 @@ async def sync_workspace(
                 await index.write(batch, vectors, {d: full_texts[d] for d in docs})
                 store.add_chunks(batch, vectors)
                 report.write_seconds += time.perf_counter() - t0
+                if mode:
+                    await _write_graph(index, batch, cache, note_meta, report, llm=bool(settings.llm_url))
                 report.chunks_written += len(batch)
                 if progress:
                     progress(min(start + _BATCH, len(todo)), len(todo))
@@ -101,9 +177,45 @@ async def sync_workspace(
             # leaves these documents 'changed', so the next run redoes them.
             store.mark_docs({d: (by_doc[d][0].path, wanted[d]) for d in fresh})
             report.write_seconds += time.perf_counter() - t0
+            report.graph_entities, report.graph_relations = await index.graph_counts()
+            _write_graph_counts(settings, workspace, report.graph_entities, report.graph_relations)
         finally:
             await index.close()
         report.docs_total, report.chunks_total = store.counts()
         return report
     finally:
         store.close()
+
+
+def _add_graph_stats(report: SyncReport, stats, embedded: int) -> None:
+    report.graph_entities_written += stats.entities_written
+    report.graph_relations_written += stats.relations_written
+    report.graph_entities_removed += stats.entities_removed
+    report.graph_relations_removed += stats.relations_removed
+    report.graph_texts_embedded += embedded
+    report.graph_embed_seconds += stats.embed_seconds
+    report.llm_chunks += stats.llm_chunks
+
+
+async def _write_graph(index: WorkspaceIndex, batch: Sequence[ChunkRecord], cache: EmbeddingCache,
+                       note_meta: NoteMetaFor | None, report: SyncReport, *, llm: bool) -> None:
+    """Structural extraction for a batch of written chunks, then (optionally) LightRAG's LLM extraction."""
+    from lucasrag_assets.rules.entities import extract_chunk
+
+    t0 = time.perf_counter()
+    metas: dict[str, object] = {}
+    items = []
+    for r in batch:
+        if r.doc_id not in metas:
+            meta = note_meta(r.doc_id) if note_meta else None
+            metas[r.doc_id] = meta if meta is not None else _default_meta(r)
+        items.append((r, extract_chunk(r.text, metas[r.doc_id])))
+    report.graph_extract_seconds += time.perf_counter() - t0
+    t0, misses = time.perf_counter(), cache.misses
+    stats = await index.write_graph(items, cache.embed)
+    report.graph_write_seconds += time.perf_counter() - t0 - stats.embed_seconds
+    if llm:
+        t0 = time.perf_counter()
+        stats.llm_chunks = (await index.extract_with_llm(batch)).llm_chunks
+        report.llm_seconds += time.perf_counter() - t0
+    _add_graph_stats(report, stats, cache.misses - misses)

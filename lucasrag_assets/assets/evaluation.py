@@ -36,10 +36,10 @@ def pass_rate_png(report) -> bytes | None:
         rates = [run["per_kind"].get(k, {}).get("rate", 0) for k in kinds]
         ax.bar([x + i * width for x in range(len(kinds))], rates, width, label=name)
     ax.set_xticks([x + 0.4 - width / 2 for x in range(len(kinds))], [k.replace("_", "\n") for k in kinds], fontsize=8)
-    ax.set_ylim(0, 1.05)
+    ax.set_ylim(0, 1.25)
     ax.set_ylabel("pass rate")
     ax.set_title(f"Policy evaluation: {report.notes} generated notes")
-    ax.legend(fontsize=7, ncol=4, loc="lower left")
+    ax.legend(fontsize=7, ncol=4, loc="upper center")
     fig.tight_layout()
     buf = io.BytesIO()
     fig.savefig(buf, format="png")

@@ -11,6 +11,7 @@ import polars as pl
 from dagster import AssetExecutionContext, AssetsDefinition, MaterializeResult, ResourceParam, asset
 
 from lucasrag.index.sync import sync_workspace
+from lucasrag.settings import Settings
 from lucasrag.vocabulary import WORKSPACES, ChunkRecord
 from lucasrag_assets.resources import LucasragSettings, Progress
 from lucasrag_assets.rules.chunking import doc_id
@@ -25,6 +26,28 @@ def chunk_records(chunks: pl.DataFrame) -> list[ChunkRecord]:
         )
         for r in chunks.iter_rows(named=True)
     ]
+
+
+def note_meta_reader(settings: Settings, docs: pl.DataFrame):
+    """doc id → the entity extractor's view of the note (title, tags, frontmatter aliases
+    and people). Frontmatter is read from the vault file only for documents being written."""
+    from lucasrag_assets.rules.entities import note_meta
+    from lucasrag_assets.rules.vault_scan import _parse_text
+
+    rows = {doc_id(r["path"]): (r["path"], r["title"], list(r["tags"] or ()))
+            for r in docs.select("path", "title", "tags").iter_rows(named=True)}
+
+    def meta(doc: str):
+        if doc not in rows:
+            return None
+        path, title, tags = rows[doc]
+        try:
+            _, frontmatter, _ = _parse_text((settings.vault / path).read_bytes(), settings.max_note_bytes)
+        except Exception:  # noqa: BLE001 — changed or unreadable since the scan: title and tags still apply
+            frontmatter = {}
+        return note_meta(path, frontmatter, title=title or "", tags=tags)
+
+    return meta
 
 
 def index_asset(workspace: str) -> AssetsDefinition:
@@ -50,6 +73,7 @@ def index_asset(workspace: str) -> AssetsDefinition:
                 sync_workspace(
                     settings, workspace, chunk_records(mine), full_texts, cache,
                     progress=lambda done, total: progress.update(f"index {workspace}", done, total),
+                    note_meta=note_meta_reader(settings, docs),
                 )
             )
         finally:
@@ -68,6 +92,16 @@ def index_asset(workspace: str) -> AssetsDefinition:
                 "texts_embedded": report.texts_embedded,
                 "embed_seconds": round(report.embed_seconds, 3),
                 "write_seconds": round(report.write_seconds, 3),
+                "graph_entities": report.graph_entities,
+                "graph_relations": report.graph_relations,
+                "graph_entities_written": report.graph_entities_written,
+                "graph_relations_written": report.graph_relations_written,
+                "graph_entities_removed": report.graph_entities_removed,
+                "graph_relations_removed": report.graph_relations_removed,
+                "graph_texts_embedded": report.graph_texts_embedded,
+                "graph_embed_seconds": round(report.graph_embed_seconds, 3),
+                "graph_extract_seconds": round(report.graph_extract_seconds, 3),
+                "graph_write_seconds": round(report.graph_write_seconds, 3),
             }
         )
 

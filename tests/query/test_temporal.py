@@ -61,6 +61,8 @@ CASES = [
     ("what did I do in my 20s", ["my 20s"], []),
     ("back in uni", ["back in uni"], []),
     ("growing up in Leeds", ["growing up"], []),
+    ("where did I grow up?", ["did I grow up"], []),
+    ("kids grow up so fast", [], []),
     ("as a kid I liked trains", ["as a kid"], []),
     ("childhood friends", ["childhood"], []),
     ("when I was a teenager", ["when I was a teenager"], []),

@@ -1,0 +1,241 @@
+"""Chunk metadata by chunk id on PostgreSQL (the production profile's ``SqliteChunkStore``).
+
+Same methods and semantics as :class:`lucasrag.index.chunk_store.SqliteChunkStore`;
+all workspaces share two tables, ``lucasrag_chunks`` and ``lucasrag_docs``, with the
+workspace in every key, so a rebuild of one workspace deletes only its own rows.
+Vectors are pgvector ``vector(384)`` columns (psycopg 3, synchronous).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+
+from lucasrag.embedding import DIM
+from lucasrag.settings import Settings
+from lucasrag.vocabulary import ChunkRecord
+
+CHUNKS_TABLE = "lucasrag_chunks"
+DOCS_TABLE = "lucasrag_docs"
+
+_SCHEMA = f"""
+CREATE TABLE IF NOT EXISTS {CHUNKS_TABLE} (
+    workspace TEXT NOT NULL,
+    chunk_id TEXT NOT NULL,
+    doc_id TEXT NOT NULL,
+    path TEXT NOT NULL,
+    chunk_index INTEGER NOT NULL,
+    text TEXT NOT NULL,
+    band TEXT NOT NULL,
+    band_rule TEXT NOT NULL,
+    date TEXT,
+    charged TEXT NOT NULL,
+    content_hash TEXT NOT NULL,
+    vector vector({DIM}) NOT NULL,
+    PRIMARY KEY (workspace, chunk_id)
+);
+CREATE INDEX IF NOT EXISTS {CHUNKS_TABLE}_doc ON {CHUNKS_TABLE} (workspace, doc_id);
+CREATE TABLE IF NOT EXISTS {DOCS_TABLE} (
+    workspace TEXT NOT NULL,
+    doc_id TEXT NOT NULL,
+    path TEXT NOT NULL,
+    fingerprint TEXT NOT NULL,
+    PRIMARY KEY (workspace, doc_id)
+);
+"""
+
+_COLUMNS = "chunk_id, doc_id, workspace, path, chunk_index, text, band, band_rule, date, charged, content_hash"
+_SCHEMA_LOCK = 0x6C75636173  # pg_advisory_xact_lock key: concurrent CREATE TABLE IF NOT EXISTS can collide
+_ready: set[str] = set()  # DSNs whose schema this process has created (or seen)
+_ready_lock = threading.Lock()
+
+
+def _record(row: Sequence) -> ChunkRecord:
+    *head, charged, content_hash = row
+    return ChunkRecord(*head, charged=tuple(json.loads(charged)), content_hash=content_hash)
+
+
+def connect(settings: Settings):
+    """A psycopg connection to ``settings.postgres_dsn`` with pgvector registered.
+
+    Raises :class:`lucasrag.services.ServiceError` naming PostgreSQL and
+    ``LUCASRAG_POSTGRES_DSN`` when the server cannot be reached."""
+    import psycopg
+    from pgvector.psycopg import register_vector
+
+    from lucasrag.services import ServiceError, require_postgres
+
+    if not settings.postgres_dsn:
+        require_postgres(None)  # raises: not configured
+    try:
+        conn = psycopg.connect(settings.postgres_dsn, autocommit=True, connect_timeout=5)
+    except psycopg.OperationalError:
+        require_postgres(settings.postgres_dsn)  # raises the clear error (service, address, setting)
+        raise
+    try:
+        _ensure_schema(conn, settings.postgres_dsn)
+        register_vector(conn)
+    except psycopg.Error as exc:
+        conn.close()
+        raise ServiceError(f"PostgreSQL (LUCASRAG_POSTGRES_DSN): cannot prepare the LucasRAG tables: {exc}") from exc
+    return conn
+
+
+def _ensure_schema(conn, dsn: str) -> None:
+    import psycopg
+
+    with _ready_lock:
+        if dsn in _ready:
+            return
+    try:
+        conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
+    except psycopg.errors.InsufficientPrivilege:
+        pass  # an external server where an administrator created it (checked by the DDL below)
+    except psycopg.errors.UniqueViolation:
+        pass  # created concurrently
+    with conn.transaction():
+        conn.execute("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK,))
+        conn.execute(_SCHEMA)
+    with _ready_lock:
+        _ready.add(dsn)
+
+
+_probe_conns: dict[str, object] = {}  # DSN → a connection kept for index_exists (asked on every query)
+
+
+def workspace_has_rows(settings: Settings, workspace: str) -> bool:
+    """Whether an ingest has written anything for ``workspace`` (production ``index_exists``)."""
+    import psycopg
+
+    sql = (f"SELECT EXISTS (SELECT 1 FROM {DOCS_TABLE} WHERE workspace = %s)"
+           f" OR EXISTS (SELECT 1 FROM {CHUNKS_TABLE} WHERE workspace = %s)")
+    for attempt in (0, 1):
+        with _ready_lock:
+            conn = _probe_conns.get(settings.postgres_dsn)
+        if conn is None or conn.closed:
+            conn = connect(settings)
+            with _ready_lock:
+                _probe_conns[settings.postgres_dsn] = conn
+        try:
+            return bool(conn.execute(sql, (workspace, workspace)).fetchone()[0])
+        except psycopg.OperationalError:  # server restarted since: reconnect once
+            conn.close()
+            if attempt:
+                raise
+    return False
+
+
+class PostgresChunkStore:
+    """One workspace's chunk metadata and vectors in ``lucasrag_chunks`` / ``lucasrag_docs``."""
+
+    def __init__(self, settings: Settings, workspace: str) -> None:
+        self.workspace = workspace
+        self._db = connect(settings)
+
+    def close(self) -> None:
+        self._db.close()
+
+    def doc_fingerprints(self) -> dict[str, str]:
+        """doc id → fingerprint of what was indexed for it (decides what changed)."""
+        rows = self._db.execute(f"SELECT doc_id, fingerprint FROM {DOCS_TABLE} WHERE workspace = %s", (self.workspace,))
+        return dict(rows.fetchall())
+
+    def chunk_ids_of(self, doc_ids: Iterable[str]) -> list[str]:
+        ids = list(doc_ids)
+        if not ids:
+            return []
+        rows = self._db.execute(
+            f"SELECT chunk_id FROM {CHUNKS_TABLE} WHERE workspace = %s AND doc_id = ANY(%s)", (self.workspace, ids)
+        )
+        return [r[0] for r in rows.fetchall()]
+
+    def remove_docs(self, doc_ids: Iterable[str]) -> None:
+        """Forget these documents and their chunks."""
+        ids = list(doc_ids)
+        if not ids:
+            return
+        with self._db.transaction():
+            self._db.execute(f"DELETE FROM {CHUNKS_TABLE} WHERE workspace = %s AND doc_id = ANY(%s)", (self.workspace, ids))
+            self._db.execute(f"DELETE FROM {DOCS_TABLE} WHERE workspace = %s AND doc_id = ANY(%s)", (self.workspace, ids))
+
+    def add_chunks(self, records: Sequence[ChunkRecord], vectors: np.ndarray) -> None:
+        if not len(records):
+            return
+        rows = [
+            (self.workspace, r.chunk_id, r.doc_id, r.path, r.chunk_index, r.text, r.band, r.band_rule, r.date,
+             json.dumps(list(r.charged)), r.content_hash, np.asarray(v, dtype=np.float32))
+            for r, v in zip(records, vectors)
+        ]
+        with self._db.transaction(), self._db.cursor() as cur:
+            cur.executemany(
+                f"INSERT INTO {CHUNKS_TABLE} (workspace, chunk_id, doc_id, path, chunk_index, text, band, band_rule,"
+                " date, charged, content_hash, vector) VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s)"
+                " ON CONFLICT (workspace, chunk_id) DO UPDATE SET doc_id = EXCLUDED.doc_id, path = EXCLUDED.path,"
+                " chunk_index = EXCLUDED.chunk_index, text = EXCLUDED.text, band = EXCLUDED.band,"
+                " band_rule = EXCLUDED.band_rule, date = EXCLUDED.date, charged = EXCLUDED.charged,"
+                " content_hash = EXCLUDED.content_hash, vector = EXCLUDED.vector",
+                rows,
+            )
+
+    def mark_docs(self, fingerprints: dict[str, tuple[str, str]]) -> None:
+        """Record documents as indexed: doc id → (vault path, fingerprint)."""
+        if not fingerprints:
+            return
+        with self._db.transaction(), self._db.cursor() as cur:
+            cur.executemany(
+                f"INSERT INTO {DOCS_TABLE} (workspace, doc_id, path, fingerprint) VALUES (%s,%s,%s,%s)"
+                " ON CONFLICT (workspace, doc_id) DO UPDATE SET path = EXCLUDED.path, fingerprint = EXCLUDED.fingerprint",
+                [(self.workspace, d, path, fp) for d, (path, fp) in fingerprints.items()],
+            )
+
+    def get(self, chunk_ids: Sequence[str]) -> dict[str, ChunkRecord]:
+        if not len(chunk_ids):
+            return {}
+        rows = self._db.execute(
+            f"SELECT {_COLUMNS} FROM {CHUNKS_TABLE} WHERE workspace = %s AND chunk_id = ANY(%s)",
+            (self.workspace, list(chunk_ids)),
+        )
+        return {row[0]: _record(row) for row in rows.fetchall()}
+
+    def vectors(self, chunk_ids: Sequence[str]) -> np.ndarray:
+        """Stored unit vectors in the order of ``chunk_ids`` (zeros for unknown ids)."""
+        if not len(chunk_ids):
+            return np.zeros((0, DIM), np.float32)
+        with self._db.cursor(binary=True) as cur:
+            cur.execute(
+                f"SELECT chunk_id, vector FROM {CHUNKS_TABLE} WHERE workspace = %s AND chunk_id = ANY(%s)",
+                (self.workspace, list(chunk_ids)),
+            )
+            found = {cid: vec.to_numpy().astype(np.float32, copy=False) for cid, vec in cur.fetchall()}
+        zero = np.zeros(DIM, dtype=np.float32)
+        return np.stack([found.get(c, zero) for c in chunk_ids])
+
+    def nearest_dated(self, vector: np.ndarray, periods: Sequence[tuple[str, str]], k: int) -> list[str]:
+        """The ``k`` chunks dated inside any period (ISO bounds, inclusive) nearest to ``vector``."""
+        if not periods or k < 1:
+            return []
+        between = " OR ".join(["date BETWEEN %s AND %s"] * len(periods))
+        params = [self.workspace, *(b for period in periods for b in period), vector.astype(np.float32), k]
+        rows = self._db.execute(
+            f"SELECT chunk_id FROM {CHUNKS_TABLE} WHERE workspace = %s AND ({between}) "
+            f"ORDER BY vector <=> %s LIMIT %s",
+            params,
+        )
+        return [r[0] for r in rows.fetchall()]
+
+    def all_records(self) -> list[ChunkRecord]:
+        rows = self._db.execute(
+            f"SELECT {_COLUMNS} FROM {CHUNKS_TABLE} WHERE workspace = %s ORDER BY path COLLATE \"C\", chunk_index", (self.workspace,)
+        )
+        return [_record(r) for r in rows.fetchall()]
+
+    def counts(self) -> tuple[int, int]:
+        """(documents, chunks)."""
+        docs = self._db.execute(f"SELECT count(*) FROM {DOCS_TABLE} WHERE workspace = %s", (self.workspace,)).fetchone()[0]
+        chunks = self._db.execute(
+            f"SELECT count(*) FROM {CHUNKS_TABLE} WHERE workspace = %s", (self.workspace,)
+        ).fetchone()[0]
+        return docs, chunks

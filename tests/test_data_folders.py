@@ -1,0 +1,35 @@
+"""Two data folders in one process never share a workspace's rows (LightRAG keeps
+its JSON stores in process-wide dicts keyed by workspace name)."""
+
+import asyncio
+import json
+
+import numpy as np
+
+from lucasrag.embedding import get_embedder
+from lucasrag.index._lightrag import WorkspaceIndex
+from lucasrag.vocabulary import ChunkRecord
+from conftest import settings_for
+
+
+def _write(settings, chunk_id, text):
+    async def go():
+        index = await WorkspaceIndex.open(settings, "technical")
+        record = ChunkRecord(chunk_id, "doc-" + chunk_id, "technical", f"{chunk_id}.md", 0, text, "present", "default", None)
+        await index.write([record], get_embedder().embed([text]), {record.doc_id: text})
+        await index.flush()
+        await index.close()
+
+    asyncio.run(go())
+
+
+def test_second_data_folder_does_not_inherit_the_first(tmp_path):
+    first = settings_for(tmp_path / "v", tmp_path / "a")
+    second = settings_for(tmp_path / "v", tmp_path / "b")
+    _write(first, "chunk-a", "Postgres vacuum tuning")
+    _write(second, "chunk-b", "Rust lifetimes")
+    stored = json.loads((second.index_dir / "technical" / "kv_store_text_chunks.json").read_text())
+    assert set(stored) == {"chunk-b"}
+    stored = json.loads((first.index_dir / "technical" / "kv_store_text_chunks.json").read_text())
+    assert set(stored) == {"chunk-a"}
+    assert np.isfinite(get_embedder().embed(["x"])).all()

@@ -1,0 +1,394 @@
+"""The production profile (PostgreSQL + pgvector, Neo4j, Dagster on PostgreSQL) behaves like the embedded one.
+
+The behavioural checks are the embedded suite's own (tests/test_query.py,
+tests/test_incremental.py), run here on both profiles through ``profile_settings``.
+Each production test gets its own PostgreSQL database; Neo4j has a single database
+(Community edition), so the tests that write graphs clear it first and run after
+the read-only ones (pytest keeps file order for function-scoped parameters).
+
+Cost control: the embedded sample-vault ingest (session fixture ``ingested``)
+fills an embedding cache; the production ingests start from a copy of it, so no
+test re-embeds what another already embedded (the graph's ~750 entity/relation
+texts take ≈80 s of model time on two cores).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import uuid
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import test_incremental as incremental_checks
+import test_query as query_checks
+from conftest import copy_vault, settings_for
+from lucasrag.index._lightrag import WorkspaceIndex
+from lucasrag.index.stores import index_exists, open_chunk_store
+from lucasrag.services import ServiceError, free_port
+from lucasrag.services.postgres import ensure_database
+from lucasrag.settings import Settings
+from lucasrag.vocabulary import WORKSPACES, ChunkRecord
+from services_fixtures import clean_neo4j
+
+pytestmark = pytest.mark.slow
+production = pytest.mark.production
+
+PROFILES = ["embedded", pytest.param("production", marks=production)]
+
+
+# --------------------------------------------------------------------------- helpers and fixtures
+
+
+def new_database(postgres_server) -> str:
+    """A database of its own (pgvector enabled) for one test: tests never see each other's rows."""
+    return ensure_database(postgres_server.admin_dsn, f"lucasrag_t{uuid.uuid4().hex[:12]}")
+
+
+def production_settings(vault: Path, data: Path, postgres_server, neo4j_server, **overrides) -> Settings:
+    return settings_for(
+        vault, data, profile="production", postgres_dsn=new_database(postgres_server), neo4j_uri=neo4j_server.uri,
+        neo4j_user=neo4j_server.user, neo4j_password=neo4j_server.password, **overrides,
+    )
+
+
+def warm_copy(source: Settings, root: Path, postgres_server, neo4j_server) -> Settings:
+    """A copy of ``source``'s vault and data folder (indexes, embedding cache) on a fresh production database."""
+    shutil.copytree(source.data, root / "data")
+    return production_settings(copy_vault(root / "vault"), root / "data", postgres_server, neo4j_server)
+
+
+def records_of(settings: Settings, workspace: str) -> list[ChunkRecord]:
+    store = open_chunk_store(settings, workspace)
+    try:
+        return store.all_records()
+    finally:
+        store.close()
+
+
+def pg_rows(dsn: str, sql: str, params=()) -> list[tuple]:
+    import psycopg
+
+    with psycopg.connect(dsn) as conn:
+        return conn.execute(sql, params).fetchall()
+
+
+def neo4j_nodes(neo4j_server, label: str | None = None) -> set[tuple]:
+    """(labels, entity_id, description) of every node (of ``label``)."""
+    import neo4j
+
+    match = f"MATCH (n:`{label}`)" if label else "MATCH (n)"
+    with neo4j.GraphDatabase.driver(neo4j_server.uri, auth=neo4j_server.auth) as driver:
+        records, _, _ = driver.execute_query(
+            f"{match} RETURN labels(n) AS labels, n.entity_id AS id, n.description AS d", database_="neo4j"
+        )
+    return {(tuple(sorted(r["labels"])), r["id"], r["d"]) for r in records}
+
+
+def workspace_rows(dsn: str, workspace: str) -> dict[str, list]:
+    """Every row of ``workspace`` in every LightRAG / LucasRAG table (sorted, comparable)."""
+    tables = [t for (t,) in pg_rows(dsn, "SELECT table_name FROM information_schema.columns "
+                                          "WHERE column_name = 'workspace' AND table_schema = 'public'")]
+    out = {}
+    for table in sorted(tables):
+        cols = [c for (c,) in pg_rows(dsn, "SELECT column_name FROM information_schema.columns WHERE table_name = %s "
+                                           "AND data_type NOT LIKE 'timestamp%%' ORDER BY ordinal_position", (table,))
+                if c not in ("update_time", "create_time", "updated_at", "created_at")]
+        select = ", ".join(f'"{c}"::text' for c in cols)
+        out[table] = sorted(pg_rows(dsn, f'SELECT {select} FROM "{table}" WHERE workspace = %s', (workspace,)))
+    return out
+
+
+@pytest.fixture(scope="module")
+def production_ingested(ingested, tmp_path_factory, postgres_server, neo4j_server):
+    """The sample vault on the production profile, through ``lucasrag migrate --to production``: the
+    ordinary ingest on a copy of the vault, its vectors from the embedded index (nothing re-embedded)."""
+    from lucasrag.index.migrate import migrate
+
+    root = tmp_path_factory.mktemp("production")
+    settings = warm_copy(ingested, root, postgres_server, neo4j_server)
+    clean_neo4j(neo4j_server)
+    mp = pytest.MonkeyPatch()
+    mp.setenv("DAGSTER_HOME", str(root / "dagster"))
+    mp.delenv("LUCASRAG_DAGSTER_PG_URL", raising=False)
+    try:
+        summary = migrate(settings)
+    finally:
+        mp.undo()
+    return settings, summary
+
+
+@pytest.fixture(params=PROFILES)
+def profile_settings(request) -> Settings:
+    """The ingested sample vault on each profile (function scope: keeps the file's test order)."""
+    if request.param == "embedded":
+        return request.getfixturevalue("ingested")
+    return request.getfixturevalue("production_ingested")[0]
+
+
+# --------------------------------------------------------------------------- read-only: the ingested sample vault
+
+
+@production
+def test_both_profiles_index_the_same_chunks(ingested, production_ingested, neo4j_server):
+    production_settings_, _ = production_ingested
+    for ws in WORKSPACES:
+        embedded, prod = records_of(ingested, ws), records_of(production_settings_, ws)
+        assert embedded, ws
+        assert [r.chunk_id for r in prod] == [r.chunk_id for r in embedded], ws
+        assert prod == embedded, ws  # band, date, charged, path, text, hash too
+        ids = [r.chunk_id for r in embedded]
+        for settings in (ingested, production_settings_):
+            store = open_chunk_store(settings, ws)
+            try:
+                vectors = store.vectors(ids)
+                fingerprints = store.doc_fingerprints()
+            finally:
+                store.close()
+            if settings is ingested:
+                want_vectors, want_fingerprints = vectors, fingerprints
+        np.testing.assert_allclose(vectors, want_vectors, atol=1e-6)
+        assert fingerprints == want_fingerprints
+
+        async def lightrag_holds(ids=ids, ws=ws):
+            index = await WorkspaceIndex.open(production_settings_, ws)
+            try:
+                return await index.stored_chunks(ids), await index.stored_vectors(ids)
+            finally:
+                await index.close()
+
+        texts, vector_ids = asyncio.run(lightrag_holds())
+        assert set(texts) == set(ids) and vector_ids == set(ids), ws
+
+    # Where the rows went: one vector table suffixed by model and dimension, a workspace column everywhere.
+    dsn = production_settings_.postgres_dsn
+    counts = dict(pg_rows(dsn, "SELECT workspace, count(*) FROM lightrag_vdb_chunks_all_minilm_l6_v2_384d GROUP BY 1"))
+    assert counts == {ws: len(records_of(ingested, ws)) for ws in WORKSPACES}
+    assert {ws for (ws,) in pg_rows(dsn, "SELECT DISTINCT workspace FROM lucasrag_chunks")} == set(WORKSPACES)
+    # The entity graph is in Neo4j, one label per workspace.
+    labels = {label for labels, _, _ in neo4j_nodes(neo4j_server) for label in labels}
+    assert set(WORKSPACES) <= labels
+
+
+@production
+def test_migration_to_production_embedded_nothing(production_ingested):
+    """``lucasrag migrate --to production`` (the fixture) ran the model on no text at all."""
+    _, summary = production_ingested
+    assert (summary.source_profile, summary.target_profile) == ("embedded", "production")
+    assert set(summary.ingest.index_metadata) == set(WORKSPACES)
+    for ws, meta in summary.ingest.index_metadata.items():
+        assert meta["documents_added"] == meta["documents"] > 0, ws
+        assert meta["texts_embedded"] == 0 and meta.get("graph_texts_embedded", 0) == 0, ws
+
+
+@production
+def test_dagster_runs_are_recorded_in_postgres(production_ingested):
+    settings, summary = production_ingested
+    home = Path(settings.data).parent / "dagster"
+    assert "postgres_url" in (home / "dagster.yaml").read_text()
+    assert not list(home.rglob("*.db")), "the production instance must not fall back to SQLite"
+    runs = pg_rows(settings.postgres_dsn, "SELECT status FROM runs")
+    assert runs and all(status == "SUCCESS" for (status,) in runs)
+    assert pg_rows(settings.postgres_dsn, "SELECT count(*) FROM event_logs")[0][0] > 0
+
+
+def test_present_question_prefers_present_notes(profile_settings):
+    query_checks.test_present_question_prefers_present_notes(profile_settings)
+
+
+def test_year_opens_the_archive(profile_settings):
+    query_checks.test_year_opens_the_archive(profile_settings)
+
+
+def test_charged_subject_withheld_then_bridged(profile_settings):
+    query_checks.test_charged_subject_withheld_then_bridged(profile_settings)
+
+
+def test_workspace_restriction(profile_settings):
+    query_checks.test_workspace_restriction(profile_settings)
+
+
+# --------------------------------------------------------------------------- tests that write (Neo4j cleared first)
+
+
+@production
+def test_incremental_update_and_delete_on_production(ingested, tmp_path, postgres_server, neo4j_server):
+    clean_neo4j(neo4j_server)
+    settings = warm_copy(ingested, tmp_path, postgres_server, neo4j_server)
+    shutil.rmtree(settings.data / "indexes")  # the embedded index is not needed: only the cache
+    incremental_checks.check_changed_deleted_and_unchanged(settings, cold_cache=False)
+
+
+def _note(workspace: str, doc: str, text: str) -> ChunkRecord:
+    return ChunkRecord(chunk_id=f"{doc}-chunk-000", doc_id=doc, workspace=workspace, path=f"{workspace}/{doc}.md",
+                       chunk_index=0, text=text, band="present", band_rule="undated", date=None, charged=(),
+                       content_hash=doc)
+
+
+@production
+def test_workspaces_are_isolated_in_postgres_and_neo4j(ingested, tmp_path, postgres_server, neo4j_server):
+    """The same entity in two workspaces is two Neo4j nodes (one label each); emptying and rebuilding
+    one workspace leaves every PostgreSQL row and Neo4j node of the other as it was."""
+    from lucasrag.embedding_cache import EmbeddingCache
+    from lucasrag.index.sync import sync_workspace
+
+    clean_neo4j(neo4j_server)
+    shutil.copy(ingested.data / "embeddings.sqlite", tmp_path / "embeddings.sqlite")
+    settings = production_settings(tmp_path / "vault", tmp_path, postgres_server, neo4j_server)
+    text = "Moved to [[Lisbon]] with Ana. Lisbon has good light in winter."
+    notes = {"technical": [_note("technical", "t1", text)], "personal": [_note("personal", "p1", text + " I miss it.")]}
+
+    def sync(ws, records):
+        cache = EmbeddingCache(tmp_path / "embeddings.sqlite")
+        try:
+            return asyncio.run(sync_workspace(settings, ws, records, {r.doc_id: r.text for r in records}, cache))
+        finally:
+            cache.close()
+
+    for ws, records in notes.items():
+        sync(ws, records)
+    lisbon = sorted((labels, d) for labels, name, d in neo4j_nodes(neo4j_server) if name == "Lisbon")
+    assert len(lisbon) == 2, lisbon
+    assert [("personal" in labels, "technical" in labels) for labels, _ in lisbon].count((True, False)) == 1
+    assert [("personal" in labels, "technical" in labels) for labels, _ in lisbon].count((False, True)) == 1
+
+    dsn = settings.postgres_dsn
+    before_rows, before_nodes = workspace_rows(dsn, "personal"), neo4j_nodes(neo4j_server, "personal")
+    assert before_rows["lucasrag_chunks"] and before_nodes
+
+    sync("technical", [])  # the workspace emptied (every document gone) ...
+    assert not neo4j_nodes(neo4j_server, "technical")
+    assert not any(workspace_rows(dsn, "technical").get(t) for t in ("lucasrag_chunks", "lucasrag_docs"))
+    assert not index_exists(settings, "technical")
+    assert workspace_rows(dsn, "personal") == before_rows and neo4j_nodes(neo4j_server, "personal") == before_nodes
+
+    sync("technical", notes["technical"])  # ... and rebuilt
+    assert index_exists(settings, "technical") and neo4j_nodes(neo4j_server, "technical")
+    assert workspace_rows(dsn, "personal") == before_rows and neo4j_nodes(neo4j_server, "personal") == before_nodes
+
+
+# --------------------------------------------------------------------------- servers down, secrets, commands
+
+
+@production
+def test_a_down_server_is_named_with_its_setting(tmp_path, postgres_server, neo4j_server):
+    from lucasrag_assets.ingest import run_ingest
+    from lucasrag_query import query
+
+    dead = f"postgresql://postgres:hunter2@127.0.0.1:{free_port()}/lucasrag"
+    no_pg = settings_for(copy_vault(tmp_path / "vault"), tmp_path / "data", profile="production",
+                         postgres_dsn=dead, neo4j_uri=neo4j_server.uri)
+    for attempt in (
+        lambda: asyncio.run(WorkspaceIndex.open(no_pg, "technical")),
+        lambda: query("where do I live?", settings=no_pg),
+        lambda: run_ingest(no_pg),
+    ):
+        with pytest.raises(ServiceError, match=r"PostgreSQL.*LUCASRAG_POSTGRES_DSN") as info:
+            attempt()
+        assert "hunter2" not in str(info.value)
+
+    no_neo4j = settings_for(tmp_path / "vault", tmp_path / "data", profile="production",
+                            postgres_dsn=postgres_server.dsn, neo4j_uri=f"bolt://127.0.0.1:{free_port()}")
+    for attempt in (lambda: asyncio.run(WorkspaceIndex.open(no_neo4j, "technical")), lambda: run_ingest(no_neo4j)):
+        with pytest.raises(ServiceError, match=r"Neo4j.*LUCASRAG_NEO4J_URI"):
+            attempt()
+
+    unset = settings_for(tmp_path / "vault", tmp_path / "data", profile="production")
+    with pytest.raises(ServiceError, match="LUCASRAG_POSTGRES_DSN"):
+        asyncio.run(WorkspaceIndex.open(unset, "technical"))
+
+
+def test_embedding_cache_is_seeded_from_a_chunk_store(ingested, tmp_path):
+    """``migrate``'s first step: every chunk vector of the source index lands in the cache (no model)."""
+    from lucasrag.embedding_cache import EmbeddingCache
+    from lucasrag.index.migrate import seed_embedding_cache
+
+    cache = EmbeddingCache(tmp_path / "embeddings.sqlite")
+    try:
+        seeded = seed_embedding_cache(ingested, cache)
+        records = [r for ws in WORKSPACES for r in records_of(ingested, ws)]
+        assert sum(seeded.values()) == len({r.text for r in records})
+        vectors = cache.embed([r.text for r in records])
+        assert cache.misses == 0
+        store = open_chunk_store(ingested, "personal")
+        try:
+            personal = [r for r in records if r.workspace == "personal"]
+            want = store.vectors([r.chunk_id for r in personal])
+        finally:
+            store.close()
+        np.testing.assert_allclose(vectors[[r.workspace == "personal" for r in records]], want)
+        assert seed_embedding_cache(ingested, cache) == {ws: 0 for ws in WORKSPACES}
+    finally:
+        cache.close()
+
+
+def test_secrets_are_masked(tmp_path, monkeypatch):
+    import json
+
+    from typer.testing import CliRunner
+
+    from lucasrag.cli import app
+    from lucasrag.settings import mask_secrets
+
+    settings = settings_for(tmp_path, tmp_path, profile="production", neo4j_password="s3cret",
+                            postgres_dsn="postgresql://app:s3cret@127.0.0.1:1/db", neo4j_uri="bolt://u:s3cret@h:1")
+    assert "s3cret" not in repr(settings) and "app:***@" in repr(settings)
+    assert mask_secrets("host=h password=s3cret dbname=d") == "host=h password=*** dbname=d"
+    monkeypatch.setenv("LUCASRAG_DATA", str(tmp_path))
+    monkeypatch.setenv("LUCASRAG_POSTGRES_DSN", settings.postgres_dsn)
+    monkeypatch.setenv("LUCASRAG_NEO4J_PASSWORD", "s3cret")
+    result = CliRunner().invoke(app, ["services", "status", "--json"])
+    assert result.exit_code == 0, result.output
+    assert "s3cret" not in result.output
+    configured = json.loads(result.output)["configured"]
+    assert configured["postgres_dsn"] == "postgresql://app:***@127.0.0.1:1/db"
+    assert configured["postgres_reachable"].startswith("no: PostgreSQL is not reachable")
+
+
+def test_dagster_home_follows_the_profile(tmp_path, monkeypatch):
+    import yaml
+
+    from conftest import REPO
+    from lucasrag_assets.ingest import dagster_home, dagster_postgres_url
+
+    monkeypatch.delenv("DAGSTER_HOME")
+    embedded = settings_for(tmp_path, tmp_path / "data")
+    production_ = settings_for(tmp_path, tmp_path / "data", profile="production", postgres_dsn="postgresql://p@h:5/d")
+    config = dagster_home(embedded) / "dagster.yaml"
+    assert "storage" not in yaml.safe_load(config.read_text())
+    dagster_home(production_)
+    assert yaml.safe_load(config.read_text()) == yaml.safe_load((REPO / "dagster.production.yaml").read_text())
+    dagster_home(embedded)  # back: ours to rewrite
+    assert "storage" not in yaml.safe_load(config.read_text())
+    config.write_text("telemetry:\n  enabled: true\n")  # someone's own: left alone
+    dagster_home(production_)
+    assert config.read_text() == "telemetry:\n  enabled: true\n"
+    assert dagster_postgres_url("postgresql://p:x@h:5/d") == "postgresql+psycopg2://p:x@h:5/d"
+    assert dagster_postgres_url("host=h port=5 user=p dbname=d") == "postgresql+psycopg2://p@h:5/d"
+
+
+@production
+def test_services_cli_start_status_stop(tmp_path, monkeypatch):
+    """`lucasrag services start` prints the settings to export; status and stop find the server."""
+    from typer.testing import CliRunner
+
+    from lucasrag.cli import app
+
+    monkeypatch.setenv("LUCASRAG_DATA", str(tmp_path / "data"))
+    monkeypatch.setenv("LUCASRAG_PG_PORT", str(free_port()))
+    runner = CliRunner()
+    try:
+        started = runner.invoke(app, ["services", "start", "--no-neo4j"])
+        assert started.exit_code == 0, started.output
+        exports = dict(line.removeprefix("export ").split("=", 1) for line in started.stdout.splitlines()
+                       if line.startswith("export "))
+        assert exports["LUCASRAG_PROFILE"] == "production"
+        assert exports["LUCASRAG_POSTGRES_DSN"].startswith("postgresql://postgres@127.0.0.1:")
+        assert exports["LUCASRAG_DAGSTER_PG_URL"].startswith("postgresql+psycopg2://")
+        status = runner.invoke(app, ["services", "status", "--json"])
+        assert '"running": true' in status.stdout
+    finally:
+        stopped = runner.invoke(app, ["services", "stop", "--no-neo4j"])
+    assert stopped.exit_code == 0, stopped.output

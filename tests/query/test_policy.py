@@ -82,7 +82,7 @@ def test_resolve_bridge(bridge, expected):
 
 def test_from_record():
     r = ChunkRecord("c1", "d1", "personal", "p.md", 0, "t", "archival", "date", "2010-01-01", ("Anna",))
-    assert Candidate.from_record(r) == Candidate("c1", "personal", "p.md", "archival", "2010-01-01", ("Anna",), "t")
+    assert Candidate.from_record(r) == Candidate("c1", "personal", "p.md", "archival", "2010-01-01", ("Anna",), "t", "date")
 
 
 def test_hint_order_is_deterministic():

@@ -53,3 +53,11 @@ async def open_workspaces(settings: Settings, workspaces: tuple[str, ...]) -> li
             _open[key] = entry
         opened.append(entry)
     return opened
+
+
+async def close_all() -> None:
+    """Close every opened index (releases files and database connections)."""
+    while _open:
+        _, entry = _open.popitem()
+        await entry.index.close()
+        entry.store.close()

@@ -242,6 +242,10 @@ def test_neo4j_stop_is_clean_and_restart_keeps_data(neo4j_server):
     if not neo4j_server.managed:
         pytest.skip("external Neo4j")
     server = neo4j_server.server
+    # Earlier tests' queries keep production indexes (and their Bolt connections) open.
+    from lucasrag_query import _indexes, _loop
+
+    _loop.run(_indexes.close_all())
     with neo4j.GraphDatabase.driver(server.uri, auth=neo4j_server.auth) as driver:
         driver.execute_query("MERGE (n:Persisted {x: 42})", database_="neo4j")
     pid = server.pid()

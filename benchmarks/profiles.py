@@ -1,7 +1,7 @@
 """Embedded vs production profile, side by side (a benchmark, not a test).
 
-    python benchmarks/profiles.py --notes 1000                 # graph on (the default)
-    python benchmarks/profiles.py --notes 1000 --no-graph      # chunks only: the storage cost alone
+    python benchmarks/profiles.py --notes 1000                 # entity graph on (LUCASRAG_GRAPH=1)
+    python benchmarks/profiles.py --notes 1000 --no-graph      # chunks only (the pipeline's default)
     python benchmarks/profiles.py --notes 10000 --keep /tmp/p10k
 
 Measures, on a generated vault (``lucasrag.evaluation.vault_generator``):
@@ -125,13 +125,7 @@ def close_query_indexes() -> None:
     """Close what query() keeps open (before the servers go away)."""
     from lucasrag_query import _indexes, _loop
 
-    async def close_all() -> None:
-        for entry in list(_indexes._open.values()):
-            await entry.index.close()
-            entry.store.close()
-        _indexes._open.clear()
-
-    _loop.run(close_all())
+    _loop.run(_indexes.close_all())
 
 
 def storage_sizes(embedded: Settings, production: Settings) -> tuple[float, float, int]:

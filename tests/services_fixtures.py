@@ -20,6 +20,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -110,7 +111,10 @@ def neo4j_server() -> Neo4jService:
             pytest.fail(f"could not start the test Neo4j: {exc}", pytrace=False)
         yield Neo4jService(uri=server.uri, server=server)
     finally:
-        server.stop()
+        try:
+            server.stop()
+        except ServiceError as exc:  # killed after the timeout; the clean stop is tested on its own server
+            warnings.warn(f"the session's test Neo4j did not stop cleanly: {exc}", stacklevel=1)
         shutil.rmtree(root, ignore_errors=True)
 
 

@@ -236,17 +236,25 @@ def test_lightrag_storages_initialise_on_services(postgres_server, neo4j_server,
 
 
 @production
-def test_neo4j_stop_is_clean_and_restart_keeps_data(neo4j_server):
-    import neo4j
+def test_neo4j_stop_is_clean_and_restart_keeps_data(neo4j_server, tmp_path):
+    """On a server of its own: the lifecycle is under test, not the session's shared server."""
+    from lucasrag.services import free_port
+    from lucasrag.services.neo4j import Neo4jServer
 
     if not neo4j_server.managed:
         pytest.skip("external Neo4j")
-    server = neo4j_server.server
-    # Earlier tests' queries keep production indexes (and their Bolt connections) open.
-    from lucasrag_query import _indexes, _loop
+    server = Neo4jServer(tmp_path / "neo4j", free_port())
+    server.start()
+    try:
+        _stop_and_restart(server, neo4j_server.auth)
+    finally:
+        server.stop()
 
-    _loop.run(_indexes.close_all())
-    with neo4j.GraphDatabase.driver(server.uri, auth=neo4j_server.auth) as driver:
+
+def _stop_and_restart(server, auth) -> None:
+    import neo4j
+
+    with neo4j.GraphDatabase.driver(server.uri, auth=auth) as driver:
         driver.execute_query("MERGE (n:Persisted {x: 42})", database_="neo4j")
     pid = server.pid()
     assert pid is not None and server.status().running
@@ -259,7 +267,6 @@ def test_neo4j_stop_is_clean_and_restart_keeps_data(neo4j_server):
         require_neo4j(server.uri, timeout=2)
 
     server.start()  # same data dir
-    with neo4j.GraphDatabase.driver(server.uri, auth=neo4j_server.auth) as driver:
+    with neo4j.GraphDatabase.driver(server.uri, auth=auth) as driver:
         records, _, _ = driver.execute_query("MATCH (n:Persisted) RETURN n.x AS x", database_="neo4j")
         assert [r["x"] for r in records] == [42]
-        driver.execute_query("MATCH (n:Persisted) DETACH DELETE n", database_="neo4j")

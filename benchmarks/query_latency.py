@@ -36,19 +36,8 @@ from lucasrag.vocabulary import WORKSPACES  # noqa: E402
 from lucasrag_assets.ingest import run_ingest  # noqa: E402
 from lucasrag_query import query  # noqa: E402
 
-QUERIES = [
-    "where do I live?", "where did I live in 2013?", "what is my cat called?", "how do I tune postgres vacuum?",
-    "kubernetes cluster upgrade steps", "poem about the sea", "when is my tax return due?", "insurance policy number",
-    "what did I do growing up?", "who are my friends in Lisbon?", "terraform state lock", "story draft characters",
-    "pension transfer", "lease renewal", "debugging nginx", "holiday plans", "rust borrow checker", "bank account",
-    "what was my first job?", "how is grandad?",
-]
-
-
-def pct(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
-
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import QUERIES, pct  # noqa: E402
 
 def build_flat(settings: Settings) -> None:
     """One index ("flat") holding the chunks of all four workspaces, same vectors."""

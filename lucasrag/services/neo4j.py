@@ -191,6 +191,14 @@ def _pid_alive(pid: int) -> bool:
         return True
 
 
+def _default_signals() -> None:
+    """Run in the child before exec: a signal ignored by the parent stays ignored
+    across exec, and a JVM that starts with SIGTERM ignored never runs its
+    shutdown hooks (some hosts, e.g. in-process Dagster runs, ignore it)."""
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(sig, signal.SIG_DFL)
+
+
 class Neo4jServer:
     """Neo4j Community with Bolt on ``host:bolt_port`` and data under ``data_dir``."""
 
@@ -304,7 +312,7 @@ class Neo4jServer:
             out.flush()
             offset = out.tell()
             self._proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
-                                          cwd=self.data_dir, start_new_session=True)
+                                          cwd=self.data_dir, start_new_session=True, preexec_fn=_default_signals)
         self.pidfile.write_text(f"{self._proc.pid}\n")
         deadline = time.monotonic() + self.start_timeout
         while True:

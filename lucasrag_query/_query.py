@@ -6,8 +6,9 @@ import asyncio
 import time
 from collections.abc import Sequence
 from dataclasses import replace
+from pathlib import Path
 
-from lucasrag.deference import load_deference
+from lucasrag.deference import deference_path, load_deference
 from lucasrag.settings import Settings
 from lucasrag.vocabulary import WORKSPACES, check_workspace
 from lucasrag_query import _loop
@@ -40,6 +41,21 @@ def _check_args(text: str, workspaces: Sequence[str] | None, top_k: int) -> tupl
         return tuple(dict.fromkeys(check_workspace(w) for w in workspaces))
     except ValueError as exc:
         raise QueryError(str(exc)) from None
+
+
+_config_cache: dict[Path, tuple[tuple, tuple]] = {}
+
+
+def _vault_config(vault: Path) -> tuple:
+    """The deference list and temporal cues, re-read only when their files change
+    (a query should not parse YAML twice per call)."""
+    files = (deference_path(vault), vault / ".lucasrag" / "temporal.yaml")
+    stamp = tuple(f.stat().st_mtime_ns if f.is_file() else None for f in files)
+    cached = _config_cache.get(vault)
+    if cached is None or cached[0] != stamp:
+        cached = (stamp, (load_deference(vault), load_cues(files[1])))
+        _config_cache[vault] = cached
+    return cached[1]
 
 
 async def _fetch(
@@ -77,8 +93,7 @@ async def aquery(
         bridge = [bridge]
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
-    subjects = load_deference(settings.vault)
-    cues = load_cues(settings.vault / ".lucasrag" / "temporal.yaml")
+    subjects, cues = _vault_config(settings.vault)
     temporal: TemporalSignals = detect_temporal(text, now=settings.now, cues=cues)
     # The band filter sees an open archive when banding is switched off; ranking
     # keeps the query's own signals, so the ablation changes filtering only.

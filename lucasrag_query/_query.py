@@ -9,6 +9,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from lucasrag.deference import deference_path, load_deference
+from lucasrag.lexical import fuse_rankings, query_terms
 from lucasrag.settings import Settings
 from lucasrag.vocabulary import WORKSPACES, check_workspace
 from lucasrag_query import _loop
@@ -59,20 +60,23 @@ def _vault_config(vault: Path) -> tuple:
 
 
 async def _fetch(
-    ws: OpenWorkspace, text: str, vector, need: int, keep, periods=(), graph: bool = True
+    ws: OpenWorkspace, text: str, vector, need: int, keep, periods=(), graph: bool = True, keywords=()
 ) -> list[Candidate]:
     """Up to ``need`` candidates that survive the policy, asking LightRAG for
-    more (doubling) while the policy filter thins the list. A query naming a
-    year or decade also brings the nearest chunks dated in that period."""
+    more (doubling) while the policy filter thins the list. The vector (or
+    graph) hits and the keyword hits are fused by reciprocal rank. A query
+    naming a year or decade also brings the nearest chunks dated in that period."""
     # Half the workspace's share at most, so the best matches outside the period still compete.
     dated = ws.store.nearest_dated(vector, [(a.isoformat(), b.isoformat()) for a, b in periods], need // 2)
     fetch = need
     while True:
         hits = await ws.index.search(text, fetch, query_vector=vector, graph=graph)
-        ids = list(dict.fromkeys([*dated, *(h.chunk_id for h in hits)]))
+        matched = ws.store.keyword_search(keywords, fetch) if keywords else []
+        ids = list(dict.fromkeys([*dated, *fuse_rankings([[h.chunk_id for h in hits], matched])]))
         records = ws.store.get(ids)
         candidates = [Candidate.from_record(records[i]) for i in ids if i in records]
-        if len(keep(candidates)) >= need or len(hits) < fetch or fetch >= need * MAX_OVERFETCH:
+        exhausted = len(hits) < fetch and len(matched) < fetch
+        if len(keep(candidates)) >= need or exhausted or fetch >= need * MAX_OVERFETCH:
             return candidates
         fetch *= 2
 
@@ -102,6 +106,7 @@ async def aquery(
     from lucasrag.embedding import get_embedder
 
     vector = (await asyncio.to_thread(get_embedder().embed, [text]))[0]
+    keywords = query_terms(text, temporal.periods) if options.keywords else []
     timings["prepare"] = (time.perf_counter() - t0) * 1000
 
     def uncharged(cands: list[Candidate]) -> list[Candidate]:
@@ -113,7 +118,7 @@ async def aquery(
     t0 = time.perf_counter()
     need = settings.candidates_per_workspace
     fetched = await asyncio.gather(
-        *(_fetch(ws, text, vector, need, keep, temporal.periods, options.graph) for ws in opened)
+        *(_fetch(ws, text, vector, need, keep, temporal.periods, options.graph, keywords) for ws in opened)
     )
     fetched = [uncharged(per_ws) for per_ws in fetched]
     everything = [c for per_ws in fetched for c in per_ws]
@@ -124,7 +129,7 @@ async def aquery(
 
     t0 = time.perf_counter()
     stores = {ws.workspace: ws.store for ws in opened}
-    ranked = await asyncio.to_thread(rank_pool, text, vector, pool, stores, settings, temporal, options)
+    ranked = await asyncio.to_thread(rank_pool, text, vector, pool, stores, settings, temporal, options, keywords)
     timings["rerank"] = (time.perf_counter() - t0) * 1000
 
     results = [

@@ -1,5 +1,6 @@
-"""Rank the merged pool: llama.cpp cross-encoder, else embedding similarity;
-then a gentle temporal preference (newer, or inside the asked-for period)."""
+"""Rank the merged pool: llama.cpp cross-encoder, else embedding similarity
+fused with keyword (BM25) match; then a gentle temporal preference (newer, or
+inside the asked-for period)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from lucasrag import lexical
 from lucasrag.settings import Settings
 from lucasrag_query.options import DEFAULT_OPTIONS, QueryOptions
 from lucasrag_query.policy import Candidate, temporal_weight
@@ -18,6 +20,9 @@ from lucasrag_query.temporal import TemporalSignals
 #: How much the temporal weight can move a score: final = relevance × (1 − W + W × weight).
 TEMPORAL_SHARE = 0.25
 
+#: Weight of the keyword ranking against embedding similarity (1.0) in the fallback fusion.
+KEYWORD_WEIGHT = 1.0
+
 
 @dataclass
 class Ranked:
@@ -26,8 +31,27 @@ class Ranked:
     note: str | None = None
 
 
+def _keyword_scores(keywords: Sequence[str], pool: Sequence[Candidate], stores: Mapping) -> list[float]:
+    """BM25 of each candidate against the query's terms, with document frequencies
+    summed over the workspaces in the pool: one scale for the whole pool, which
+    per-workspace index scores would not give."""
+    n_docs, df = 0, {}
+    for ws in dict.fromkeys(c.workspace for c in pool):
+        n, counts = stores[ws].term_stats(keywords)
+        n_docs += n
+        for term, count in counts.items():
+            df[term] = df.get(term, 0) + count
+    return lexical.bm25(keywords, [lexical.chunk_terms(c.text, c.date) for c in pool], df, n_docs)
+
+
 def _relevance(
-    text: str, vector: np.ndarray, pool: Sequence[Candidate], stores: Mapping, settings: Settings, use_reranker: bool
+    text: str,
+    vector: np.ndarray,
+    pool: Sequence[Candidate],
+    stores: Mapping,
+    settings: Settings,
+    use_reranker: bool,
+    keywords: Sequence[str] = (),
 ):
     """Scores in [0, 1] for each candidate and the name of the ranker that made them."""
     note = None
@@ -48,8 +72,13 @@ def _relevance(
         by_ws.setdefault(c.workspace, []).append(i)
     for ws, idx in by_ws.items():
         vectors[idx] = stores[ws].vectors([pool[i].chunk_id for i in idx])
-    sims = similarity_scores(vector, vectors)
-    return [(s + 1) / 2 for s in sims], "embedding-similarity", note
+    similarity = [(s + 1) / 2 for s in similarity_scores(vector, vectors)]
+    if not keywords:
+        return similarity, "embedding-similarity", note
+    # Reciprocal-rank fusion with keyword match: names and objects the question
+    # repeats word for word are where dense similarity alone ranks worst.
+    fused = lexical.fused_scores([similarity, _keyword_scores(keywords, pool, stores)], [1.0, KEYWORD_WEIGHT])
+    return fused, "embedding-similarity", f"{note}, fused with keyword match (BM25)"
 
 
 def _temporal(c: Candidate, settings: Settings, temporal: TemporalSignals) -> float:
@@ -68,10 +97,11 @@ def rank_pool(
     settings: Settings,
     temporal: TemporalSignals,
     options: QueryOptions = DEFAULT_OPTIONS,
+    keywords: Sequence[str] = (),
 ) -> Ranked:
     if not pool:
         return Ranked([], "llama.cpp" if settings.reranker_url and options.rerank else "embedding-similarity")
-    relevance, name, note = _relevance(text, vector, pool, stores, settings, options.rerank)
+    relevance, name, note = _relevance(text, vector, pool, stores, settings, options.rerank, keywords)
     share = TEMPORAL_SHARE if options.temporal_preference else 0.0
     scored = [(c, r * (1 - share + share * _temporal(c, settings, temporal))) for c, r in zip(pool, relevance)]
     scored.sort(key=lambda cs: (-cs[1], cs[0].chunk_id))

@@ -13,6 +13,7 @@ class QueryOptions:
     rerank: bool = True  # False: ignore a configured reranker, rank by embedding similarity
     temporal_preference: bool = True  # False: no recency / period weighting of scores
     graph: bool = True  # False: vector search only, even where a workspace has an entity graph
+    keywords: bool = True  # False: no keyword (BM25) candidates and no keyword share in the fallback ranking
 
 
 DEFAULT_OPTIONS = QueryOptions()

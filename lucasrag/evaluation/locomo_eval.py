@@ -27,7 +27,8 @@ LUCASRAG = "LucasRAG query()"
 BANDING_OFF = "LucasRAG, banding off"
 DEFERENCE_OFF = "LucasRAG, deference off"
 TEMPORAL_OFF = "LucasRAG, temporal preference off"
-GRAPH_OFF = "LucasRAG, entity graph off (vector search only)"
+GRAPH_OFF = "LucasRAG, entity graph off"
+KEYWORDS_OFF = "LucasRAG, keyword match off (vector only)"
 RERANK_OFF = "LucasRAG, reranker off (embedding similarity)"
 FLAT = "flat LightRAG (naive mode)"
 BM25_CHUNKS = "BM25, same chunks"
@@ -44,6 +45,7 @@ def _variants(settings: Settings) -> dict[str, object]:
         DEFERENCE_OFF: QueryOptions(deference=False),
         TEMPORAL_OFF: QueryOptions(temporal_preference=False),
         GRAPH_OFF: QueryOptions(graph=False),
+        KEYWORDS_OFF: QueryOptions(keywords=False),
     }
     if settings.reranker_url:
         variants[RERANK_OFF] = QueryOptions(rerank=False)

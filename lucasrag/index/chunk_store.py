@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
+from lucasrag import lexical
 from lucasrag.embedding import DIM
 from lucasrag.vocabulary import ChunkRecord
 
@@ -40,7 +41,13 @@ CREATE TABLE IF NOT EXISTS docs (
     path TEXT NOT NULL,
     fingerprint TEXT NOT NULL
 );
+-- Keyword index over lexical.chunk_terms() of each chunk; rowid = chunks.rowid.
+CREATE VIRTUAL TABLE IF NOT EXISTS chunk_terms USING fts5(terms, tokenize = 'unicode61 remove_diacritics 0');
+CREATE VIRTUAL TABLE IF NOT EXISTS chunk_vocab USING fts5vocab(chunk_terms, 'row');
 """
+
+#: Bumped whenever lexical.chunk_terms() changes: an older store is re-indexed on open.
+_TERMS_VERSION = 1
 
 _COLUMNS = "chunk_id, doc_id, workspace, path, chunk_index, text, band, band_rule, date, charged, content_hash"
 
@@ -58,6 +65,7 @@ class SqliteChunkStore:
         self.path = path
         self._db = sqlite3.connect(path, check_same_thread=False)
         self._db.executescript(_SCHEMA)
+        self._backfill_terms()
 
     def close(self) -> None:
         self._db.close()
@@ -75,6 +83,25 @@ class SqliteChunkStore:
             out += [r[0] for r in self._db.execute(f"SELECT chunk_id FROM chunks WHERE doc_id IN ({marks})", batch)]
         return out
 
+    def _backfill_terms(self) -> None:
+        """(Re)index the keywords of chunks written before this version of the keyword index."""
+        if self._db.execute("PRAGMA user_version").fetchone()[0] >= _TERMS_VERSION:
+            return
+        with self._db:
+            self._db.execute("DELETE FROM chunk_terms")
+            rows = self._db.execute("SELECT rowid, text, date FROM chunks").fetchall()
+            self._db.executemany(
+                "INSERT INTO chunk_terms (rowid, terms) VALUES (?, ?)",
+                [(rowid, " ".join(lexical.chunk_terms(text, date))) for rowid, text, date in rows],
+            )
+            self._db.execute(f"PRAGMA user_version = {_TERMS_VERSION}")
+
+    def _forget_terms(self, column: str, values: Sequence[str]) -> None:
+        marks = ",".join("?" * len(values))
+        self._db.execute(
+            f"DELETE FROM chunk_terms WHERE rowid IN (SELECT rowid FROM chunks WHERE {column} IN ({marks}))", values
+        )
+
     def remove_docs(self, doc_ids: Iterable[str]) -> None:
         """Forget these documents and their chunks."""
         ids = list(doc_ids)
@@ -82,11 +109,14 @@ class SqliteChunkStore:
             for start in range(0, len(ids), 900):
                 batch = ids[start : start + 900]
                 marks = ",".join("?" * len(batch))
+                self._forget_terms("doc_id", batch)
                 self._db.execute(f"DELETE FROM chunks WHERE doc_id IN ({marks})", batch)
                 self._db.execute(f"DELETE FROM docs WHERE doc_id IN ({marks})", batch)
 
     def add_chunks(self, records: Sequence[ChunkRecord], vectors: np.ndarray) -> None:
         with self._db:
+            for start in range(0, len(records), 900):
+                self._forget_terms("chunk_id", [r.chunk_id for r in records[start : start + 900]])
             self._db.executemany(
                 f"INSERT OR REPLACE INTO chunks ({_COLUMNS}, vector) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
                 [
@@ -94,6 +124,10 @@ class SqliteChunkStore:
                      r.date, json.dumps(list(r.charged)), r.content_hash, v.astype(np.float32).tobytes())
                     for r, v in zip(records, vectors)
                 ],
+            )
+            self._db.executemany(
+                "INSERT INTO chunk_terms (rowid, terms) SELECT rowid, ? FROM chunks WHERE chunk_id = ?",
+                [(" ".join(lexical.chunk_terms(r.text, r.date)), r.chunk_id) for r in records],
             )
 
     def mark_docs(self, fingerprints: dict[str, tuple[str, str]]) -> None:
@@ -140,6 +174,25 @@ class SqliteChunkStore:
         scores = np.stack([np.frombuffer(blob, dtype=np.float32) for _, blob in rows]) @ vector
         best = np.argsort(-scores)[:k]
         return [rows[i][0] for i in best]
+
+    def keyword_search(self, query: Sequence[str], k: int) -> list[str]:
+        """Chunk ids of the ``k`` best BM25 matches for any of the ``query`` terms (see :mod:`lucasrag.lexical`)."""
+        match = lexical.fts_match(query)
+        if match is None or k < 1:
+            return []
+        rows = self._db.execute(
+            "SELECT c.chunk_id FROM (SELECT rowid, rank FROM chunk_terms WHERE chunk_terms MATCH ? ORDER BY rank LIMIT ?) m"
+            " JOIN chunks c ON c.rowid = m.rowid ORDER BY m.rank",
+            (match, k),
+        )
+        return [r[0] for r in rows]
+
+    def term_stats(self, query: Sequence[str]) -> tuple[int, dict[str, int]]:
+        """(number of chunks, chunks containing each term) — the collection statistics BM25 needs."""
+        n = self._db.execute("SELECT count(*) FROM chunks").fetchone()[0]
+        marks = ",".join("?" * len(query))
+        df = dict(self._db.execute(f"SELECT term, doc FROM chunk_vocab WHERE term IN ({marks})", list(query))) if query else {}
+        return n, df
 
     def all_records(self) -> list[ChunkRecord]:
         return [_record(r) for r in self._db.execute(f"SELECT {_COLUMNS} FROM chunks ORDER BY path, chunk_index")]

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
+from lucasrag import lexical
 from lucasrag.embedding import DIM
 from lucasrag.settings import Settings
 from lucasrag.vocabulary import ChunkRecord
@@ -38,6 +39,9 @@ CREATE TABLE IF NOT EXISTS {CHUNKS_TABLE} (
     PRIMARY KEY (workspace, chunk_id)
 );
 CREATE INDEX IF NOT EXISTS {CHUNKS_TABLE}_doc ON {CHUNKS_TABLE} (workspace, doc_id);
+-- Keyword index over lexical.chunk_terms() of each chunk ('simple': the terms are already analysed).
+ALTER TABLE {CHUNKS_TABLE} ADD COLUMN IF NOT EXISTS terms tsvector;
+CREATE INDEX IF NOT EXISTS {CHUNKS_TABLE}_terms ON {CHUNKS_TABLE} USING gin (terms);
 CREATE TABLE IF NOT EXISTS {DOCS_TABLE} (
     workspace TEXT NOT NULL,
     doc_id TEXT NOT NULL,
@@ -134,9 +138,22 @@ class PostgresChunkStore:
     def __init__(self, settings: Settings, workspace: str) -> None:
         self.workspace = workspace
         self._db = connect(settings)
+        self._backfill_terms()
 
     def close(self) -> None:
         self._db.close()
+
+    def _backfill_terms(self) -> None:
+        """Index the keywords of chunks written before the keyword index existed."""
+        rows = self._db.execute(
+            f"SELECT chunk_id, text, date FROM {CHUNKS_TABLE} WHERE workspace = %s AND terms IS NULL", (self.workspace,)
+        ).fetchall()
+        if rows:
+            with self._db.transaction(), self._db.cursor() as cur:
+                cur.executemany(
+                    f"UPDATE {CHUNKS_TABLE} SET terms = to_tsvector('simple', %s) WHERE workspace = %s AND chunk_id = %s",
+                    [(" ".join(lexical.chunk_terms(text, date)), self.workspace, cid) for cid, text, date in rows],
+                )
 
     def doc_fingerprints(self) -> dict[str, str]:
         """doc id → fingerprint of what was indexed for it (decides what changed)."""
@@ -166,17 +183,19 @@ class PostgresChunkStore:
             return
         rows = [
             (self.workspace, r.chunk_id, r.doc_id, r.path, r.chunk_index, r.text, r.band, r.band_rule, r.date,
-             json.dumps(list(r.charged)), r.content_hash, np.asarray(v, dtype=np.float32))
+             json.dumps(list(r.charged)), r.content_hash, np.asarray(v, dtype=np.float32),
+             " ".join(lexical.chunk_terms(r.text, r.date)))
             for r, v in zip(records, vectors)
         ]
         with self._db.transaction(), self._db.cursor() as cur:
             cur.executemany(
                 f"INSERT INTO {CHUNKS_TABLE} (workspace, chunk_id, doc_id, path, chunk_index, text, band, band_rule,"
-                " date, charged, content_hash, vector) VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s)"
+                " date, charged, content_hash, vector, terms)"
+                " VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s, to_tsvector('simple', %s))"
                 " ON CONFLICT (workspace, chunk_id) DO UPDATE SET doc_id = EXCLUDED.doc_id, path = EXCLUDED.path,"
                 " chunk_index = EXCLUDED.chunk_index, text = EXCLUDED.text, band = EXCLUDED.band,"
                 " band_rule = EXCLUDED.band_rule, date = EXCLUDED.date, charged = EXCLUDED.charged,"
-                " content_hash = EXCLUDED.content_hash, vector = EXCLUDED.vector",
+                " content_hash = EXCLUDED.content_hash, vector = EXCLUDED.vector, terms = EXCLUDED.terms",
                 rows,
             )
 
@@ -225,6 +244,29 @@ class PostgresChunkStore:
             params,
         )
         return [r[0] for r in rows.fetchall()]
+
+    def keyword_search(self, query: Sequence[str], k: int) -> list[str]:
+        """Chunk ids of the ``k`` best matches for any of the ``query`` terms (PostgreSQL ``ts_rank``)."""
+        if not query or k < 1:
+            return []
+        rows = self._db.execute(
+            f"SELECT chunk_id FROM {CHUNKS_TABLE}, to_tsquery('simple', %s) q"
+            " WHERE workspace = %s AND terms @@ q ORDER BY ts_rank(terms, q) DESC, chunk_id LIMIT %s",
+            (" | ".join(query), self.workspace, k),
+        )
+        return [r[0] for r in rows.fetchall()]
+
+    def term_stats(self, query: Sequence[str]) -> tuple[int, dict[str, int]]:
+        """(number of chunks, chunks containing each term) — the collection statistics BM25 needs."""
+        n = self._db.execute(f"SELECT count(*) FROM {CHUNKS_TABLE} WHERE workspace = %s", (self.workspace,)).fetchone()[0]
+        if not query:
+            return n, {}
+        rows = self._db.execute(
+            f"SELECT t, (SELECT count(*) FROM {CHUNKS_TABLE} WHERE workspace = %s AND terms @@ to_tsquery('simple', t))"
+            " FROM unnest(%s::text[]) t",
+            (self.workspace, list(query)),
+        )
+        return n, {t: c for t, c in rows.fetchall() if c}
 
     def all_records(self) -> list[ChunkRecord]:
         rows = self._db.execute(

@@ -1,0 +1,161 @@
+"""Keyword matching: one analyser for every lexical path, BM25, and rank fusion.
+
+Dense retrieval misses what keyword search finds easily — names, objects,
+places the question repeats word for word (on LoCoMo, BM25 over the same
+chunks beat MiniLM by 0.14 recall@5). The query path therefore fuses both.
+
+Every lexical path (the chunk stores' full-text indexes, the pool scoring at
+query time) uses :func:`terms`, so the document frequencies a store reports
+and the terms the query side counts are the same strings: lowercase, accents
+folded, English Snowball stems, stop words dropped. The stores index the
+space-joined terms, not the raw text, for that reason.
+
+Plain functions, no storage or LightRAG imports.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import unicodedata
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from functools import lru_cache
+
+import snowballstemmer
+
+_WORD = re.compile(r"[^\W_]+")
+
+#: Function words that carry no topic (a short list: recall matters more than index size).
+STOPWORDS = frozenset(
+    """a about above after again against all am an and any are as at be because been before being below
+    between both but by can could did do does doing down during each few for from further had has have
+    having he her here hers herself him himself his how i if in into is it its itself just me more most my
+    myself no nor not now of off on once only or other our ours ourselves out over own same she should so
+    some such than that the their theirs them themselves then there these they this those through to too
+    under until up very was we were what when where which while who whom why will with would you your
+    yours yourself yourselves s t d ll m re ve""".split()
+)
+
+#: Okapi BM25 parameters (the usual defaults).
+K1 = 1.2
+B = 0.75
+
+#: Reciprocal-rank-fusion constant (Cormack et al., 2009): damps the head of each list.
+RRF_K = 60
+
+_stemmer = snowballstemmer.stemmer("english")
+
+
+@lru_cache(maxsize=1 << 16)
+def _stem(word: str) -> str:
+    return _stemmer.stemWord(word)
+
+
+def _fold(text: str) -> str:
+    decomposed = unicodedata.normalize("NFKD", text.lower())
+    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+
+
+def terms(text: str) -> list[str]:
+    """The indexable terms of ``text``, in order, repeats kept (term frequency counts)."""
+    return [_stem(w) for w in _WORD.findall(_fold(text)) if w not in STOPWORDS]
+
+
+def date_terms(date: str | None) -> list[str]:
+    """A chunk's year and decade as terms (``"2016"``, ``"2010s"``): its date is part of
+    what it says, so "where was I working in 2016?" matches notes dated 2016 that never
+    write the year."""
+    if not date or len(date) < 4 or not date[:4].isdigit():
+        return []
+    return terms(f"{date[:4]} {date[:3]}0s")
+
+
+def chunk_terms(text: str, date: str | None) -> list[str]:
+    """What the keyword index holds for a chunk: its words, then its date's terms."""
+    return terms(text) + date_terms(date)
+
+
+def period_terms(periods: Iterable[tuple]) -> list[str]:
+    """Query terms for the periods a query named: a single year or a whole decade,
+    spelled as :func:`date_terms` spells them ("the nineties" → ``"1990s"``)."""
+    out: list[str] = []
+    for start, end in periods:
+        if start.year == end.year:
+            out += terms(str(start.year))
+        elif start.year % 10 == 0 and end.year == start.year + 9:
+            out += terms(f"{start.year}s")
+    return out
+
+
+def query_terms(text: str, periods: Iterable[tuple] = ()) -> list[str]:
+    """The distinct terms of a query, in order, plus those of the periods it names."""
+    return list(dict.fromkeys(terms(text) + period_terms(periods)))
+
+
+def idf(n_docs: int, df: int) -> float:
+    """Always-positive BM25 idf (Lucene's form)."""
+    return math.log(1 + (n_docs - df + 0.5) / (df + 0.5))
+
+
+def bm25(
+    query: Sequence[str],
+    documents: Sequence[Sequence[str]],
+    df: Mapping[str, int],
+    n_docs: int,
+    *,
+    avg_len: float | None = None,
+) -> list[float]:
+    """BM25 of each document (a list of terms) for ``query`` (distinct terms).
+
+    ``df`` and ``n_docs`` describe the whole collection the documents come from
+    (not just these documents), so a name that is rare in the vault weighs more
+    than a word every note uses. ``avg_len`` defaults to these documents' mean.
+    """
+    if not documents:
+        return []
+    lengths = [len(d) for d in documents]
+    avg = avg_len or (sum(lengths) / len(lengths)) or 1.0
+    weights = {t: idf(max(n_docs, df.get(t, 0)), df.get(t, 0)) for t in query}
+    scores = []
+    for doc, length in zip(documents, lengths):
+        counts = Counter(doc)
+        norm = K1 * (1 - B + B * length / avg)
+        scores.append(sum(w * counts[t] * (K1 + 1) / (counts[t] + norm) for t, w in weights.items() if counts[t]))
+    return scores
+
+
+def fts_match(query: Sequence[str]) -> str | None:
+    """An SQLite FTS5 MATCH expression for any of ``query`` (None when nothing is left to match)."""
+    quoted = ['"' + t.replace('"', '""') + '"' for t in query if t]
+    return " OR ".join(quoted) or None
+
+
+def fuse_rankings(rankings: Iterable[Sequence[str]], k: int = RRF_K) -> list[str]:
+    """Reciprocal rank fusion of several best-first id lists into one (ties: first seen)."""
+    scores: dict[str, float] = {}
+    for ranking in rankings:
+        for rank, item in enumerate(ranking):
+            scores[item] = scores.get(item, 0.0) + 1.0 / (k + rank + 1)
+    return sorted(scores, key=lambda i: -scores[i])
+
+
+def fused_scores(
+    score_lists: Sequence[Sequence[float]], weights: Sequence[float] | None = None, k: int = RRF_K
+) -> list[float]:
+    """Per-item weighted reciprocal-rank-fusion scores in [0, 1] from several score
+    lists over the same items.
+
+    Each list ranks the items (higher is better); an item scoring 0 in a list
+    (no keyword in common, say) gets nothing from that list. 1.0 means first
+    in every list."""
+    weights = list(weights) if weights is not None else [1.0] * len(score_lists)
+    n = len(score_lists[0]) if score_lists else 0
+    fused = [0.0] * n
+    for scores, weight in zip(score_lists, weights):
+        order = sorted(range(n), key=lambda i: -scores[i])
+        for rank, i in enumerate(order):
+            if scores[i] > 0:
+                fused[i] += weight / (k + rank + 1)
+    best = sum(weights) / (k + 1)
+    return [f / best for f in fused]

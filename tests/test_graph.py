@@ -80,7 +80,8 @@ def check_graph_invariants(settings, workspace) -> tuple[int, int]:
         rag = index._rag
         graph = rag.chunk_entity_relation_graph
         nodes = await graph.get_all_nodes()
-        edges = await graph.get_all_edges()
+        # Neo4j lists an undirected relation once from each end: one per pair of entities
+        edges = list({frozenset((e["source"], e["target"])): e for e in await graph.get_all_edges()}.values())
         names = [n["id"] for n in nodes]
         tracked = await rag.entity_chunks.get_by_ids(names)
         vectors = await rag.entities_vdb.get_by_ids([compute_mdhash_id(n, prefix="ent-") for n in names])

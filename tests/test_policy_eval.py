@@ -190,7 +190,7 @@ def test_policy_eval_end_to_end_on_a_generated_vault(tmp_path):
             # unbridged: a hint per subject, and no charged note returned
             assert outcome.passed, (outcome.query, outcome.reasons)
     assert report.ingest["status_accuracy"] >= 0.9
-    assert set(report.ablations) == {"banding_off", "deference_off", "temporal_preference_off"}
+    assert set(report.ablations) == {"banding_off", "deference_off", "temporal_preference_off", "keywords_off"}
     # care switched off: the charged notes that were withheld come back
     summary = report.ablation_summary()
     assert summary["deference_off"]["charged_notes_returned"] > summary["baseline"]["charged_notes_returned"]

@@ -37,7 +37,8 @@ KINDS = ("present_fact", "archive_year", "archive_cue", "charged_withheld", "cha
 #: name → (QueryOptions switches, checks not judged: with banding off the archive is open by construction)
 ABLATIONS = {"banding_off": ({"banding": False}, frozenset({"archive_open", "archive_closed"})),
              "deference_off": ({"deference": False}, frozenset()),
-             "temporal_preference_off": ({"temporal_preference": False}, frozenset())}
+             "temporal_preference_off": ({"temporal_preference": False}, frozenset()),
+             "keywords_off": ({"keywords": False}, frozenset())}
 
 
 @dataclass

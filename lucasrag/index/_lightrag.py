@@ -767,6 +767,13 @@ class WorkspaceIndex:
         if inner is not None:  # NetworkX: count without copying every node
             g = await inner()
             return g.number_of_nodes(), g.number_of_edges()
+        if getattr(graph, "_driver", None) is not None:  # Neo4j: count in the database, not in Python
+            label = graph._get_workspace_label()
+            query = (f"MATCH (n:`{label}`) WITH count(n) AS nodes "
+                     f"OPTIONAL MATCH (:`{label}`)-[r]->(:`{label}`) RETURN nodes, count(r) AS edges")
+            async with graph._driver.session(database=graph._DATABASE, default_access_mode="READ") as session:
+                record = await (await session.run(query)).single()
+            return int(record["nodes"]), int(record["edges"])
         return len(await graph.get_all_nodes()), len(await graph.get_all_edges())
 
     async def graph_entities(self, names: Sequence[str] | None = None) -> list[dict]:

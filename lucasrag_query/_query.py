@@ -61,11 +61,12 @@ def _vault_config(vault: Path) -> tuple:
 
 async def _fetch(
     ws: OpenWorkspace, text: str, vector, need: int, keep, periods=(), graph: bool = True, keywords=()
-) -> list[Candidate]:
+) -> tuple[list[Candidate], list[str]]:
     """Up to ``need`` candidates that survive the policy, asking LightRAG for
     more (doubling) while the policy filter thins the list. The vector (or
     graph) hits and the keyword hits are fused by reciprocal rank. A query
-    naming a year or decade also brings the nearest chunks dated in that period."""
+    naming a year or decade also brings the nearest chunks dated in that period.
+    Returns the candidates and the ids of those reached through the entity graph."""
     # Half the workspace's share at most, so the best matches outside the period still compete.
     dated = ws.store.nearest_dated(vector, [(a.isoformat(), b.isoformat()) for a, b in periods], need // 2)
     fetch = need
@@ -77,7 +78,7 @@ async def _fetch(
         candidates = [Candidate.from_record(records[i]) for i in ids if i in records]
         exhausted = len(hits) < fetch and len(matched) < fetch
         if len(keep(candidates)) >= need or exhausted or fetch >= need * MAX_OVERFETCH:
-            return candidates
+            return candidates, [h.chunk_id for h in hits if h.graph]
         fetch *= 2
 
 
@@ -120,7 +121,8 @@ async def aquery(
     fetched = await asyncio.gather(
         *(_fetch(ws, text, vector, need, keep, temporal.periods, options.graph, keywords) for ws in opened)
     )
-    fetched = [uncharged(per_ws) for per_ws in fetched]
+    reached = {cid for _, ids in fetched for cid in ids}
+    fetched = [uncharged(per_ws) for per_ws, _ in fetched]
     everything = [c for per_ws in fetched for c in per_ws]
     outcome = apply_policy(everything, temporal=gate, subjects=subjects, bridge=bridge)
     kept_ids = {c.chunk_id for c in outcome.kept}
@@ -129,7 +131,9 @@ async def aquery(
 
     t0 = time.perf_counter()
     stores = {ws.workspace: ws.store for ws in opened}
-    ranked = await asyncio.to_thread(rank_pool, text, vector, pool, stores, settings, temporal, options, keywords)
+    ranked = await asyncio.to_thread(
+        rank_pool, text, vector, pool, stores, settings, temporal, options, keywords, reached
+    )
     timings["rerank"] = (time.perf_counter() - t0) * 1000
 
     results = [

@@ -5,7 +5,7 @@ inside the asked-for period)."""
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -20,8 +20,9 @@ from lucasrag_query.temporal import TemporalSignals
 #: How much the temporal weight can move a score: final = relevance × (1 − W + W × weight).
 TEMPORAL_SHARE = 0.25
 
-#: Weight of the keyword ranking against embedding similarity (1.0) in the fallback fusion.
+#: Weights of the keyword and graph-reach rankings against embedding similarity (1.0) in the fallback fusion.
 KEYWORD_WEIGHT = 1.0
+GRAPH_WEIGHT = 1.0
 
 
 @dataclass
@@ -52,6 +53,7 @@ def _relevance(
     settings: Settings,
     use_reranker: bool,
     keywords: Sequence[str] = (),
+    reached: Collection[str] = frozenset(),
 ):
     """Scores in [0, 1] for each candidate and the name of the ranker that made them."""
     note = None
@@ -73,12 +75,21 @@ def _relevance(
     for ws, idx in by_ws.items():
         vectors[idx] = stores[ws].vectors([pool[i].chunk_id for i in idx])
     similarity = [(s + 1) / 2 for s in similarity_scores(vector, vectors)]
-    if not keywords:
+    lists, weights, names = [similarity], [1.0], []
+    # Reciprocal-rank fusion: names and objects the question repeats word for word
+    # are where dense similarity alone ranks worst; a chunk reached through an
+    # entity the query named may share no word with it at all.
+    if keywords:
+        lists.append(_keyword_scores(keywords, pool, stores))
+        weights.append(KEYWORD_WEIGHT)
+        names.append("keyword match (BM25)")
+    if any(c.chunk_id in reached for c in pool):
+        lists.append([similarity[i] if c.chunk_id in reached else 0.0 for i, c in enumerate(pool)])
+        weights.append(GRAPH_WEIGHT)
+        names.append("entity-graph reach")
+    if not names:
         return similarity, "embedding-similarity", note
-    # Reciprocal-rank fusion with keyword match: names and objects the question
-    # repeats word for word are where dense similarity alone ranks worst.
-    fused = lexical.fused_scores([similarity, _keyword_scores(keywords, pool, stores)], [1.0, KEYWORD_WEIGHT])
-    return fused, "embedding-similarity", f"{note}, fused with keyword match (BM25)"
+    return lexical.fused_scores(lists, weights), "embedding-similarity", f"{note}, fused with {' and '.join(names)}"
 
 
 def _temporal(c: Candidate, settings: Settings, temporal: TemporalSignals) -> float:
@@ -98,10 +109,11 @@ def rank_pool(
     temporal: TemporalSignals,
     options: QueryOptions = DEFAULT_OPTIONS,
     keywords: Sequence[str] = (),
+    reached: Collection[str] = frozenset(),
 ) -> Ranked:
     if not pool:
         return Ranked([], "llama.cpp" if settings.reranker_url and options.rerank else "embedding-similarity")
-    relevance, name, note = _relevance(text, vector, pool, stores, settings, options.rerank, keywords)
+    relevance, name, note = _relevance(text, vector, pool, stores, settings, options.rerank, keywords, reached)
     share = TEMPORAL_SHARE if options.temporal_preference else 0.0
     scored = [(c, r * (1 - share + share * _temporal(c, settings, temporal))) for c, r in zip(pool, relevance)]
     scored.sort(key=lambda cs: (-cs[1], cs[0].chunk_id))

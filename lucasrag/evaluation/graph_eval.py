@@ -12,7 +12,7 @@ Two datasets:
   ``lucasrag.evaluation.locomo_eval``), evidence recall@k of the personal
   workspace's candidates and of ``query()``.
 
-Each index is built once (graph on, the default); "without the graph" is the
+Each index is built once with the graph on; "without the graph" is the
 same index searched in naive mode (``QueryOptions(graph=False)``), so both
 columns see exactly the same chunks.
 
@@ -114,7 +114,7 @@ def build_sample(out: Path, log=print) -> Settings:
     for rel, text in EVAL_NOTES.items():
         (vault / rel).parent.mkdir(parents=True, exist_ok=True)
         (vault / rel).write_text(text)
-    settings = Settings.from_env(vault=vault.resolve(), data=data.resolve(), now=Settings.from_env().now)
+    settings = Settings.from_env(vault=vault.resolve(), data=data.resolve(), now=Settings.from_env().now, graph=True)
     t0 = time.perf_counter()
     summary = run_ingest(settings)
     log(f"sample vault ingested in {time.perf_counter() - t0:.1f}s; graph: " + ", ".join(
@@ -198,7 +198,7 @@ def _locomo_conversation(data_path: Path, out: Path, index: int, questions: int 
 
     logging.getLogger("alembic").setLevel(logging.WARNING)
     conv = load_locomo(data_path)[index]
-    settings, prepared = _prepare(conv, out, log)
+    settings, prepared = _prepare(conv, out, log, graph=True)
     facts = {k: v for k, v in prepared["facts"].items() if k != "chunk_words"}
     rows = []
     store = open_chunk_store(settings, "personal")

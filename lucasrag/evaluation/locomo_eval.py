@@ -56,15 +56,16 @@ def _strip_markers(text: str) -> str:
     return TURN_MARKER.sub(" ", text)
 
 
-def _prepare(conv: Conversation, root: Path, log: Log) -> tuple[Settings, dict]:
-    """Write the vault, ingest it, build the flat index; return settings and facts."""
+def _prepare(conv: Conversation, root: Path, log: Log, **overrides) -> tuple[Settings, dict]:
+    """Write the vault, ingest it, build the flat index; return settings and facts.
+    ``overrides`` replace settings (``graph=True`` for the graph evaluation)."""
     from lucasrag.index.stores import open_chunk_store
     from lucasrag_assets.ingest import run_ingest
     from lucasrag_query import _loop
 
     vault, data = root / conv.sample_id / "vault", root / conv.sample_id / "data"
     notes_written = write_vault(conv, vault)
-    settings = Settings.from_env(vault=vault.resolve(), data=data.resolve(), now=conv.now)
+    settings = Settings.from_env(vault=vault.resolve(), data=data.resolve(), now=conv.now, **overrides)
     t0 = time.perf_counter()
     summary = run_ingest(settings)
     ingest_s = time.perf_counter() - t0

@@ -284,6 +284,7 @@ def _quiet_lightrag() -> None:
 class Hit:
     chunk_id: str
     text: str
+    graph: bool = False  # a chunk that supports an entity the query named (reached through the graph)
 
 
 # LightRAG keeps its JSON stores in process-wide dicts keyed by workspace name
@@ -477,7 +478,8 @@ class WorkspaceIndex:
         chunks = (data.get("data") or {}).get("chunks") or []
         # mix mode merges vector, entity and relation chunks round-robin: the same
         # number of candidates as naive mode, each of them once
-        hits = {c["chunk_id"]: Hit(c["chunk_id"], c["content"]) for c in chunks if c.get("chunk_id")}
+        hits = {c["chunk_id"]: Hit(c["chunk_id"], c["content"], c["chunk_id"] in plan.reached)
+                for c in chunks if c.get("chunk_id")}
         return list(hits.values())[:top_k]
 
     async def naive_query(self, text: str, top_k: int) -> list[Hit]:
@@ -851,12 +853,13 @@ class WorkspaceIndex:
                 kept.append(name)
         if not kept:
             return None
+        sources = {n: _tracked_sources(row, None) for n, row in zip(kept, await self._rag.entity_chunks.get_by_ids(kept))}
         if GRAPH_SKIP_HUBS:
-            tracked = await self._rag.entity_chunks.get_by_ids(kept)
-            kept = [n for n, row in zip(kept, tracked) if len(_tracked_sources(row, None)) <= top_k]
+            kept = [n for n in kept if len(sources[n]) <= top_k]
         if not kept:
             return None
         ll = kept[:GRAPH_QUERY_ENTITIES]
+        reached = frozenset(c for n in ll for c in sources[n])
         hl = list(terms.words)[:GRAPH_QUERY_WORDS] if GRAPH_USE_RELATIONS else []
         strings = [", ".join(ll)] + ([", ".join(hl)] if hl else [])
         # LightRAG embeds the keyword strings; the low-level one only feeds the entity
@@ -868,7 +871,7 @@ class WorkspaceIndex:
         # LightRAG finds entities by vector similarity to the keyword string (every
         # workspace keeps cosine_better_than_threshold at -1, so it always returns top_k
         # of them): ask for as many as the query named, which are the nearest.
-        return _GraphPlan(ll, hl, strings, vectors, len(ll) + GRAPH_EXTRA_ENTITIES)
+        return _GraphPlan(ll, hl, strings, vectors, len(ll) + GRAPH_EXTRA_ENTITIES, reached)
 
     def _route_entity_lookup(self) -> None:
         """Let a graph query name its entities exactly.
@@ -1045,6 +1048,7 @@ class _GraphPlan:
     strings: list[str]  # the keyword strings LightRAG will embed
     vectors: np.ndarray
     entity_top_k: int
+    reached: frozenset[str]  # the chunks supporting the named entities
 
 
 @dataclass

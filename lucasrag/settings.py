@@ -97,7 +97,7 @@ class Settings:
     reranker_timeout_s: float = 10.0
     rerank_max_chars: int = 1200
     # entity graph (see docs/graph.md)
-    graph: bool = False  # off by default: it did not improve query() recall (docs/graph.md)
+    graph: bool = True  # LUCASRAG_GRAPH=0 turns it off (chunks only; docs/graph.md)
     llm_url: str | None = None
     llm_model: str = "local"
     llm_timeout_s: float = 120.0
@@ -126,7 +126,7 @@ class Settings:
             reranker_url=_env("LUCASRAG_RERANKER_URL"),
             reranker_timeout_s=_float("LUCASRAG_RERANKER_TIMEOUT", 10.0),
             rerank_max_chars=_int("LUCASRAG_RERANK_MAX_CHARS", 1200),
-            graph=_bool("LUCASRAG_GRAPH", False),
+            graph=_bool("LUCASRAG_GRAPH", True),
             llm_url=_env("LUCASRAG_LLM_URL"),
             llm_model=_env("LUCASRAG_LLM_MODEL", "local"),
             llm_timeout_s=_float("LUCASRAG_LLM_TIMEOUT", 120.0),

@@ -89,8 +89,21 @@ def postgres_server() -> PostgresService:
             pytest.fail(f"could not start the test PostgreSQL: {exc}", pytrace=False)
         yield PostgresService(dsn=server.ensure_database(TEST_DATABASE), admin_dsn=server.dsn, server=server)
     finally:
+        _close_query_indexes()
         server.stop()
         shutil.rmtree(root, ignore_errors=True)
+
+
+def _close_query_indexes() -> None:
+    """Close the indexes ``query()`` kept open, before their servers stop: a pool left
+    open would otherwise log reconnection failures after the session's summary."""
+    from lucasrag_query import _loop
+    from lucasrag_query._indexes import close_all
+
+    try:
+        _loop.run(close_all())
+    except Exception as exc:  # a server already gone: nothing left to close cleanly
+        warnings.warn(f"closing the query indexes at teardown: {exc}", stacklevel=1)
 
 
 @pytest.fixture(scope="session")
@@ -111,6 +124,7 @@ def neo4j_server() -> Neo4jService:
             pytest.fail(f"could not start the test Neo4j: {exc}", pytrace=False)
         yield Neo4jService(uri=server.uri, server=server)
     finally:
+        _close_query_indexes()
         try:
             server.stop()
         except ServiceError as exc:  # killed after the timeout; the clean stop is tested on its own server

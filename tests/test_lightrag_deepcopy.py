@@ -7,7 +7,7 @@ import copy
 import numpy as np
 
 from lucasrag.embedding import get_embedder
-from lucasrag.index._lightrag import _VectorCache
+from lucasrag.index._lightrag._setup import _VectorCache
 
 
 def test_tokenizer_adapter_is_shared_by_deepcopy():

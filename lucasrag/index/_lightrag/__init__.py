@@ -1,0 +1,31 @@
+"""The one package that calls into LightRAG.
+
+LightRAG's API moves between minor versions and its modules run to thousands of
+lines; everything LucasRAG needs from it goes through the small surface below.
+
+Design choice: LucasRAG chunks, bands and embeds notes itself, then writes the
+chunks into each workspace's LightRAG storages directly (``text_chunks``,
+``chunks_vdb``, ``full_docs``, ``doc_status``) and flushes once per batch. That
+keeps chunk ids 1:1 with our chunk table, needs no LLM, and avoids LightRAG's
+per-document pipeline (which rewrites every JSON store once per document).
+Retrieval goes through LightRAG's own ``aquery_data``.
+
+The package is split by concern, every module private: ``_setup`` (storages,
+the embedding seam, LightRAG's process-wide state), ``_production`` (PostgreSQL
+pools and Neo4j batches), ``_index`` (chunks: write, delete, search),
+``_graph_write`` / ``_graph_read`` / ``_graph_llm`` (the entity graph) and
+``_graph_rows`` (the row formats LightRAG's own merge writes).
+"""
+
+import os
+
+# LightRAG reads these at import time; a stray value would redirect every
+# workspace into one (see docs/design.md, "workspace isolation").
+for _var in ("WORKSPACE", "NEO4J_WORKSPACE", "POSTGRES_WORKSPACE", "ENTITY_TYPES"):
+    os.environ.pop(_var, None)
+os.environ.setdefault("LIGHTRAG_LOAD_DOTENV", "false")
+
+from lucasrag.index._lightrag._graph_rows import GraphStats  # noqa: E402
+from lucasrag.index._lightrag._index import Hit, WorkspaceIndex  # noqa: E402
+
+__all__ = ["GraphStats", "Hit", "WorkspaceIndex"]

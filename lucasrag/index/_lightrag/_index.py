@@ -1,0 +1,228 @@
+"""One workspace's LightRAG instance: chunks in, chunks out (see the package docstring)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timezone
+
+import numpy as np
+
+from lucasrag.embedding import DIM, get_embedder
+from lucasrag.index._lightrag._graph_llm import LlmExtraction
+from lucasrag.index._lightrag._graph_read import _EXACT_ENTITIES, GraphReader
+from lucasrag.index._lightrag._graph_write import GraphWriter
+from lucasrag.index._lightrag._production import _configure_production, _loop_lock, _require_services
+from lucasrag.index._lightrag._setup import (
+    _STORAGES,
+    EMBEDDING_MODEL_NAME,
+    _load_fresh_if_moved,
+    _no_llm,
+    _quiet_lightrag,
+    _VectorCache,
+)
+from lucasrag.settings import Settings
+from lucasrag.vocabulary import ChunkRecord
+
+
+@dataclass(frozen=True)
+class Hit:
+    chunk_id: str
+    text: str
+    graph: bool = False  # a chunk that supports an entity the query named (reached through the graph)
+
+
+class WorkspaceIndex(GraphWriter, GraphReader, LlmExtraction):
+    """One workspace's LightRAG instance (open with ``await WorkspaceIndex.open``)."""
+
+    def __init__(self, rag, workspace: str, vectors: _VectorCache) -> None:
+        self._rag = rag
+        self.workspace = workspace
+        self._vectors = vectors
+
+    @classmethod
+    async def open(cls, settings: Settings, workspace: str) -> "WorkspaceIndex":
+        from lightrag import LightRAG
+        from lightrag.utils import EmbeddingFunc, Tokenizer
+
+        _quiet_lightrag()
+        vectors = _VectorCache()
+        embedder = get_embedder()
+        working_dir = settings.index_dir
+        working_dir.mkdir(parents=True, exist_ok=True)
+        if settings.profile == "embedded":
+            _load_fresh_if_moved(workspace, working_dir)
+        production = settings.profile == "production"
+        if production:
+            # Before LightRAG retries a dead server for minutes: name the service and the setting.
+            await asyncio.to_thread(_require_services, settings)
+        # Production storages read the process environment while they initialise:
+        # one open at a time per loop, each with its own settings in place.
+        async with _loop_lock("open") if production else contextlib.nullcontext():
+            if production:
+                _configure_production(settings)
+            rag = LightRAG(
+                working_dir=str(working_dir),
+                workspace=workspace,
+                embedding_func=EmbeddingFunc(
+                    embedding_dim=DIM, max_token_size=256, func=vectors.embed, model_name=EMBEDDING_MODEL_NAME
+                ),
+                llm_model_func=_no_llm,
+                tokenizer=Tokenizer("all-MiniLM-L6-v2", embedder.tokenizer),
+                vector_db_storage_cls_kwargs={"cosine_better_than_threshold": -1.0},
+                **_STORAGES[settings.profile],
+            )
+            try:
+                await rag.initialize_storages()
+            except BaseException:
+                with contextlib.suppress(Exception):
+                    await rag.finalize_storages()
+                raise
+        return cls(rag, workspace, vectors)
+
+    async def close(self) -> None:
+        await self._rag.finalize_storages()
+
+    async def write(self, records: Sequence[ChunkRecord], vectors: np.ndarray, full_texts: dict[str, str]) -> None:
+        """Insert chunks (with their precomputed vectors) and their documents, then flush."""
+        if not records:
+            return
+        rag = self._rag
+        tokenizer = rag.tokenizer
+        self._vectors.add([r.text for r in records], vectors)
+        chunks = {
+            r.chunk_id: {
+                "content": r.text,
+                "full_doc_id": r.doc_id,
+                "tokens": len(tokenizer.encode(r.text)),
+                "chunk_order_index": r.chunk_index,
+                "file_path": r.path,
+            }
+            for r in records
+        }
+        paths = {r.doc_id: r.path for r in records}
+        now = datetime.now(timezone.utc).isoformat()
+        chunk_ids: dict[str, list[str]] = {}
+        for r in records:
+            chunk_ids.setdefault(r.doc_id, []).append(r.chunk_id)
+        status = {
+            doc_id: {
+                "status": "processed",
+                "content_summary": full_texts[doc_id][:100],
+                "content_length": len(full_texts[doc_id]),
+                "chunks_count": len(ids),
+                "chunks_list": ids,
+                "file_path": paths[doc_id],
+                "created_at": now,
+                "updated_at": now,
+            }
+            for doc_id, ids in chunk_ids.items()
+        }
+        await asyncio.gather(
+            rag.chunks_vdb.upsert(chunks),
+            rag.text_chunks.upsert(chunks),
+            rag.full_docs.upsert({d: {"content": full_texts[d], "file_path": paths[d]} for d in chunk_ids}),
+            rag.doc_status.upsert(status),
+        )
+
+    async def delete(self, doc_ids: Iterable[str], chunk_ids: Iterable[str]) -> None:
+        doc_ids, chunk_ids = list(doc_ids), list(chunk_ids)
+        if not doc_ids and not chunk_ids:
+            return
+        rag = self._rag
+        await asyncio.gather(
+            rag.chunks_vdb.delete(chunk_ids),
+            rag.text_chunks.delete(chunk_ids),
+            rag.full_docs.delete(doc_ids),
+            rag.doc_status.delete(doc_ids),
+        )
+
+    async def flush(self) -> None:
+        """Persist every pending write (one file write per store on the embedded profile)."""
+        rag = self._rag
+        stores = (rag.chunks_vdb, rag.text_chunks, rag.full_docs, rag.doc_status, *self._graph_stores())
+        await asyncio.gather(*(s.index_done_callback() for s in stores))
+        self._vectors.clear()
+
+    async def search(
+        self, text: str, top_k: int, *, query_vector: np.ndarray | None = None, keywords: Sequence[str] = (),
+        graph: bool = True,
+    ) -> list[Hit]:
+        """Retrieval only (no generation, no LLM): at most ``top_k`` of our chunks.
+
+        LightRAG's naive vector search; ``mix`` mode (vector chunks merged with the
+        chunks of the entities the query names, see ``_graph_plan``) when ``graph`` is
+        on and the query names an entity of this workspace's graph.
+
+        ``query_vector``, when given, spares a second embedding of the same query
+        (the federated query embeds it once for all workspaces)."""
+        from lightrag import QueryParam
+
+        plan = await self._graph_plan(text, keywords, top_k) if graph else None
+        if plan is None:
+            # Plain vector search straight from LightRAG's chunk vector store:
+            # aquery_data would re-tokenize the whole candidate list twice (to
+            # fit a context window we never build), which dominated query time.
+            rows = await self._rag.chunks_vdb.query(
+                text, top_k=top_k, query_embedding=None if query_vector is None else query_vector.tolist()
+            )
+            return [Hit(r["id"], r.get("content") or "") for r in rows][:top_k]
+        if query_vector is not None:
+            self._vectors.add([text], query_vector[None, :])
+        if plan is not None:
+            self._vectors.add(plan.strings, plan.vectors)
+
+        param = QueryParam(
+            mode="mix" if plan is not None else "naive",
+            chunk_top_k=top_k,
+            top_k=plan.entity_top_k if plan is not None else top_k,
+            max_total_tokens=10_000_000,  # its default silently trims the candidate list
+            enable_rerank=False,
+            hl_keywords=plan.hl if plan is not None else list(keywords),
+            ll_keywords=plan.ll if plan is not None else list(keywords),
+        )
+        exact = _EXACT_ENTITIES.set(plan.ll if plan is not None else None)
+        if plan is not None:
+            self._route_entity_lookup()
+        try:
+            data = await self._rag.aquery_data(text, param)
+        finally:
+            _EXACT_ENTITIES.reset(exact)
+            if query_vector is not None:  # one vector per query would otherwise pile up
+                self._vectors.discard([text])
+            if plan is not None:
+                self._vectors.discard(plan.strings)
+        chunks = (data.get("data") or {}).get("chunks") or []
+        # mix mode merges vector, entity and relation chunks round-robin: the same
+        # number of candidates as naive mode, each of them once
+        hits = {c["chunk_id"]: Hit(c["chunk_id"], c["content"], c["chunk_id"] in plan.reached)
+                for c in chunks if c.get("chunk_id")}
+        return list(hits.values())[:top_k]
+
+    async def naive_query(self, text: str, top_k: int) -> list[Hit]:
+        """LightRAG's own naive-mode retrieval (``aquery_data``), for baselines:
+        the path a plain LightRAG user gets, context assembly included."""
+        from lightrag import QueryParam
+
+        param = QueryParam(
+            mode="naive", chunk_top_k=top_k, top_k=top_k, max_total_tokens=10_000_000, enable_rerank=False
+        )
+        data = await self._rag.aquery_data(text, param)
+        return [Hit(c["chunk_id"], c["content"]) for c in (data.get("data") or {}).get("chunks") or []]
+
+    async def stored_chunks(self, chunk_ids: Sequence[str]) -> dict[str, str]:
+        """chunk id → text for the ids LightRAG holds (for checks and tools)."""
+        rows = await self._rag.text_chunks.get_by_ids(list(chunk_ids))
+        return {cid: row["content"] for cid, row in zip(chunk_ids, rows) if row}
+
+    async def stored_vectors(self, chunk_ids: Sequence[str]) -> set[str]:
+        """The ids among ``chunk_ids`` that the vector store holds."""
+        rows = await self._rag.chunks_vdb.get_by_ids(list(chunk_ids))
+        return {cid for cid, row in zip(chunk_ids, rows) if row}
+
+    async def stored_documents(self, doc_ids: Sequence[str]) -> dict[str, str]:
+        """doc id → full text for the ids LightRAG holds (``lucasrag migrate`` copies them)."""
+        rows = await self._rag.full_docs.get_by_ids(list(doc_ids))
+        return {d: row["content"] for d, row in zip(doc_ids, rows) if row}

@@ -1,0 +1,177 @@
+"""The production profile's LightRAG storages: PostgreSQL client pools per (loop, server,
+database), batched Neo4j deletes, and the settings LightRAG reads from the environment."""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import os
+
+from lucasrag.settings import Settings
+
+# Session settings of every pooled PostgreSQL connection. All workspaces share one
+# vector table with one HNSW index; a plain HNSW scan filtered by ``workspace``
+# can return fewer than LIMIT rows (it filters ef_search candidates after the
+# scan). pgvector >= 0.8 keeps scanning until the filter has yielded LIMIT rows.
+PG_SERVER_SETTINGS = "hnsw.iterative_scan=relaxed_order&hnsw.ef_search=100"
+
+# ---------------------------------------------------------------------------
+# Production profile: PostgreSQL client pools per (event loop, server, database).
+#
+# LightRAG 1.5.7 keeps ONE process-wide asyncpg pool (``ClientManager``), bound
+# to the event loop and the ``POSTGRES_*`` environment of whoever opened it
+# first. LucasRAG opens indexes from several loops in one process (the query
+# side's background loop, ``asyncio.run`` in each Dagster index step) and, in
+# tests, against several databases: one shared pool would be used from a loop it
+# does not belong to, or silently point at the wrong database. The two
+# ClientManager methods below replace it with a pool per (loop, host, port,
+# user, database), reference-counted exactly as LightRAG's own. The target comes
+# from the opening task's context (``_pg_target``), not the environment, and the
+# ``workspace`` override (``POSTGRES_WORKSPACE`` / ./config.ini) is always cleared.
+# ---------------------------------------------------------------------------
+
+_pg_target: contextvars.ContextVar[dict | None] = contextvars.ContextVar("lucasrag_pg_target", default=None)
+_pg_clients: dict[tuple, list] = {}  # key → [loop, PostgreSQLDB, references]
+_loop_locks: dict[tuple[str, int], tuple[asyncio.AbstractEventLoop, asyncio.Lock]] = {}
+
+
+def _loop_lock(name: str) -> asyncio.Lock:
+    """An asyncio lock of the running loop (created on first use; the loop is kept so its id is never reused)."""
+    loop = asyncio.get_running_loop()
+    entry = _loop_locks.get((name, id(loop)))
+    if entry is None or entry[0] is not loop:
+        entry = _loop_locks[(name, id(loop))] = (loop, asyncio.Lock())
+    return entry[1]
+
+
+def _pg_config(dsn: str) -> dict:
+    """LightRAG PostgreSQLDB config keys from a DSN (URL or ``key=value`` conninfo)."""
+    from psycopg.conninfo import conninfo_to_dict
+
+    params = conninfo_to_dict(dsn)
+    config = {
+        "host": params.get("host") or params.get("hostaddr") or "127.0.0.1",
+        "port": int(params.get("port") or 5432),
+        "user": params.get("user") or "postgres",
+        # PostgreSQLDB insists on a password; a trust-auth server ignores it
+        "password": params.get("password") or "unused",
+        "database": params.get("dbname") or "postgres",
+        "workspace": None,
+        "server_settings": PG_SERVER_SETTINGS,
+    }
+    if params.get("sslmode"):
+        config["ssl_mode"] = params["sslmode"]
+    return config
+
+
+def _install_pg_client_pools() -> None:
+    from lightrag.kg import postgres_impl as pg
+
+    manager = pg.ClientManager
+    if getattr(manager, "_lucasrag_pools", False):
+        return
+
+    async def get_client(cls, vector_storage: str | None = None):
+        config = cls.get_config(vector_storage=vector_storage)
+        config.update(_pg_target.get() or {})
+        config["workspace"] = None  # the storage's own workspace always wins
+        signature = cls._build_vector_signature(config, vector_storage)
+        loop = asyncio.get_running_loop()
+        key = (id(loop), str(config["host"]), str(config["port"]), str(config["user"]), str(config["database"]),
+               repr(sorted(signature.items())))
+        async with _loop_lock("pg-client"):
+            entry = _pg_clients.get(key)
+            if entry is None or entry[0] is not loop:
+                db = pg.PostgreSQLDB(config)
+                await db.initdb()
+                await db.check_tables()
+                entry = _pg_clients[key] = [loop, db, 0]
+            entry[2] += 1
+            return entry[1]
+
+    async def release_client(cls, db) -> None:
+        if db is None:
+            return
+        for key, entry in list(_pg_clients.items()):
+            if entry[1] is db:
+                entry[2] -= 1
+                if entry[2] <= 0:
+                    del _pg_clients[key]
+                    if db.pool is not None:
+                        await db.pool.close()
+                return
+        if db.pool is not None:
+            await db.pool.close()
+
+    manager.get_client = classmethod(get_client)
+    manager.release_client = classmethod(release_client)
+    manager._lucasrag_pools = True
+
+
+_NEO4J_BATCH = 1000
+
+
+def _install_neo4j_batch_deletes() -> None:
+    """LightRAG 1.5.7's Neo4JStorage.remove_nodes / remove_edges run one transaction per node
+    or edge (≈50 ms each here: removing one note's graph cost seconds). Same Cypher, one
+    UNWIND per thousand ids; the driver's managed transactions retry transient errors."""
+    from lightrag.kg import neo4j_impl as nj
+
+    storage = nj.Neo4JStorage
+    if getattr(storage, "_lucasrag_batch_deletes", False):
+        return
+
+    async def _write_batches(self, query: str, rows: list) -> None:
+        async def run(tx, batch):
+            result = await tx.run(query, rows=batch)
+            await result.consume()
+
+        async with self._driver.session(database=self._DATABASE) as session:
+            for start in range(0, len(rows), _NEO4J_BATCH):
+                await session.execute_write(run, rows[start : start + _NEO4J_BATCH])
+
+    async def remove_nodes(self, nodes: list[str]) -> None:
+        ids = list(dict.fromkeys(nodes))
+        if ids:
+            label = self._get_workspace_label()
+            await _write_batches(
+                self, f"UNWIND $rows AS id MATCH (n:`{label}` {{entity_id: id}}) DETACH DELETE n", ids
+            )
+
+    async def remove_edges(self, edges: list[tuple[str, str]]) -> None:
+        pairs = [list(p) for p in dict.fromkeys(tuple(sorted((s, t))) for s, t in edges)]
+        if pairs:
+            label = self._get_workspace_label()
+            await _write_batches(
+                self,
+                f"UNWIND $rows AS p MATCH (a:`{label}` {{entity_id: p[0]}})-[r]-(b:`{label}` {{entity_id: p[1]}}) "
+                "DELETE r",
+                pairs,
+            )
+
+    storage.remove_nodes = remove_nodes
+    storage.remove_edges = remove_edges
+    storage._lucasrag_batch_deletes = True
+
+
+def _require_services(settings: Settings) -> None:
+    """A clear :class:`~lucasrag.services.ServiceError` (service + setting) when a server is down."""
+    from lucasrag.services import require_neo4j, require_postgres
+
+    require_postgres(settings.postgres_dsn)
+    require_neo4j(settings.neo4j_uri, auth=(settings.neo4j_user, settings.neo4j_password))
+
+
+def _configure_production(settings: Settings) -> None:
+    """Point LightRAG's PG*/Neo4J storages at the settings' servers (call right before construction)."""
+    from lucasrag.services import lightrag_env
+
+    _install_pg_client_pools()
+    _install_neo4j_batch_deletes()
+    os.environ.update(
+        lightrag_env(settings.postgres_dsn, settings.neo4j_uri, neo4j_user=settings.neo4j_user,
+                     neo4j_password=settings.neo4j_password)
+    )
+    for var in ("WORKSPACE", "NEO4J_WORKSPACE", "POSTGRES_WORKSPACE"):
+        os.environ.pop(var, None)
+    _pg_target.set(_pg_config(settings.postgres_dsn))

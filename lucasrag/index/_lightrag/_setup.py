@@ -1,0 +1,118 @@
+"""Opening LightRAG: storages per profile, the embedding seam, the quiet logger and the
+process-wide state LightRAG keeps per workspace name."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+from collections.abc import Sequence
+
+import numpy as np
+
+from lucasrag.embedding import DIM, get_embedder
+
+_STORAGES = {
+    "embedded": {
+        "kv_storage": "JsonKVStorage",
+        "vector_storage": "NanoVectorDBStorage",
+        "graph_storage": "NetworkXStorage",
+        "doc_status_storage": "JsonDocStatusStorage",
+    },
+    "production": {
+        "kv_storage": "PGKVStorage",
+        "vector_storage": "PGVectorStorage",
+        "graph_storage": "Neo4JStorage",
+        "doc_status_storage": "PGDocStatusStorage",
+    },
+}
+
+
+# LightRAG suffixes its PostgreSQL vector tables with the embedding model's name
+# and dimension (``lightrag_vdb_chunks_all_minilm_l6_v2_384d``): a different model
+# can never mix vectors into the same table.
+EMBEDDING_MODEL_NAME = "all-MiniLM-L6-v2"
+
+
+class _VectorCache:
+    """Vectors we already computed, handed to LightRAG's deferred embedding."""
+
+    def __init__(self) -> None:
+        self._by_text: dict[str, np.ndarray] = {}
+
+    def add(self, texts: Sequence[str], vectors: np.ndarray) -> None:
+        self._by_text.update(zip(texts, vectors))
+
+    def clear(self) -> None:
+        self._by_text.clear()
+
+    def discard(self, texts: Sequence[str]) -> None:
+        for t in texts:
+            self._by_text.pop(t, None)
+
+    def __deepcopy__(self, memo: dict) -> "_VectorCache":
+        # LightRAG deep-copies its config (the embedding function's bound
+        # instance included) on every query: share the cache, do not copy it.
+        return self
+
+    async def embed(self, texts: list[str], **_: object) -> np.ndarray:
+        missing = [t for t in dict.fromkeys(texts) if t not in self._by_text]
+        if missing:
+            vectors = await asyncio.to_thread(get_embedder().embed, missing)
+            self.add(missing, vectors)
+        return np.stack([self._by_text[t] for t in texts]) if texts else np.zeros((0, DIM), np.float32)
+
+
+async def _no_llm(*_args, **_kwargs) -> str:
+    raise RuntimeError(
+        "LucasRAG indexes without an LLM; LightRAG asked for one (a code path that should not run)"
+    )
+
+
+class _DropExpectedNoise(logging.Filter):
+    """LightRAG's PostgreSQL storages warn about every workspace that has no rows yet
+    (each first ingest) and log a missing-table error while creating a fresh database."""
+
+    _NOISE = re.compile(r'is empty\. Ensure it is caused by new workspace setup|error:relation "lightrag_\w+" does not exist')
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not self._NOISE.search(record.getMessage())
+
+
+_NOISE_FILTER = _DropExpectedNoise()
+
+
+def _quiet_lightrag() -> None:
+    for name in ("lightrag", "nano-vectordb", "nano_vectordb"):
+        logging.getLogger(name).setLevel(logging.WARNING)
+    lightrag_logger = logging.getLogger("lightrag")
+    if _NOISE_FILTER not in lightrag_logger.filters:
+        lightrag_logger.addFilter(_NOISE_FILTER)
+
+
+# LightRAG keeps its JSON stores in process-wide dicts keyed by workspace name
+# only. Opening "technical" from a second data folder in the same process would
+# hand it the first folder's rows (and write them into the second folder's
+# files). Before that happens, LightRAG is made to load the new folder afresh;
+# instances already open keep their own dicts.
+_loaded_from: dict[str, str] = {}
+
+
+def _load_fresh_if_moved(workspace: str, working_dir) -> None:
+    previous = _loaded_from.get(workspace)
+    _loaded_from[workspace] = str(working_dir)
+    if previous is None or previous == str(working_dir):
+        return
+    from lightrag.kg import shared_storage
+
+    prefix = f"{workspace}:"
+    tables = (
+        shared_storage._shared_dicts,
+        shared_storage._namespace_data_cache,
+        shared_storage._init_flags,
+        shared_storage._update_flags,
+    )
+    for table in tables:
+        if table is not None:
+            for key in [k for k in list(table.keys()) if k.startswith(prefix)]:
+                table.pop(key, None)

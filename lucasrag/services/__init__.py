@@ -24,8 +24,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
-from .neo4j import Neo4jServer, ensure_distribution
-from .postgres import PostgresServer, ServiceError, ServiceStatus, can_connect
+from ._process import ServiceError, ServiceStatus, can_connect
+from .neo4j import Neo4jServer
+from .neo4j_dist import ensure_distribution
+from .postgres import PostgresServer
 
 __all__ = [
     "DEFAULT_DATABASE",

@@ -171,36 +171,16 @@ class GraphWriter:
             graph.get_edges_batch([{"src": a, "tgt": b} for a, b in pairs]),
             rag.relation_chunks.get_by_ids([_relation_key(a, b) for a, b in pairs]),
         )
-        ent_plan: dict[str, tuple[dict, list[str], bool]] = {}  # name → (old node, remaining, recompute)
-        dead_nodes: list[str] = []
-        for name, row in zip(names, tracked):
-            old = nodes.get(name)
-            if old is None:
-                continue
-            full = _tracked_sources(row, old)
-            remaining = [c for c in full if c not in removed]
-            if len(remaining) == len(full):
-                continue
-            if not remaining:
-                dead_nodes.append(name)
-            else:
-                first = full[:_FRAGMENTS]
-                ent_plan[name] = (old, remaining, any(c in removed for c in first))
-        rel_plan: dict[tuple[str, str], tuple[dict, list[str], list[str], bool]] = {}
-        dead_edges: list[tuple[str, str]] = []
-        for (a, b), row in zip(pairs, rel_tracked):
-            old = edges.get((a, b)) or edges.get((b, a))
-            if old is None:
-                continue
-            full = _tracked_sources(row, old)
-            remaining = [c for c in full if c not in removed]
-            if len(remaining) == len(full):
-                continue
-            if not remaining:
-                dead_edges.append((a, b))
-            else:
-                lost = [c for c in full if c in removed]
-                rel_plan[(a, b)] = (old, remaining, lost, any(c in removed for c in full[:_FRAGMENTS]))
+        shrunk_nodes, dead_nodes = _losing_sources(
+            ((name, nodes.get(name), row) for name, row in zip(names, tracked)), removed)
+        shrunk_edges, dead_edges = _losing_sources(
+            (((a, b), edges.get((a, b)) or edges.get((b, a)), row) for (a, b), row in zip(pairs, rel_tracked)), removed)
+        # name → (old node, remaining, recompute the description); pair → (old edge, remaining, lost, recompute)
+        ent_plan = {name: (old, remaining, any(c in removed for c in full[:_FRAGMENTS]))
+                    for name, (old, full, remaining) in shrunk_nodes.items()}
+        rel_plan = {key: (old, remaining, [c for c in full if c in removed],
+                          any(c in removed for c in full[:_FRAGMENTS]))
+                    for key, (old, full, remaining) in shrunk_edges.items()}
 
         # edges of nodes that go (LightRAG removes them with the node; their rows must go too)
         if dead_nodes:
@@ -346,3 +326,21 @@ class GraphWriter:
             ent_rows[doc] = {"entity_names": names, "count": len(names)}
             rel_rows[doc] = {"relation_pairs": [list(p) for p in pairs], "count": len(pairs)}
         await asyncio.gather(rag.full_entities.upsert(ent_rows), rag.full_relations.upsert(rel_rows))
+
+
+def _losing_sources(items, removed: set[str]) -> tuple[dict, list]:
+    """Of (key, graph row, tracking row) triples, those that lose sources to ``removed``:
+    key → (graph row, all sources, remaining sources), and the keys left with none."""
+    shrunk, dead = {}, []
+    for key, old, row in items:
+        if old is None:
+            continue
+        full = _tracked_sources(row, old)
+        remaining = [c for c in full if c not in removed]
+        if len(remaining) == len(full):
+            continue
+        if remaining:
+            shrunk[key] = (old, full, remaining)
+        else:
+            dead.append(key)
+    return shrunk, dead

@@ -117,3 +117,10 @@ def test_missing_index_is_a_clear_error(tmp_path):
 
     with pytest.raises(IndexMissing, match="lucasrag ingest"):
         query("anything", settings=settings_for(tmp_path / "vault", tmp_path / "nothing"))
+
+
+def test_keyword_match_puts_exact_names_first(ingested):
+    """A street name embeds like any other phrase; BM25 in the fusion finds the notes that say it."""
+    result = query("Rua das Flores", settings=ingested)
+    assert all("Rua das Flores" in r.text for r in result.results[:2]), [r.path for r in result.results[:3]]
+    assert result.reranker == "embedding-similarity" and "keyword match (BM25)" in result.reranker_note

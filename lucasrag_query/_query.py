@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import math
 import time
 from collections.abc import Sequence
 from dataclasses import replace
@@ -63,7 +64,7 @@ async def _fetch(
     ws: OpenWorkspace, text: str, vector, need: int, keep, periods=(), graph: bool = True, keywords=()
 ) -> tuple[list[Candidate], list[str]]:
     """Up to ``need`` candidates that survive the policy, asking LightRAG for
-    more (doubling) while the policy filter thins the list. The vector (or
+    more while the policy filter thins the list. The vector (or
     graph) hits and the keyword hits are fused by reciprocal rank. A query
     naming a year or decade also brings the nearest chunks dated in that period.
     Returns the candidates and the ids of those reached through the entity graph."""
@@ -77,9 +78,13 @@ async def _fetch(
         records = ws.store.get(ids)
         candidates = [Candidate.from_record(records[i]) for i in ids if i in records]
         exhausted = len(hits) < fetch and len(matched) < fetch
-        if len(keep(candidates)) >= need or exhausted or fetch >= need * MAX_OVERFETCH:
+        kept = len(keep(candidates))
+        if kept >= need or exhausted or fetch >= need * MAX_OVERFETCH:
             return candidates, [h.chunk_id for h in hits if h.graph]
-        fetch *= 2
+        # Ask for as many as the survival rate so far says are needed (at least twice as
+        # many): a closed archive in a twenty-year vault keeps one candidate in six or so,
+        # and plain doubling would take three more rounds to get there.
+        fetch = min(need * MAX_OVERFETCH, max(fetch * 2, math.ceil(fetch * need / max(kept, 1) * 1.25)))
 
 
 async def aquery(

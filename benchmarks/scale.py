@@ -2,6 +2,7 @@
 
     python benchmarks/scale.py --notes 1000 10000        # run these sizes, then print the table and plot
     python benchmarks/scale.py --report                  # table and plot from the results recorded so far
+    python benchmarks/scale.py --notes 1000 10000 --requery   # query latency again, on the indexes already built
 
 Each size runs in its own process (so peak RSS and embedding counters are per
 size) on a fresh data folder: a generated vault (``lucasrag.evaluation.vault_generator``,
@@ -89,6 +90,40 @@ def _flat_baseline(settings, flat_data: Path, queries: list[str]) -> dict:
     return asyncio.run(go())
 
 
+def _query_latency(settings, truth, work: Path, n: int, n_queries: int) -> dict:
+    """Federated ``query()`` and the flat LightRAG baseline over the vault's first query cases."""
+    from lucasrag_query import query
+
+    cases = list({c.query: c for c in truth.cases}.values())[:n_queries]
+    t0 = time.perf_counter()
+    query(cases[0].query, settings=settings)
+    row = {"first_query_ms": (time.perf_counter() - t0) * 1000}  # opens the four indexes
+    ms = []
+    for c in cases:
+        t0 = time.perf_counter()
+        query(c.query, workspaces=c.workspaces, bridge=c.bridge, settings=settings)
+        ms.append((time.perf_counter() - t0) * 1000)
+    row.update(queries=len(cases), query_p50_ms=_pct(ms, 0.5), query_p95_ms=_pct(ms, 0.95))
+    row.update(_flat_baseline(settings, work / f"flat-n{n}-s7", [c.query for c in cases]))
+    row["query_when"] = time.strftime("%Y-%m-%d %H:%M")
+    return row
+
+
+def requery_one(n: int, work: Path, n_queries: int) -> dict:
+    """Query latency only, on the index an earlier run of this size left (after a query-path change)."""
+    import datetime as dt
+
+    from lucasrag.evaluation.vault_generator import GroundTruth, truth_path
+    from lucasrag.settings import Settings
+
+    vault, data = work / f"vault-n{n}-s7", work / f"data-n{n}-s7"
+    if not (data / "indexes").is_dir():
+        sys.exit(f"no index for {n} notes under {data}: run without --requery first")
+    os.environ["DAGSTER_HOME"] = str(data / "dagster")
+    settings = Settings(vault=vault, data=data, now=dt.date.fromisoformat(NOW))
+    return _query_latency(settings, GroundTruth.load(truth_path(vault)), work, n, n_queries)
+
+
 def run_one(n: int, work: Path, n_queries: int) -> dict:
     import datetime as dt
 
@@ -96,7 +131,6 @@ def run_one(n: int, work: Path, n_queries: int) -> dict:
     from lucasrag.evaluation.vault_generator import GroundTruth, generate_vault, truth_path
     from lucasrag.settings import Settings
     from lucasrag_assets.ingest import run_ingest
-    from lucasrag_query import query
 
     vault, data = work / f"vault-n{n}-s7", work / f"data-n{n}-s7"
     t0 = time.perf_counter()
@@ -115,17 +149,7 @@ def run_one(n: int, work: Path, n_queries: int) -> dict:
         "chunks": sum(m.get("chunks", 0) for m in summary.index_metadata.values()),
         "index_mb": _mb(data / "indexes"), "data_mb": _mb(data),
     }
-    cases = list({c.query: c for c in truth.cases}.values())[:n_queries]
-    t0 = time.perf_counter()
-    query(cases[0].query, settings=settings)
-    row["first_query_ms"] = (time.perf_counter() - t0) * 1000  # opens the four indexes
-    ms = []
-    for c in cases:
-        t0 = time.perf_counter()
-        query(c.query, workspaces=c.workspaces, bridge=c.bridge, settings=settings)
-        ms.append((time.perf_counter() - t0) * 1000)
-    row.update(queries=len(cases), query_p50_ms=_pct(ms, 0.5), query_p95_ms=_pct(ms, 0.95))
-    row.update(_flat_baseline(settings, work / f"flat-n{n}-s7", [c.query for c in cases]))
+    row.update(_query_latency(settings, truth, work, n, n_queries))
     row["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     row["when"] = time.strftime("%Y-%m-%d %H:%M")
     return row
@@ -179,11 +203,14 @@ def main() -> None:
     ap.add_argument("--work", type=Path, default=DEFAULT_WORK, help="vaults, data folders and results.json")
     ap.add_argument("--plot", type=Path, default=DEFAULT_PLOT)
     ap.add_argument("--report", action="store_true", help="run nothing: table and plot from recorded results")
+    ap.add_argument("--requery", action="store_true",
+                    help="re-measure query latency only, on the indexes an earlier run left (keeps the ingest figures)")
     ap.add_argument("--one", type=int, help=argparse.SUPPRESS)  # child process: run one size, print JSON
     args = ap.parse_args()
     work = args.work.resolve()
     if args.one:
-        print("RESULT " + json.dumps(run_one(args.one, work, args.queries)), flush=True)
+        run = requery_one if args.requery else run_one
+        print("RESULT " + json.dumps(run(args.one, work, args.queries)), flush=True)
         return
     results_file = work / "results.json"
     results = json.loads(results_file.read_text()) if results_file.is_file() else {}
@@ -191,10 +218,11 @@ def main() -> None:
         work.mkdir(parents=True, exist_ok=True)
         print(f"running {n} notes ...", file=sys.stderr, flush=True)
         proc = subprocess.run([sys.executable, __file__, "--one", str(n), "--work", str(work), "--queries",
-                               str(args.queries)], stdout=subprocess.PIPE, text=True, check=True)
+                               str(args.queries), *(["--requery"] if args.requery else [])],
+                              stdout=subprocess.PIPE, text=True, check=True)
         row = json.loads(next(line for line in proc.stdout.splitlines() if line.startswith("RESULT "))[7:])
         results = json.loads(results_file.read_text()) if results_file.is_file() else {}  # another run may have added
-        results[str(n)] = row
+        results[str(n)] = {**results.get(str(n), {}), **row} if args.requery else row
         results_file.write_text(json.dumps(results, indent=1))
     rows = sorted(results.values(), key=lambda r: r["notes"])
     if not rows:

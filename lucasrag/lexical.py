@@ -5,7 +5,8 @@ places the question repeats word for word (on LoCoMo, BM25 over the same
 chunks beat MiniLM by 0.14 recall@5). The query path therefore fuses both.
 
 Every lexical path (the chunk stores' full-text indexes, the pool scoring at
-query time) uses :func:`terms`, so the document frequencies a store reports
+query time) goes through :func:`terms` (via :func:`chunk_terms` and
+:func:`query_terms`), so the document frequencies a store reports
 and the terms the query side counts are the same strings: lowercase, accents
 folded, English Snowball stems, stop words dropped. The stores index the
 space-joined terms, not the raw text, for that reason.

@@ -13,13 +13,13 @@ Vectors come from the embedding cache, so building it embeds nothing new.
 
 from __future__ import annotations
 
-import math
 import re
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 
 import numpy as np
 
+from lucasrag.lexical import idf
 from lucasrag.settings import Settings
 from lucasrag.vocabulary import ChunkRecord
 
@@ -48,9 +48,7 @@ class BM25:
                 docs.append(i)
                 tfs.append(tf)
         self._postings = {t: (np.array(d), np.array(f, dtype=np.float64)) for t, (d, f) in postings.items()}
-        self._idf = {
-            t: math.log(1 + (self.size - len(d) + 0.5) / (len(d) + 0.5)) for t, (d, _) in self._postings.items()
-        }
+        self._idf = {t: idf(self.size, len(d)) for t, (d, _) in self._postings.items()}
 
     def scores(self, query: str) -> np.ndarray:
         out = np.zeros(self.size, dtype=np.float64)

@@ -109,7 +109,7 @@ def _query_latency(settings, truth, work: Path, n: int, n_queries: int) -> dict:
     return row
 
 
-def requery_one(n: int, work: Path, n_queries: int) -> dict:
+def requery_one(n: int, work: Path, n_queries: int, graph: bool = True) -> dict:
     """Query latency only, on the index an earlier run of this size left (after a query-path change)."""
     import datetime as dt
 
@@ -120,11 +120,11 @@ def requery_one(n: int, work: Path, n_queries: int) -> dict:
     if not (data / "indexes").is_dir():
         sys.exit(f"no index for {n} notes under {data}: run without --requery first")
     os.environ["DAGSTER_HOME"] = str(data / "dagster")
-    settings = Settings(vault=vault, data=data, now=dt.date.fromisoformat(NOW))
+    settings = Settings(vault=vault, data=data, now=dt.date.fromisoformat(NOW), graph=graph)
     return _query_latency(settings, GroundTruth.load(truth_path(vault)), work, n, n_queries)
 
 
-def run_one(n: int, work: Path, n_queries: int) -> dict:
+def run_one(n: int, work: Path, n_queries: int, graph: bool = True) -> dict:
     import datetime as dt
 
     from lucasrag.embedding import get_embedder
@@ -138,12 +138,13 @@ def run_one(n: int, work: Path, n_queries: int) -> dict:
     generate_s = time.perf_counter() - t0
     shutil.rmtree(data, ignore_errors=True)
     os.environ["DAGSTER_HOME"] = str(data / "dagster")
-    settings = Settings(vault=vault, data=data, now=dt.date.fromisoformat(NOW))  # no reranker: the fallback
+    # no reranker: the fallback ranking
+    settings = Settings(vault=vault, data=data, now=dt.date.fromisoformat(NOW), graph=graph)
     stats = get_embedder().stats
     e0, n0 = stats.seconds, stats.texts
     summary = run_ingest(settings)
     row = {
-        "notes": n, "generate_s": generate_s, "ingest_s": summary.seconds,
+        "notes": n, "graph": graph, "generate_s": generate_s, "ingest_s": summary.seconds,
         "embed_s": stats.seconds - e0, "texts_embedded": stats.texts - n0,
         "steps": summary.step_seconds,
         "chunks": sum(m.get("chunks", 0) for m in summary.index_metadata.values()),
@@ -156,10 +157,12 @@ def run_one(n: int, work: Path, n_queries: int) -> dict:
 
 
 def table(rows: list[dict]) -> str:
-    out = ["| notes | chunks | ingest s | embedding s (texts) | other s | index MB | peak RSS MB | "
-           "federated p50 / p95 ms | flat LightRAG p50 / p95 ms |", "|---|---|---|---|---|---|---|---|---|"]
+    out = ["| notes | graph | chunks | ingest s | embedding s (texts) | other s | index MB | peak RSS MB | "
+           "federated p50 / p95 ms | flat LightRAG p50 / p95 ms |", "|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
-        out.append(f"| {r['notes']} | {r['chunks']} | {r['ingest_s']:.0f} | {r['embed_s']:.0f} ({r['texts_embedded']}) | "
+        graph = "on" if r.get("graph", True) else "off"
+        out.append(f"| {r['notes']} | {graph} | {r['chunks']} | {r['ingest_s']:.0f} | "
+                   f"{r['embed_s']:.0f} ({r['texts_embedded']}) | "
                    f"{r['ingest_s'] - r['embed_s']:.0f} | {r['index_mb']:.1f} | {r['peak_rss_mb']:.0f} | "
                    f"{r['query_p50_ms']:.0f} / {r['query_p95_ms']:.0f} | {r['flat_p50_ms']:.0f} / {r['flat_p95_ms']:.0f} |")
     steps = sorted({s for r in rows for s in r["steps"]}, key=lambda s: -max(r["steps"].get(s, 0) for r in rows))
@@ -205,12 +208,13 @@ def main() -> None:
     ap.add_argument("--report", action="store_true", help="run nothing: table and plot from recorded results")
     ap.add_argument("--requery", action="store_true",
                     help="re-measure query latency only, on the indexes an earlier run left (keeps the ingest figures)")
+    ap.add_argument("--no-graph", action="store_true", help="LUCASRAG_GRAPH=0: chunks only, no entity graph")
     ap.add_argument("--one", type=int, help=argparse.SUPPRESS)  # child process: run one size, print JSON
     args = ap.parse_args()
     work = args.work.resolve()
     if args.one:
         run = requery_one if args.requery else run_one
-        print("RESULT " + json.dumps(run(args.one, work, args.queries)), flush=True)
+        print("RESULT " + json.dumps(run(args.one, work, args.queries, graph=not args.no_graph)), flush=True)
         return
     results_file = work / "results.json"
     results = json.loads(results_file.read_text()) if results_file.is_file() else {}
@@ -218,7 +222,8 @@ def main() -> None:
         work.mkdir(parents=True, exist_ok=True)
         print(f"running {n} notes ...", file=sys.stderr, flush=True)
         proc = subprocess.run([sys.executable, __file__, "--one", str(n), "--work", str(work), "--queries",
-                               str(args.queries), *(["--requery"] if args.requery else [])],
+                               str(args.queries), *(["--requery"] if args.requery else []),
+                               *(["--no-graph"] if args.no_graph else [])],
                               stdout=subprocess.PIPE, text=True, check=True)
         row = json.loads(next(line for line in proc.stdout.splitlines() if line.startswith("RESULT "))[7:])
         results = json.loads(results_file.read_text()) if results_file.is_file() else {}  # another run may have added

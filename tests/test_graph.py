@@ -178,6 +178,20 @@ def test_a_query_naming_an_entity_reaches_its_chunks_through_the_graph(graph_vau
     assert set(with_graph) <= _chunk_ids(settings, "administrative")
 
 
+def test_chunks_reached_through_a_named_entity_rank_high(graph_vault):
+    """The payroll call names Rosa only in its frontmatter: embedding similarity and BM25
+    rank it low; graph reach in the fused ranking brings it up."""
+    from lucasrag_query import QueryOptions, query
+
+    settings, _ = graph_vault
+    text = "What did Rosa go through with me?"
+    with_graph = query(text, workspaces=["administrative"], settings=settings)
+    without = query(text, workspaces=["administrative"], settings=settings, options=QueryOptions(graph=False))
+    ranks = [[r.path for r in result.results].index(PAYROLL) + 1 for result in (with_graph, without)]
+    assert ranks[0] < ranks[1], ranks
+    assert "entity-graph reach" in with_graph.reranker_note
+
+
 def test_a_workspace_restricted_query_never_reaches_another_workspace(graph_vault):
     from lucasrag_query import query
 

@@ -71,12 +71,16 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         rows = [run(n, Path(tmp)) for n in args.notes]
-    print("\n| notes | total s | embedding s | index write s | overhead s (%) | re-ingest unchanged s | re-ingest 1 note s | index MB | peak RSS MB |")
+    print(
+        "\n| notes | total s | embedding s | index write s | overhead s (%) | re-ingest unchanged s | re-ingest 1 note s | index MB | peak RSS MB |"
+    )
     print("|---|---|---|---|---|---|---|---|---|")
     for r in rows:
-        print(f"| {r['notes']} | {r['total_s']:.1f} | {r['embed_s']:.1f} | {r['write_s']:.1f} | "
-              f"{r['overhead_s']:.1f} ({r['overhead_pct']:.1f}%) | {r['reingest_unchanged_s']:.1f} | "
-              f"{r['reingest_one_note_s']:.1f} | {r['index_mb']:.0f} | {r['peak_rss_mb']:.0f} |")
+        print(
+            f"| {r['notes']} | {r['total_s']:.1f} | {r['embed_s']:.1f} | {r['write_s']:.1f} | "
+            f"{r['overhead_s']:.1f} ({r['overhead_pct']:.1f}%) | {r['reingest_unchanged_s']:.1f} | "
+            f"{r['reingest_one_note_s']:.1f} | {r['index_mb']:.0f} | {r['peak_rss_mb']:.0f} |"
+        )
     for r in rows:
         steps = ", ".join(f"{k} {v:.1f}s" for k, v in sorted(r["steps"].items(), key=lambda kv: -kv[1]))
         print(f"\nsteps at {r['notes']} notes: {steps}")

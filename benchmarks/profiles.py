@@ -25,11 +25,11 @@ import argparse
 import datetime as dt
 import logging
 import os
-import uuid
 import shutil
 import sys
 import tempfile
 import time
+import uuid
 from dataclasses import replace
 from pathlib import Path
 
@@ -46,6 +46,7 @@ from lucasrag_query import query  # noqa: E402
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import QUERIES, pct  # noqa: E402
 
+
 def timed_ingest(settings: Settings, label: str) -> dict:
     summary = run_ingest(settings)
     index_steps = {k: v for k, v in summary.step_seconds.items() if k.endswith("_index")}
@@ -58,8 +59,10 @@ def timed_ingest(settings: Settings, label: str) -> dict:
         "chunks": sum(m.get("chunks", 0) for m in meta.values()),
         "entities": sum(m.get("graph_entities", 0) for m in meta.values()),
     }
-    print(f"  {label}: {row['seconds']:.1f}s (index steps {row['index_seconds']:.1f}s, "
-          f"{row['embedded']} texts embedded)", flush=True)
+    print(
+        f"  {label}: {row['seconds']:.1f}s (index steps {row['index_seconds']:.1f}s, {row['embedded']} texts embedded)",
+        flush=True,
+    )
     return row
 
 
@@ -82,13 +85,23 @@ def time_queries_in_fresh_process(settings: Settings, rounds: int) -> dict:
     import json
     import subprocess
 
-    env = {**os.environ, "LUCASRAG_VAULT": str(settings.vault), "LUCASRAG_DATA": str(settings.data),
-           "LUCASRAG_NOW": settings.now.isoformat(), "LUCASRAG_PROFILE": settings.profile,
-           "LUCASRAG_GRAPH": "1" if settings.graph else "0"}
+    env = {
+        **os.environ,
+        "LUCASRAG_VAULT": str(settings.vault),
+        "LUCASRAG_DATA": str(settings.data),
+        "LUCASRAG_NOW": settings.now.isoformat(),
+        "LUCASRAG_PROFILE": settings.profile,
+        "LUCASRAG_GRAPH": "1" if settings.graph else "0",
+    }
     if settings.profile == "production":
         env.update(LUCASRAG_POSTGRES_DSN=settings.postgres_dsn, LUCASRAG_NEO4J_URI=settings.neo4j_uri)
-    out = subprocess.run([sys.executable, __file__, "--time-queries", "--rounds", str(rounds)], env=env,
-                         capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        [sys.executable, __file__, "--time-queries", "--rounds", str(rounds)],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     return json.loads(out.strip().splitlines()[-1])
 
 
@@ -158,8 +171,7 @@ def main() -> None:
 
     print(f"services under {root / 'services'}:", flush=True)
     cold, warm, running = service_starts(root)
-    production = replace(embedded, profile="production", postgres_dsn=running.postgres_dsn,
-                         neo4j_uri=running.neo4j_uri)
+    production = replace(embedded, profile="production", postgres_dsn=running.postgres_dsn, neo4j_uri=running.neo4j_uri)
     try:
         print("ingest:", flush=True)
         for path in (embedded.index_dir, embedded.data / "graph"):
@@ -173,8 +185,10 @@ def main() -> None:
         rows.append(timed_ingest(production, "production, nothing changed"))
 
         print("queries:", flush=True)
-        measured = {name: time_queries_in_fresh_process(s, args.rounds)
-                    for name, s in (("embedded", embedded), ("production", production))}
+        measured = {
+            name: time_queries_in_fresh_process(s, args.rounds)
+            for name, s in (("embedded", embedded), ("production", production))
+        }
         latency = {name: m["times"] for name, m in measured.items()}
         # Same vectors, same ranking: results differ only where pgvector's HNSW scan is approximate.
         agreement = []
@@ -188,25 +202,32 @@ def main() -> None:
         stop_services(root)
 
     graph = "graph off" if args.no_graph else "graph on"
-    print(f"\n### {args.notes} generated notes, {chunks} chunks, {graph} "
-          f"({os.cpu_count()} CPUs; {len(QUERIES)} queries × {args.rounds} rounds)\n")
+    print(
+        f"\n### {args.notes} generated notes, {chunks} chunks, {graph} "
+        f"({os.cpu_count()} CPUs; {len(QUERIES)} queries × {args.rounds} rounds)\n"
+    )
     print("| ingest | seconds | index steps s | texts embedded | chunks | entities |")
     print("|---|---|---|---|---|---|")
     for r in rows:
-        print(f"| {r['label']} | {r['seconds']:.1f} | {r['index_seconds']:.1f} | {r['embedded']} | {r['chunks']} "
-              f"| {r['entities']} |")
+        print(
+            f"| {r['label']} | {r['seconds']:.1f} | {r['index_seconds']:.1f} | {r['embedded']} | {r['chunks']} "
+            f"| {r['entities']} |"
+        )
     print("\n| query | p50 ms | p95 ms |")
     print("|---|---|---|")
     for name, times in latency.items():
         print(f"| {name} | {pct(times, 0.5):.0f} | {pct(times, 0.95):.0f} |")
-    print(f"\ntop-10 agreement between the profiles: mean {sum(agreement) / len(agreement):.2f}, "
-          f"min {min(agreement):.2f} over {len(agreement)} queries")
+    print(
+        f"\ntop-10 agreement between the profiles: mean {sum(agreement) / len(agreement):.2f}, "
+        f"min {min(agreement):.2f} over {len(agreement)} queries"
+    )
     print("\n| service start | PostgreSQL s | Neo4j s |")
     print("|---|---|---|")
-    print(f"| first (initdb / new store unless kept) | {cold.get('postgres_s', 0):.1f} | {cold.get('neo4j_s', 0):.1f} |")
+    print(
+        f"| first (initdb / new store unless kept) | {cold.get('postgres_s', 0):.1f} | {cold.get('neo4j_s', 0):.1f} |"
+    )
     print(f"| warm (same data dir) | {warm.get('postgres_s', 0):.1f} | {warm.get('neo4j_s', 0):.1f} |")
-    print(f"\nstorage: embedded index files {index_mb:.0f} MB; PostgreSQL database {pg_mb:.0f} MB; "
-          f"Neo4j {nodes} nodes")
+    print(f"\nstorage: embedded index files {index_mb:.0f} MB; PostgreSQL database {pg_mb:.0f} MB; Neo4j {nodes} nodes")
     if not args.keep:
         shutil.rmtree(root, ignore_errors=True)
 

@@ -39,6 +39,7 @@ from lucasrag_query import query  # noqa: E402
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import QUERIES, pct  # noqa: E402
 
+
 def build_flat(settings: Settings) -> None:
     """One index ("flat") holding the chunks of all four workspaces, same vectors."""
     records, texts = [], {}
@@ -125,8 +126,10 @@ def main() -> None:
             totals, rerank_ms, ranker = time_federated(llama_settings, 1)
         rows.append((f"federated, {ranker} rerank", totals, rerank_ms))
 
-    print(f"\nvault: {'generated ' + str(args.generated) if args.generated else 'sample'} notes, {chunks} chunks, "
-          f"{len(QUERIES)} queries × rounds")
+    print(
+        f"\nvault: {'generated ' + str(args.generated) if args.generated else 'sample'} notes, {chunks} chunks, "
+        f"{len(QUERIES)} queries × rounds"
+    )
     print("| system | p50 ms | p95 ms | rerank stage p50 ms |")
     print("|---|---|---|---|")
     for name, times, rerank in rows:

@@ -48,18 +48,26 @@ def main() -> None:
         decided = route_frame(notes, cache.embed, threshold=0.0)  # threshold 0: see every top guess
         cache.close()
     rows = decided.with_columns(
-        pl.col("path").map_elements(lambda p: truth.get(p, {}).get("workspace"), return_dtype=pl.String).alias("truth_ws"),
-        pl.col("path").map_elements(lambda p: truth.get(p, {}).get("status"), return_dtype=pl.String).alias("truth_status"),
+        pl.col("path")
+        .map_elements(lambda p: truth.get(p, {}).get("workspace"), return_dtype=pl.String)
+        .alias("truth_ws"),
+        pl.col("path")
+        .map_elements(lambda p: truth.get(p, {}).get("status"), return_dtype=pl.String)
+        .alias("truth_status"),
     )
     routed = rows.filter(pl.col("declared_workspace").is_null() & (pl.col("truth_status") == "indexed"))
     content_free = rows.filter(pl.col("truth_status") == "quarantined")
     correct = routed.filter(pl.col("suggestion") == pl.col("truth_ws"))
     gated = routed.filter(pl.col("confidence") >= args.threshold)
     print(f"vault: {args.vault}  notes routed by content: {routed.height}")
-    print(f"top-1 accuracy (no threshold): {correct.height / max(routed.height, 1):.3f} ({correct.height}/{routed.height})")
+    print(
+        f"top-1 accuracy (no threshold): {correct.height / max(routed.height, 1):.3f} ({correct.height}/{routed.height})"
+    )
     ok_gated = gated.filter(pl.col("suggestion") == pl.col("truth_ws")).height
-    print(f"at threshold {args.threshold}: indexed {gated.height}/{routed.height}, "
-          f"accuracy of indexed {ok_gated / max(gated.height, 1):.3f}, quarantined {routed.height - gated.height}")
+    print(
+        f"at threshold {args.threshold}: indexed {gated.height}/{routed.height}, "
+        f"accuracy of indexed {ok_gated / max(gated.height, 1):.3f}, quarantined {routed.height - gated.height}"
+    )
     held = content_free.filter(
         (pl.col("confidence") < args.threshold) | pl.col("route_reason").str.starts_with("too little")
     ).height
@@ -69,7 +77,9 @@ def main() -> None:
     for b, group in sorted(bins.group_by("bin"), key=lambda kv: kv[0][0]):
         acc = group.filter(pl.col("suggestion") == pl.col("truth_ws")).height / group.height
         print(f"  [{b[0] / 10:.1f}, {b[0] / 10 + 0.1:.1f})  accuracy {acc:.2f}  n={group.height}")
-    wrong = routed.filter(pl.col("suggestion") != pl.col("truth_ws")).select("path", "suggestion", "truth_ws", "confidence")
+    wrong = routed.filter(pl.col("suggestion") != pl.col("truth_ws")).select(
+        "path", "suggestion", "truth_ws", "confidence"
+    )
     if wrong.height:
         print("\nmisrouted:")
         for row in wrong.head(30).iter_rows():

@@ -84,8 +84,12 @@ def _flat_baseline(settings, flat_data: Path, queries: list[str]) -> dict:
             await index.search(q, 30, **naive)
             ms.append((time.perf_counter() - t0) * 1000)
         await index.close()
-        return {"flat_build_s": build, "flat_p50_ms": _pct(ms, 0.5), "flat_p95_ms": _pct(ms, 0.95),
-                "flat_index_mb": _mb(flat_data / "indexes")}
+        return {
+            "flat_build_s": build,
+            "flat_p50_ms": _pct(ms, 0.5),
+            "flat_p95_ms": _pct(ms, 0.95),
+            "flat_index_mb": _mb(flat_data / "indexes"),
+        }
 
     return asyncio.run(go())
 
@@ -134,7 +138,9 @@ def run_one(n: int, work: Path, n_queries: int, graph: bool = True) -> dict:
 
     vault, data = work / f"vault-n{n}-s7", work / f"data-n{n}-s7"
     t0 = time.perf_counter()
-    truth = GroundTruth.load(truth_path(vault)) if truth_path(vault).is_file() else generate_vault(vault, n, overwrite=True)
+    truth = (
+        GroundTruth.load(truth_path(vault)) if truth_path(vault).is_file() else generate_vault(vault, n, overwrite=True)
+    )
     generate_s = time.perf_counter() - t0
     shutil.rmtree(data, ignore_errors=True)
     os.environ["DAGSTER_HOME"] = str(data / "dagster")
@@ -144,11 +150,16 @@ def run_one(n: int, work: Path, n_queries: int, graph: bool = True) -> dict:
     e0, n0 = stats.seconds, stats.texts
     summary = run_ingest(settings)
     row = {
-        "notes": n, "graph": graph, "generate_s": generate_s, "ingest_s": summary.seconds,
-        "embed_s": stats.seconds - e0, "texts_embedded": stats.texts - n0,
+        "notes": n,
+        "graph": graph,
+        "generate_s": generate_s,
+        "ingest_s": summary.seconds,
+        "embed_s": stats.seconds - e0,
+        "texts_embedded": stats.texts - n0,
         "steps": summary.step_seconds,
         "chunks": sum(m.get("chunks", 0) for m in summary.index_metadata.values()),
-        "index_mb": _mb(data / "indexes"), "data_mb": _mb(data),
+        "index_mb": _mb(data / "indexes"),
+        "data_mb": _mb(data),
     }
     row.update(_query_latency(settings, truth, work, n, n_queries))
     row["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
@@ -157,17 +168,25 @@ def run_one(n: int, work: Path, n_queries: int, graph: bool = True) -> dict:
 
 
 def table(rows: list[dict]) -> str:
-    out = ["| notes | graph | chunks | ingest s | embedding s (texts) | other s | index MB | peak RSS MB | "
-           "federated p50 / p95 ms | flat LightRAG p50 / p95 ms |", "|---|---|---|---|---|---|---|---|---|---|"]
+    out = [
+        "| notes | graph | chunks | ingest s | embedding s (texts) | other s | index MB | peak RSS MB | "
+        "federated p50 / p95 ms | flat LightRAG p50 / p95 ms |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
     for r in rows:
         graph = "on" if r.get("graph", True) else "off"
-        out.append(f"| {r['notes']} | {graph} | {r['chunks']} | {r['ingest_s']:.0f} | "
-                   f"{r['embed_s']:.0f} ({r['texts_embedded']}) | "
-                   f"{r['ingest_s'] - r['embed_s']:.0f} | {r['index_mb']:.1f} | {r['peak_rss_mb']:.0f} | "
-                   f"{r['query_p50_ms']:.0f} / {r['query_p95_ms']:.0f} | {r['flat_p50_ms']:.0f} / {r['flat_p95_ms']:.0f} |")
+        out.append(
+            f"| {r['notes']} | {graph} | {r['chunks']} | {r['ingest_s']:.0f} | "
+            f"{r['embed_s']:.0f} ({r['texts_embedded']}) | "
+            f"{r['ingest_s'] - r['embed_s']:.0f} | {r['index_mb']:.1f} | {r['peak_rss_mb']:.0f} | "
+            f"{r['query_p50_ms']:.0f} / {r['query_p95_ms']:.0f} | {r['flat_p50_ms']:.0f} / {r['flat_p95_ms']:.0f} |"
+        )
     steps = sorted({s for r in rows for s in r["steps"]}, key=lambda s: -max(r["steps"].get(s, 0) for r in rows))
-    out += ["", "| Dagster step (s) | " + " | ".join(f"{r['notes']} notes" for r in rows) + " |",
-            "|---|" + "---|" * len(rows)]
+    out += [
+        "",
+        "| Dagster step (s) | " + " | ".join(f"{r['notes']} notes" for r in rows) + " |",
+        "|---|" + "---|" * len(rows),
+    ]
     out += [f"| {s} | " + " | ".join(f"{r['steps'].get(s, 0):.1f}" for r in rows) + " |" for s in steps]
     return "\n".join(out)
 
@@ -182,8 +201,13 @@ def plot(rows: list[dict], path: Path) -> None:
     fig, (a, b) = plt.subplots(1, 2, figsize=(10, 3.8), dpi=100)
     a.plot(n, [r["ingest_s"] for r in rows], "o-", label="ingest (all steps)")
     a.plot(n, [r["embed_s"] for r in rows], "s--", label="of which embedding")
-    a.set(xscale="log", yscale="log" if len(rows) > 1 else "linear", xlabel="notes", ylabel="seconds",
-          title="Fresh ingest")
+    a.set(
+        xscale="log",
+        yscale="log" if len(rows) > 1 else "linear",
+        xlabel="notes",
+        ylabel="seconds",
+        title="Fresh ingest",
+    )
     if len(rows) == 1:
         a.set_ylim(bottom=0)
     b.plot(n, [r["query_p50_ms"] for r in rows], "o-", label="federated query() p50")
@@ -206,8 +230,11 @@ def main() -> None:
     ap.add_argument("--work", type=Path, default=DEFAULT_WORK, help="vaults, data folders and results.json")
     ap.add_argument("--plot", type=Path, default=DEFAULT_PLOT)
     ap.add_argument("--report", action="store_true", help="run nothing: table and plot from recorded results")
-    ap.add_argument("--requery", action="store_true",
-                    help="re-measure query latency only, on the indexes an earlier run left (keeps the ingest figures)")
+    ap.add_argument(
+        "--requery",
+        action="store_true",
+        help="re-measure query latency only, on the indexes an earlier run left (keeps the ingest figures)",
+    )
     ap.add_argument("--no-graph", action="store_true", help="LUCASRAG_GRAPH=0: chunks only, no entity graph")
     ap.add_argument("--one", type=int, help=argparse.SUPPRESS)  # child process: run one size, print JSON
     args = ap.parse_args()
@@ -221,10 +248,23 @@ def main() -> None:
     for n in [] if args.report else args.notes:
         work.mkdir(parents=True, exist_ok=True)
         print(f"running {n} notes ...", file=sys.stderr, flush=True)
-        proc = subprocess.run([sys.executable, __file__, "--one", str(n), "--work", str(work), "--queries",
-                               str(args.queries), *(["--requery"] if args.requery else []),
-                               *(["--no-graph"] if args.no_graph else [])],
-                              stdout=subprocess.PIPE, text=True, check=True)
+        proc = subprocess.run(
+            [
+                sys.executable,
+                __file__,
+                "--one",
+                str(n),
+                "--work",
+                str(work),
+                "--queries",
+                str(args.queries),
+                *(["--requery"] if args.requery else []),
+                *(["--no-graph"] if args.no_graph else []),
+            ],
+            stdout=subprocess.PIPE,
+            text=True,
+            check=True,
+        )
         row = json.loads(next(line for line in proc.stdout.splitlines() if line.startswith("RESULT "))[7:])
         results = json.loads(results_file.read_text()) if results_file.is_file() else {}  # another run may have added
         results[str(n)] = {**results.get(str(n), {}), **row} if args.requery else row

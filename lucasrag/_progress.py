@@ -11,12 +11,16 @@ from lucasrag_assets.resources import Progress as ProgressSink
 class RichProgress(ProgressSink):
     def __init__(self, console: Console) -> None:
         self._bar = Progress(
-            TextColumn("{task.description:<22}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-            console=console, transient=False,
+            TextColumn("{task.description:<22}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            console=console,
+            transient=False,
         )
         self._tasks: dict[str, int] = {}
 
-    def __enter__(self) -> "RichProgress":
+    def __enter__(self) -> RichProgress:
         self._bar.start()
         return self
 

@@ -19,8 +19,8 @@ import contextlib
 import signal
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 from lucasrag.reranker_server import RerankerServerError, wait_healthy
 
@@ -123,8 +123,14 @@ def main(argv: list[str] | None = None) -> int:
 
     previous = signal.signal(signal.SIGTERM, _stop)
     try:
-        with serve_chat_model(None if args.smollm2 else args.model, host=args.host, port=args.port,
-                              threads=args.threads, ctx_tokens=args.ctx_tokens, verbose=args.verbose) as url:
+        with serve_chat_model(
+            None if args.smollm2 else args.model,
+            host=args.host,
+            port=args.port,
+            threads=args.threads,
+            ctx_tokens=args.ctx_tokens,
+            verbose=args.verbose,
+        ) as url:
             print(f"{READY_PREFIX}{url}", flush=True)
             while True:
                 time.sleep(3600)

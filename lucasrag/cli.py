@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Optional
 
 import typer
 from rich.console import Console
@@ -13,8 +12,12 @@ from rich.table import Table
 
 from lucasrag.settings import Settings, SettingsError
 
-app = typer.Typer(help="LucasRAG: a personal vault as four LightRAG workspaces, with recency, care and governance.",
-                  no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)
+app = typer.Typer(
+    help="LucasRAG: a personal vault as four LightRAG workspaces, with recency, care and governance.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
 quarantine_app = typer.Typer(help="Notes the router would not place, awaiting a person.", no_args_is_help=True)
 app.add_typer(quarantine_app, name="quarantine")
 reranker_app = typer.Typer(help="A local llama.cpp reranker server.", no_args_is_help=True)
@@ -32,7 +35,7 @@ def _fail(message: str, code: int = 1) -> None:
     raise typer.Exit(code)
 
 
-def _settings(vault: Optional[Path] = None) -> Settings:
+def _settings(vault: Path | None = None) -> Settings:
     try:
         return Settings.from_env(**({"vault": vault.resolve()} if vault else {}))
     except SettingsError as exc:
@@ -40,7 +43,7 @@ def _settings(vault: Optional[Path] = None) -> Settings:
 
 
 @app.command()
-def ingest(vault: Optional[Path] = typer.Option(None, help="Vault root (default: LUCASRAG_VAULT or ./vault).")) -> None:
+def ingest(vault: Path | None = typer.Option(None, help="Vault root (default: LUCASRAG_VAULT or ./vault).")) -> None:
     """Materialise the whole asset graph for the vault, in process, and print a summary."""
     from lucasrag._progress import RichProgress
 
@@ -59,9 +62,15 @@ def ingest(vault: Optional[Path] = typer.Option(None, help="Vault root (default:
     for column in ("workspace", "notes", "chunks", "added", "removed", "unchanged", "embedded"):
         table.add_column(column, justify="left" if column == "workspace" else "right")
     for ws, meta in summary.index_metadata.items():
-        table.add_row(ws, str(summary.per_workspace.get(ws, 0)), str(meta.get("chunks", 0)),
-                      str(meta.get("documents_added", 0)), str(meta.get("documents_removed", 0)),
-                      str(meta.get("documents_unchanged", 0)), str(meta.get("texts_embedded", 0)))
+        table.add_row(
+            ws,
+            str(summary.per_workspace.get(ws, 0)),
+            str(meta.get("chunks", 0)),
+            str(meta.get("documents_added", 0)),
+            str(meta.get("documents_removed", 0)),
+            str(meta.get("documents_unchanged", 0)),
+            str(meta.get("texts_embedded", 0)),
+        )
     out.print(table)
     out.print(f"[yellow]quarantined: {len(summary.quarantined)}[/]")
     for path, suggestion, reason in summary.quarantined:
@@ -75,8 +84,10 @@ def ingest(vault: Optional[Path] = typer.Option(None, help="Vault root (default:
 def query(
     text: str = typer.Argument(..., help="The question."),
     workspace: list[str] = typer.Option([], "--workspace", "-w", help="Restrict to a workspace (repeatable)."),
-    bridge: list[str] = typer.Option([], "--bridge", "-b", help="Deliberately include a deferred subject (repeatable)."),
-    top_k: Optional[int] = typer.Option(None, "--top-k", help="How many results (default 25)."),
+    bridge: list[str] = typer.Option(
+        [], "--bridge", "-b", help="Deliberately include a deferred subject (repeatable)."
+    ),
+    top_k: int | None = typer.Option(None, "--top-k", help="How many results (default 25)."),
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
 ) -> None:
     """Answer a query from the indexes (archive, deference and rerank policies applied)."""
@@ -134,9 +145,11 @@ def quarantine_list(as_json: bool = typer.Option(False, "--json", help="Print ro
     except CatalogMissing as exc:
         _fail(str(exc))
     settings = _settings()
-    rows = frame.filter(pl.col("status") == "quarantined").select(
-        "path", "suggestion", "confidence", "date", "reason"
-    ).to_dicts()
+    rows = (
+        frame.filter(pl.col("status") == "quarantined")
+        .select("path", "suggestion", "confidence", "date", "reason")
+        .to_dicts()
+    )
     for row in rows:  # approved since the last ingest: say so rather than list it as pending
         row["approved_workspace"] = _approved_workspace(settings, row["path"])
     if as_json:

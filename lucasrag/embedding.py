@@ -56,7 +56,7 @@ class TokenizerAdapter:
         self._tok = tokenizer
         self.model_name = "all-MiniLM-L6-v2"
 
-    def __deepcopy__(self, memo: dict) -> "TokenizerAdapter":
+    def __deepcopy__(self, memo: dict) -> TokenizerAdapter:
         # LightRAG deep-copies its whole config (tokenizer included) on every
         # query; copying a HF tokenizer costs ~0.1 s. It is stateless here: share it.
         return self

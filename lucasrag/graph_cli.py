@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Optional
 
 import typer
 from rich.console import Console
@@ -29,8 +28,9 @@ def _fail(message: str, code: int = 1) -> None:
     raise typer.Exit(code)
 
 
-async def collect(settings: Settings, workspace: str, entity: str | None, *, limit: int = 50,
-                  bridge: tuple[str, ...] = ()) -> dict:
+async def collect(
+    settings: Settings, workspace: str, entity: str | None, *, limit: int = 50, bridge: tuple[str, ...] = ()
+) -> dict:
     """The report ``lucasrag graph`` prints (also what ``--json`` emits)."""
     from lucasrag.deference import load_deference
     from lucasrag.index._lightrag import WorkspaceIndex
@@ -51,8 +51,12 @@ async def collect(settings: Settings, workspace: str, entity: str | None, *, lim
             rows.sort(key=lambda r: (-r["degree"], -len(r["chunk_ids"]), r["name"]))
             records = store.get(sorted({c for r in rows[:limit] for c in r["chunk_ids"]}))
             report["top"] = [
-                {"name": r["name"], "type": r["type"], "relations": r["degree"],
-                 "notes": sorted({records[c].path for c in r["chunk_ids"] if c in records})}
+                {
+                    "name": r["name"],
+                    "type": r["type"],
+                    "relations": r["degree"],
+                    "notes": sorted({records[c].path for c in r["chunk_ids"] if c in records}),
+                }
                 for r in rows[:limit]
             ]
             return report
@@ -65,16 +69,19 @@ async def collect(settings: Settings, workspace: str, entity: str | None, *, lim
         records = store.get(sorted({*e["chunk_ids"], *(c for r in relations for c in r["chunk_ids"])}))
 
         def withheld_by(chunk_ids) -> list[str]:
-            return sorted({s for c in chunk_ids if c in records for s in records[c].charged
-                           if s.casefold() not in bridged})
+            return sorted(
+                {s for c in chunk_ids if c in records for s in records[c].charged if s.casefold() not in bridged}
+            )
 
         def notes(chunk_ids) -> list[dict]:
             by_path: dict[str, set] = {}
             for c in chunk_ids:
                 if c in records:
                     by_path.setdefault(records[c].path, set()).update(records[c].charged)
-            return [{"path": p, "deferred": sorted(s for s in subs if s.casefold() not in bridged)}
-                    for p, subs in sorted(by_path.items())]
+            return [
+                {"path": p, "deferred": sorted(s for s in subs if s.casefold() not in bridged)}
+                for p, subs in sorted(by_path.items())
+            ]
 
         def text(lines: list[str], chunk_ids) -> list[str] | str:
             held = withheld_by(chunk_ids)
@@ -84,13 +91,20 @@ async def collect(settings: Settings, workspace: str, entity: str | None, *, lim
             return lines
 
         report["entity"] = {
-            "name": e["name"], "type": e["type"], "relations": e["degree"],
+            "name": e["name"],
+            "type": e["type"],
+            "relations": e["degree"],
             "description": text(e["description"], e["chunk_ids"]),
             "notes": notes(e["chunk_ids"]),
         }
         report["entity_relations"] = [
-            {"other": r["target"], "keywords": r["keywords"], "weight": round(r["weight"], 3),
-             "description": text(r["description"], r["chunk_ids"]), "notes": notes(r["chunk_ids"])}
+            {
+                "other": r["target"],
+                "keywords": r["keywords"],
+                "weight": round(r["weight"], 3),
+                "description": text(r["description"], r["chunk_ids"]),
+                "notes": notes(r["chunk_ids"]),
+            }
             for r in relations[:limit]
         ]
         return report
@@ -101,7 +115,7 @@ async def collect(settings: Settings, workspace: str, entity: str | None, *, lim
 
 def graph_command(
     workspace: str = typer.Argument(..., help="technical, creative, personal or administrative."),
-    entity: Optional[str] = typer.Option(None, "--entity", "-e", help="Show one entity: relations and supporting notes."),
+    entity: str | None = typer.Option(None, "--entity", "-e", help="Show one entity: relations and supporting notes."),
     limit: int = typer.Option(30, "--limit", help="How many entities (or relations) to list."),
     bridge: list[str] = typer.Option([], "--bridge", "-b", help="Show text about a deferred subject (repeatable)."),
     as_json: bool = typer.Option(False, "--json", help="Print the report as JSON."),
@@ -140,13 +154,19 @@ def graph_command(
         out.print(f"  {line}", highlight=False)
     out.print("Supporting notes:")
     for n in e["notes"]:
-        out.print(f"  {n['path']}" + (f"  [deferred: {', '.join(n['deferred'])}]" if n["deferred"] else ""),
-                  highlight=False)
+        out.print(
+            f"  {n['path']}" + (f"  [deferred: {', '.join(n['deferred'])}]" if n["deferred"] else ""), highlight=False
+        )
     table = Table(title="Relations")
     for column in ("with", "keywords", "weight", "description", "notes"):
         table.add_column(column, justify="right" if column == "weight" else "left")
     for r in report["entity_relations"]:
         d = r["description"]
-        table.add_row(r["other"], r["keywords"], f"{r['weight']:.2f}", d if isinstance(d, str) else " | ".join(d),
-                      ", ".join(n["path"] for n in r["notes"]))
+        table.add_row(
+            r["other"],
+            r["keywords"],
+            f"{r['weight']:.2f}",
+            d if isinstance(d, str) else " | ".join(d),
+            ", ".join(n["path"] for n in r["notes"]),
+        )
     out.print(table)

@@ -41,12 +41,16 @@ def chat_model_func(settings: Settings, *, transport: httpx.AsyncBaseTransport |
     if not settings.llm_url:
         raise LLMError("LUCASRAG_LLM_URL is not set")
     base = settings.llm_url.rstrip("/")
-    url = base if base.endswith("/chat/completions") else (
-        f"{base}/chat/completions" if base.endswith("/v1") else f"{base}/v1/chat/completions")
+    url = (
+        base
+        if base.endswith("/chat/completions")
+        else (f"{base}/chat/completions" if base.endswith("/v1") else f"{base}/v1/chat/completions")
+    )
     timeout = httpx.Timeout(settings.llm_timeout_s, connect=min(10.0, settings.llm_timeout_s))
 
-    async def complete(prompt: str, system_prompt: str | None = None, history_messages: list | None = None,
-                       **kwargs) -> str:
+    async def complete(
+        prompt: str, system_prompt: str | None = None, history_messages: list | None = None, **kwargs
+    ) -> str:
         payload = {
             "model": settings.llm_model,
             "messages": _messages(prompt, system_prompt, history_messages),

@@ -75,7 +75,9 @@ def _vocab(model_dir: Path) -> tuple[list[str], list[int]]:
     tokens = (model_dir / "vocab.txt").read_text(encoding="utf-8").split("\n")
     if tokens and tokens[-1] == "":
         tokens.pop()
-    special = {t["content"] for t in json.loads((model_dir / "tokenizer.json").read_text())["added_tokens"] if t["special"]}
+    special = {
+        t["content"] for t in json.loads((model_dir / "tokenizer.json").read_text())["added_tokens"] if t["special"]
+    }
     out_tokens: list[str] = []
     types: list[int] = []
     for tok in tokens:
@@ -184,6 +186,7 @@ def read_gguf_header(path: Path) -> tuple[dict[str, object], dict[str, tuple[tup
     ggml order (fastest-varying dimension first).
     """
     with open(path, "rb") as f:
+
         def unpack(fmt: str):
             size = struct.calcsize(fmt)
             return struct.unpack(fmt, f.read(size))[0]

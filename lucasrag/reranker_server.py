@@ -26,8 +26,8 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import httpx
 
@@ -126,9 +126,22 @@ def _read_ready_line(proc: subprocess.Popen, deadline: float) -> str:
 
 
 @contextlib.contextmanager
-def _serve_subprocess(model: Path, host: str, port: int, timeout_s: float, *, threads, ctx_tokens, verbose) -> Iterator[str]:
-    cmd = [sys.executable, "-m", "lucasrag.reranker_server", "--model", str(model), "--host", host,
-           "--port", str(port), "--ctx-tokens", str(ctx_tokens)]
+def _serve_subprocess(
+    model: Path, host: str, port: int, timeout_s: float, *, threads, ctx_tokens, verbose
+) -> Iterator[str]:
+    cmd = [
+        sys.executable,
+        "-m",
+        "lucasrag.reranker_server",
+        "--model",
+        str(model),
+        "--host",
+        host,
+        "--port",
+        str(port),
+        "--ctx-tokens",
+        str(ctx_tokens),
+    ]
     if threads:
         cmd += ["--threads", str(threads)]
     if verbose:
@@ -185,8 +198,15 @@ def serve_reranker(
         yield url
 
 
-def serve(model: Path, host: str = "127.0.0.1", port: int = 8080, *, threads: int | None = None,
-          ctx_tokens: int = DEFAULT_CTX_TOKENS, verbose: bool = False) -> None:
+def serve(
+    model: Path,
+    host: str = "127.0.0.1",
+    port: int = 8080,
+    *,
+    threads: int | None = None,
+    ctx_tokens: int = DEFAULT_CTX_TOKENS,
+    verbose: bool = False,
+) -> None:
     """Serve in the foreground until Ctrl-C or SIGTERM; prints ``LUCASRAG_RERANKER_URL <url>`` when ready."""
 
     def _stop(signum, frame):  # SIGTERM ends the process like Ctrl-C, running the cleanup
@@ -194,7 +214,9 @@ def serve(model: Path, host: str = "127.0.0.1", port: int = 8080, *, threads: in
 
     previous = signal.signal(signal.SIGTERM, _stop)
     try:
-        with serve_reranker(model, host=host, port=port, threads=threads, ctx_tokens=ctx_tokens, verbose=verbose) as url:
+        with serve_reranker(
+            model, host=host, port=port, threads=threads, ctx_tokens=ctx_tokens, verbose=verbose
+        ) as url:
             print(f"{READY_PREFIX}{url}", flush=True)
             while True:
                 time.sleep(3600)
@@ -208,8 +230,12 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m lucasrag.reranker_server", description=__doc__.split("\n")[0])
     src = ap.add_mutually_exclusive_group(required=True)
     src.add_argument("--model", type=Path, help="GGUF reranker (BERT/XLM-R cross-encoder with a rank head)")
-    src.add_argument("--test-model", type=Path, metavar="CACHE_DIR",
-                     help="build (or reuse) the protocol-test reranker in CACHE_DIR and serve it")
+    src.add_argument(
+        "--test-model",
+        type=Path,
+        metavar="CACHE_DIR",
+        help="build (or reuse) the protocol-test reranker in CACHE_DIR and serve it",
+    )
     ap.add_argument("--host", default="127.0.0.1")
     ap.add_argument("--port", type=int, default=8080, help="0 picks a free port")
     ap.add_argument("--threads", type=int, default=None)

@@ -108,7 +108,7 @@ class Settings:
     neo4j_password: str = field(default="", repr=False)
 
     @classmethod
-    def from_env(cls, **overrides) -> "Settings":
+    def from_env(cls, **overrides) -> Settings:
         profile = _env("LUCASRAG_PROFILE", "embedded")
         if profile not in PROFILES:
             raise SettingsError(f"LUCASRAG_PROFILE={profile!r}: expected one of {', '.join(PROFILES)}")

@@ -1,6 +1,5 @@
 """Jobs, the vault sensor, per-workspace schedules and the approval job."""
 
-
 from dagster import (
     AssetSelection,
     Config,
@@ -24,7 +23,9 @@ from lucasrag_assets.rules.vault_scan import vault_fingerprint
 
 # The evaluation is not part of ingest (it adds a few hundred queries); `evaluate` runs it.
 ingest_job = define_asset_job(
-    "ingest", selection=AssetSelection.all() - AssetSelection.assets("evaluation"), description="Ingest the whole vault."
+    "ingest",
+    selection=AssetSelection.all() - AssetSelection.assets("evaluation"),
+    description="Ingest the whole vault.",
 )
 evaluate_job = define_asset_job(
     "evaluate",

@@ -1,6 +1,5 @@
 """The Dagster code location: every asset, check, job, sensor and schedule of LucasRAG."""
 
-
 from dagster import Definitions, load_assets_from_modules
 
 from lucasrag_assets.assets import catalog, chunks, evaluation, notes, routing
@@ -17,7 +16,6 @@ from lucasrag_assets.automation import (
 from lucasrag_assets.resources import LucasragSettings, Progress
 
 ALL_ASSETS = [*load_assets_from_modules([notes, routing, chunks, catalog, evaluation]), *INDEX_ASSETS]
-
 
 
 def build_definitions(settings: LucasragSettings | None = None, progress: Progress | None = None) -> Definitions:

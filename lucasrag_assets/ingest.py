@@ -56,7 +56,7 @@ def dagster_postgres_url(dsn: str) -> str:
         return dsn
     for scheme in ("postgresql://", "postgres://"):
         if dsn.startswith(scheme):
-            return "postgresql+psycopg2://" + dsn[len(scheme):]
+            return "postgresql+psycopg2://" + dsn[len(scheme) :]
     from psycopg.conninfo import conninfo_to_dict
 
     params = conninfo_to_dict(dsn)
@@ -127,7 +127,9 @@ def run_ingest(settings: Settings, progress: Progress | None = None) -> IngestSu
         )
         catalog: pl.DataFrame = result.output_for_node("note_catalog")
         quarantine: pl.DataFrame = result.output_for_node("route_notes", "quarantine")
-        materializations = [e.step_materialization_data.materialization for e in result.get_asset_materialization_events()]
+        materializations = [
+            e.step_materialization_data.materialization for e in result.get_asset_materialization_events()
+        ]
         steps = {
             s.step_key: (s.end_time or 0) - (s.start_time or 0) for s in instance.get_run_step_stats(result.run_id)
         }

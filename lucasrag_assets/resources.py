@@ -1,8 +1,6 @@
 """Dagster resources: settings (embedded ↔ production by configuration) and progress."""
 
-
 from pathlib import Path
-from typing import Optional
 
 from dagster import ConfigurableResource
 
@@ -14,9 +12,9 @@ class LucasragSettings(ConfigurableResource):
     """Where the vault and the indexes are. Unset fields come from the environment
     (``LUCASRAG_VAULT``, ``LUCASRAG_DATA``, ``LUCASRAG_NOW``, ``LUCASRAG_PROFILE``)."""
 
-    vault: Optional[str] = None
-    data: Optional[str] = None
-    now: Optional[str] = None
+    vault: str | None = None
+    data: str | None = None
+    now: str | None = None
 
     def get(self) -> Settings:
         overrides = {}

@@ -70,7 +70,9 @@ def _relevance(
     and whether ``time_fit`` (the temporal preference) is already in the scores."""
     note = None
     if settings.reranker_url and use_reranker:
-        reranker = LlamaCppReranker(settings.reranker_url, timeout_s=settings.reranker_timeout_s, max_chars=settings.rerank_max_chars)
+        reranker = LlamaCppReranker(
+            settings.reranker_url, timeout_s=settings.reranker_timeout_s, max_chars=settings.rerank_max_chars
+        )
         try:
             raw = reranker.rerank(text, [c.text for c in pool])
             return [1 / (1 + math.exp(-s)) for s in raw], "llama.cpp", None, False
@@ -133,8 +135,17 @@ def rank_pool(
         return Ranked([], "llama.cpp" if settings.reranker_url and options.rerank else "embedding-similarity")
     time_fit = [_temporal(c, settings, temporal) for c in pool] if options.temporal_preference else None
     relevance, name, note, timed = _relevance(
-        text, vector, pool, stores, settings, options.rerank, keywords, reached, time_fit,
-        PERIOD_WEIGHT if temporal.periods else RECENCY_WEIGHT)
+        text,
+        vector,
+        pool,
+        stores,
+        settings,
+        options.rerank,
+        keywords,
+        reached,
+        time_fit,
+        PERIOD_WEIGHT if temporal.periods else RECENCY_WEIGHT,
+    )
     if time_fit is not None and not timed:
         relevance = [r * (1 - TEMPORAL_SHARE + TEMPORAL_SHARE * t) for r, t in zip(relevance, time_fit)]
     scored = list(zip(pool, relevance))

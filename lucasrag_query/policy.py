@@ -92,14 +92,18 @@ def _passages(n: int) -> str:
 
 def deference_message(subject: str, withheld: int) -> str:
     q = json.dumps(subject, ensure_ascii=False)
-    return (f"{_passages(withheld)} about {subject} matched but {'were' if withheld != 1 else 'was'} "
-            f"withheld out of care. To include them, bridge the subject: "
-            f"query(..., bridge=[{q}]) or CLI --bridge {q}.")
+    return (
+        f"{_passages(withheld)} about {subject} matched but {'were' if withheld != 1 else 'was'} "
+        f"withheld out of care. To include them, bridge the subject: "
+        f"query(..., bridge=[{q}]) or CLI --bridge {q}."
+    )
 
 
 def archive_message(withheld: int) -> str:
-    return (f"{withheld} older (archival) {_passages(withheld).split(' ', 1)[1]} matched; ask with a year, "
-            f"a decade or words like 'back then' to include them.")
+    return (
+        f"{withheld} older (archival) {_passages(withheld).split(' ', 1)[1]} matched; ask with a year, "
+        f"a decade or words like 'back then' to include them."
+    )
 
 
 def apply_policy(
@@ -117,8 +121,10 @@ def apply_policy(
     archived: set[str] = set()
     for c in candidates:
         archival = c.band == "archival"
-        unbridged = sorted({n for n in (_canonical(x, subjects) for x in c.charged)
-                            if n and n.casefold() not in bridged}, key=str.casefold)
+        unbridged = sorted(
+            {n for n in (_canonical(x, subjects) for x in c.charged) if n and n.casefold() not in bridged},
+            key=str.casefold,
+        )
         if unbridged and not (temporal.archival_open and archival):
             withheld.add(c.chunk_id)
             for name in unbridged:
@@ -130,8 +136,10 @@ def apply_policy(
             archived.add(c.chunk_id)
         else:
             kept.append(c)
-    hints = [Hint(name, "deference", len(ids), deference_message(name, len(ids)))
-             for _, (name, ids) in sorted(per_subject.items())]
+    hints = [
+        Hint(name, "deference", len(ids), deference_message(name, len(ids)))
+        for _, (name, ids) in sorted(per_subject.items())
+    ]
     if archived:
         hints.append(Hint(None, "archive", len(archived), archive_message(len(archived))))
     return PolicyOutcome(kept, hints, frozenset(withheld))

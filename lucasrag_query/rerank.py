@@ -103,16 +103,22 @@ class LlamaCppReranker:
             with httpx.Client(timeout=self.timeout_s, transport=self._transport) as client:
                 response = client.post(self.endpoint, json=payload)
         except httpx.ConnectError as exc:
-            raise RerankUnavailable(f"cannot connect to reranker at {self.url} ({_short(exc) or 'connection refused'})") from exc
+            raise RerankUnavailable(
+                f"cannot connect to reranker at {self.url} ({_short(exc) or 'connection refused'})"
+            ) from exc
         except httpx.TimeoutException as exc:
             raise RerankUnavailable(
                 f"reranker at {self.url} timed out after {self.timeout_s:g} s ({type(exc).__name__}, {len(documents)} passages)"
             ) from exc
         except httpx.HTTPError as exc:  # other transport/protocol errors
-            raise RerankUnavailable(f"reranker request to {self.url} failed: {type(exc).__name__}: {_short(exc)}") from exc
+            raise RerankUnavailable(
+                f"reranker request to {self.url} failed: {type(exc).__name__}: {_short(exc)}"
+            ) from exc
 
         if response.status_code >= 400:
-            raise RerankUnavailable(f"reranker at {self.url} answered HTTP {response.status_code}: {_error_text(response)}")
+            raise RerankUnavailable(
+                f"reranker at {self.url} answered HTTP {response.status_code}: {_error_text(response)}"
+            )
         return _parse_scores(response, len(documents))
 
 

@@ -110,8 +110,11 @@ def _close_query_indexes() -> None:
 def neo4j_server() -> Neo4jService:
     external = os.environ.get("LUCASRAG_TEST_NEO4J_URI")
     if external:
-        yield Neo4jService(uri=external, user=os.environ.get("LUCASRAG_TEST_NEO4J_USER", "neo4j"),
-                           password=os.environ.get("LUCASRAG_TEST_NEO4J_PASSWORD", ""))
+        yield Neo4jService(
+            uri=external,
+            user=os.environ.get("LUCASRAG_TEST_NEO4J_USER", "neo4j"),
+            password=os.environ.get("LUCASRAG_TEST_NEO4J_PASSWORD", ""),
+        )
         return
     if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
         pytest.skip("Neo4j needs a Java 17+ JDK (or set LUCASRAG_TEST_NEO4J_URI)")
@@ -141,4 +144,3 @@ def clean_neo4j(service: Neo4jService) -> None:
 
 
 __all__ = ["Neo4jService", "PostgresService", "TEST_DATABASE", "clean_neo4j", "neo4j_server", "postgres_server"]
-

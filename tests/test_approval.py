@@ -18,7 +18,11 @@ NOTE = "inbox/hetzner and a poem.md"
 
 
 def _env(settings):
-    return {"LUCASRAG_VAULT": str(settings.vault), "LUCASRAG_DATA": str(settings.data), "LUCASRAG_NOW": settings.now.isoformat()}
+    return {
+        "LUCASRAG_VAULT": str(settings.vault),
+        "LUCASRAG_DATA": str(settings.data),
+        "LUCASRAG_NOW": settings.now.isoformat(),
+    }
 
 
 def test_approve_round_trip(fresh_vault):

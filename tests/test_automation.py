@@ -25,7 +25,9 @@ def test_sensor_requests_a_run_only_when_the_vault_changes(fresh_vault):
     assert isinstance(first, RunRequest)
     again, same = _tick(fresh_vault, cursor)
     assert isinstance(again, SkipReason) and same == cursor
-    (fresh_vault.vault / "journal" / "2026-05-30.md").write_text("A new diary entry about the cat and the balcony plants.\n")
+    (fresh_vault.vault / "journal" / "2026-05-30.md").write_text(
+        "A new diary entry about the cat and the balcony plants.\n"
+    )
     changed, new_cursor = _tick(fresh_vault, cursor)
     assert isinstance(changed, RunRequest) and new_cursor != cursor
 

@@ -5,17 +5,19 @@ import asyncio
 import json
 
 import numpy as np
+from conftest import settings_for
 
 from lucasrag.embedding import get_embedder
 from lucasrag.index._lightrag import WorkspaceIndex
 from lucasrag.vocabulary import ChunkRecord
-from conftest import settings_for
 
 
 def _write(settings, chunk_id, text):
     async def go():
         index = await WorkspaceIndex.open(settings, "technical")
-        record = ChunkRecord(chunk_id, "doc-" + chunk_id, "technical", f"{chunk_id}.md", 0, text, "present", "default", None)
+        record = ChunkRecord(
+            chunk_id, "doc-" + chunk_id, "technical", f"{chunk_id}.md", 0, text, "present", "default", None
+        )
         await index.write([record], get_embedder().embed([text]), {record.doc_id: text})
         await index.flush()
         await index.close()

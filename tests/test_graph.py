@@ -92,7 +92,8 @@ def check_graph_invariants(settings, workspace) -> tuple[int, int]:
         keys = [make_relation_chunk_key(e["source"], e["target"]) for e in edges]
         rel_tracked = await rag.relation_chunks.get_by_ids(keys)
         rel_vectors = await rag.relationships_vdb.get_by_ids(
-            [make_relation_vdb_ids(e["source"], e["target"])[0] for e in edges])
+            [make_relation_vdb_ids(e["source"], e["target"])[0] for e in edges]
+        )
         for edge, row, vec in zip(edges, rel_tracked, rel_vectors):
             assert row and row["chunk_ids"] and set(row["chunk_ids"]) <= held, f"{workspace}: edge {edge}"
             assert float(edge["weight"]) >= len(row["chunk_ids"])
@@ -140,7 +141,9 @@ def test_graph_source_ids_are_our_chunk_ids(graph_vault):
     assert "tech/tessellate-onboarding.md" in _paths(settings, "technical", tessellate["chunk_ids"])
     tag = _entity(settings, "technical", "#tessellate")
     assert tag["type"] == "tag"
-    assert tag["chunk_ids"] and set(tag["chunk_ids"]) == _chunk_ids(settings, "technical", "tech/tessellate-onboarding.md")
+    assert tag["chunk_ids"] and set(tag["chunk_ids"]) == _chunk_ids(
+        settings, "technical", "tech/tessellate-onboarding.md"
+    )
     link = _entity(settings, "creative", "characters - the lighthouse keeper")
     assert _paths(settings, "creative", link["chunk_ids"]) == {CHARACTERS, "writing/lighthouse story draft.md"}
 
@@ -168,8 +171,10 @@ def test_a_query_naming_an_entity_reaches_its_chunks_through_the_graph(graph_vau
     payroll = _chunk_ids(settings, "administrative", PAYROLL)
 
     async def search(index):
-        return ([h.chunk_id for h in await index.search("What did Rosa go through with me?", 3, graph=True)],
-                [h.chunk_id for h in await index.search("What did Rosa go through with me?", 3, graph=False)])
+        return (
+            [h.chunk_id for h in await index.search("What did Rosa go through with me?", 3, graph=True)],
+            [h.chunk_id for h in await index.search("What did Rosa go through with me?", 3, graph=False)],
+        )
 
     with_graph, without = _run(_with_index(settings, "administrative", search))
     assert payroll & set(with_graph), "the payroll call names Rosa only in its frontmatter: the graph reaches it"
@@ -293,8 +298,9 @@ def test_incremental_ingest_keeps_the_graph_exact(graph_vault, fresh_vault, monk
 
     (settings.vault / PAYROLL).unlink()  # the colleague's only note
     # the ferry note loses its first paragraph: Cacilhas goes, Lisbon stays on the second
-    (settings.vault / FERRY).write_text(FERRY_NOTE.replace(
-        "Took the ferry from Lisbon to Cacilhas for lunch; grilled fish by the water.\n\n", ""))
+    (settings.vault / FERRY).write_text(
+        FERRY_NOTE.replace("Took the ferry from Lisbon to Cacilhas for lunch; grilled fish by the water.\n\n", "")
+    )
     summary = run_ingest(settings)
 
     assert _entity(settings, "administrative", "Rosa") is None
@@ -302,8 +308,11 @@ def test_incremental_ingest_keeps_the_graph_exact(graph_vault, fresh_vault, monk
     assert _entity(settings, "creative", "Rosa") is not None  # the character is untouched
     assert _entity(settings, "personal", "Cacilhas") is None
     lisbon = _entity(settings, "personal", "Lisbon")
-    assert set(lisbon_before["chunk_ids"]) < set(lisbon["chunk_ids"]) < set(lisbon_added["chunk_ids"]) | set(
-        _chunk_ids(settings, "personal", FERRY))
+    assert (
+        set(lisbon_before["chunk_ids"])
+        < set(lisbon["chunk_ids"])
+        < set(lisbon_added["chunk_ids"]) | set(_chunk_ids(settings, "personal", FERRY))
+    )
     assert _paths(settings, "personal", lisbon["chunk_ids"]) >= {FERRY}
     assert summary.index_metadata["administrative"]["graph_entities_removed"] > 0
     assert summary.index_metadata["personal"]["graph_entities_removed"] > 0
@@ -320,8 +329,19 @@ def test_graph_off_writes_no_graph_and_searches_by_vector(fresh_vault, monkeypat
     from lucasrag.vocabulary import ChunkRecord
 
     settings = replace(fresh_vault, graph=False)
-    rec = ChunkRecord("chunk-x1", "doc-x", "creative", "writing/x.md", 0, "Rosa steered the boat past the reef.",
-                      "present", "default", "2026-01-01", (), "h")
+    rec = ChunkRecord(
+        "chunk-x1",
+        "doc-x",
+        "creative",
+        "writing/x.md",
+        0,
+        "Rosa steered the boat past the reef.",
+        "present",
+        "default",
+        "2026-01-01",
+        (),
+        "h",
+    )
     cache = EmbeddingCache(settings.data / "embeddings.sqlite")
     try:
         report = _run(sync_workspace(settings, "creative", [rec], {"doc-x": rec.text}, cache))

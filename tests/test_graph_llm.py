@@ -63,8 +63,12 @@ def test_llm_extraction_runs_against_a_real_llama_cpp_chat_server(fresh_vault):
     import subprocess
     import sys
 
-    done = subprocess.run([sys.executable, "-c", _LLM_CHILD, str(fresh_vault.vault), str(fresh_vault.data)],
-                          capture_output=True, text=True, timeout=900)
+    done = subprocess.run(
+        [sys.executable, "-c", _LLM_CHILD, str(fresh_vault.vault), str(fresh_vault.data)],
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     result = json.loads(done.stdout.strip().splitlines()[-1])
     if "skip" in result:

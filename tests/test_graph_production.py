@@ -7,12 +7,12 @@ from __future__ import annotations
 import shutil
 
 import pytest
-
 import test_graph as graph_checks
 from conftest import copy_vault
-from lucasrag.vocabulary import WORKSPACES
 from services_fixtures import clean_neo4j
 from test_production_profile import production_settings
+
+from lucasrag.vocabulary import WORKSPACES
 
 pytestmark = [pytest.mark.slow, pytest.mark.production]
 

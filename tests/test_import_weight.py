@@ -9,7 +9,9 @@ import pytest
 def _modules_after(code: str) -> set[str]:
     out = subprocess.run(
         [sys.executable, "-c", f"{code}\nimport sys; print('\\n'.join(sys.modules))"],
-        capture_output=True, text=True, check=True,
+        capture_output=True,
+        text=True,
+        check=True,
     ).stdout
     return set(out.split())
 

@@ -38,6 +38,7 @@ def _open_sqlite(tmp_path, _request):
 
 def _open_postgres(_tmp_path, request):
     from conftest import settings_for
+
     from lucasrag.index.chunk_store_pg import PostgresChunkStore
     from lucasrag.services.postgres import ensure_database
 

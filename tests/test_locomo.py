@@ -32,8 +32,13 @@ def _sample() -> dict:
             "session_1_date_time": "1:56 pm on 8 May, 2023",
             "session_1": [
                 {"speaker": "Ann", "dia_id": "D1:1", "text": "I adopted a dog called Rex."},
-                {"speaker": "Bob", "dia_id": "D1:2", "text": "Lovely!\nWhat breed?", "img_url": ["x"],
-                 "blip_caption": "a photo of a beagle"},
+                {
+                    "speaker": "Bob",
+                    "dia_id": "D1:2",
+                    "text": "Lovely!\nWhat breed?",
+                    "img_url": ["x"],
+                    "blip_caption": "a photo of a beagle",
+                },
             ],
             "session_2_date_time": "10:04 am on 20 June, 2023",
             "session_2": [{"speaker": "Ann", "dia_id": "D2:1", "text": "Rex learned to sit."}],
@@ -41,8 +46,12 @@ def _sample() -> dict:
         },
         "qa": [
             {"question": "What is Ann's dog called?", "answer": "Rex", "evidence": ["D1:1"], "category": 4},
-            {"question": "Which breed, and what did it learn?", "answer": "beagle; sit",
-             "evidence": ["D1:2; D2:1"], "category": 1},
+            {
+                "question": "Which breed, and what did it learn?",
+                "answer": "beagle; sit",
+                "evidence": ["D1:2; D2:1"],
+                "category": 1,
+            },
             {"question": "When?", "answer": "May", "evidence": ["D:1:1"], "category": 2},
             {"question": "Opinion?", "answer": "yes", "evidence": [], "category": 3},
             {"question": "Bad id?", "answer": "?", "evidence": ["D", "D9:9"], "category": 4},

@@ -19,7 +19,10 @@ def test_nearest_dated_stays_inside_the_period(ingested):
         ids = store.nearest_dated(vector, [("2013-01-01", "2013-12-31")], 5)
         records = store.get(ids)
         assert ids and all(records[i].date.startswith("2013") for i in ids)
-        assert store.nearest_dated(vector, [], 5) == [] and store.nearest_dated(np.zeros(384, np.float32), [("1900-01-01", "1900-12-31")], 5) == []
+        assert (
+            store.nearest_dated(vector, [], 5) == []
+            and store.nearest_dated(np.zeros(384, np.float32), [("1900-01-01", "1900-12-31")], 5) == []
+        )
     finally:
         store.close()
 

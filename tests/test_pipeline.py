@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import polars as pl
 import pytest
 
 from lucasrag.catalog import read_catalog
@@ -26,7 +25,9 @@ def test_ignored_files_never_appear(catalog):
 
 
 def test_statuses_match_truth(catalog, truth):
-    wrong = {p: (catalog[p]["status"], t["status"]) for p, t in truth["notes"].items() if catalog[p]["status"] != t["status"]}
+    wrong = {
+        p: (catalog[p]["status"], t["status"]) for p, t in truth["notes"].items() if catalog[p]["status"] != t["status"]
+    }
     assert not wrong
 
 
@@ -35,7 +36,10 @@ def test_invalid_files_carry_reasons(catalog):
     assert "binary" in invalid["inbox/binary.md"].lower()
     assert "utf-8" in invalid["inbox/latin1.md"].lower()
     assert "empty" in invalid["inbox/empty.md"].lower()
-    assert "frontmatter" in invalid["inbox/broken-frontmatter.md"].lower() or "yaml" in invalid["inbox/broken-frontmatter.md"].lower()
+    assert (
+        "frontmatter" in invalid["inbox/broken-frontmatter.md"].lower()
+        or "yaml" in invalid["inbox/broken-frontmatter.md"].lower()
+    )
 
 
 def test_quarantined_notes_have_reason_and_suggestion(catalog):
@@ -46,7 +50,11 @@ def test_quarantined_notes_have_reason_and_suggestion(catalog):
 def test_routing_accuracy_on_sample_vault(catalog, truth):
     """Every indexed note lands in its true workspace (the router's measured accuracy; see docs/routing.md)."""
     indexed = {p: t for p, t in truth["notes"].items() if t["status"] == "indexed"}
-    wrong = {p: (catalog[p]["workspace"], t["workspace"]) for p, t in indexed.items() if catalog[p]["workspace"] != t["workspace"]}
+    wrong = {
+        p: (catalog[p]["workspace"], t["workspace"])
+        for p, t in indexed.items()
+        if catalog[p]["workspace"] != t["workspace"]
+    }
     assert len(wrong) <= len(indexed) * 0.05, wrong
 
 

@@ -21,8 +21,16 @@ from lucasrag_query.result import QueryResult, ResultItem
 
 def _result(paths, *, archival_open=False, hints=(), texts=None, workspaces=None, query="q") -> QueryResult:
     items = [
-        ResultItem(i + 1, f"c{i}", (workspaces or {}).get(p, "personal"), p, "present", None, 0.5,
-                   (texts or {}).get(p, f"text of {p}"))
+        ResultItem(
+            i + 1,
+            f"c{i}",
+            (workspaces or {}).get(p, "personal"),
+            p,
+            "present",
+            None,
+            0.5,
+            (texts or {}).get(p, f"text of {p}"),
+        )
         for i, p in enumerate(paths)
     ]
     return QueryResult(query, items, list(hints), archival_open, (), "embedding-similarity")
@@ -54,7 +62,7 @@ def test_archive_cases_need_an_open_archive_and_expected_in_top5(kind):
 
 def test_charged_withheld_needs_the_hint_and_no_leak():
     case = QueryCase("charged_withheld", "how is grandad?", [], ["grief.md"], withheld=["Grandad Tom"])
-    secret = 'Grandad\'s funeral was today. "I can\'t believe he\'s gone," Mum said — ça va?\nI cried.'
+    secret = "Grandad's funeral was today. \"I can't believe he's gone,\" Mum said — ça va?\nI cried."
     ok = judge(case, _result(["neutral.md"], hints=[_hint("Grandad Tom")]), [secret])
     assert ok.passed and ok.checks["no_leak"] and ok.checks["hint:Grandad Tom"]
     assert not judge(case, _result(["neutral.md"]), [secret]).checks["hint:Grandad Tom"]
@@ -70,8 +78,13 @@ def test_charged_withheld_needs_the_hint_and_no_leak():
 
 
 def test_charged_withheld_with_open_archive_expects_the_archival_notes():
-    case = QueryCase("charged_withheld", "what happened to grandad in 2012?", ["2012-funeral.md"], ["present-grief.md"],
-                     archival_open=True)
+    case = QueryCase(
+        "charged_withheld",
+        "what happened to grandad in 2012?",
+        ["2012-funeral.md"],
+        ["present-grief.md"],
+        archival_open=True,
+    )
     assert judge(case, _result(["x", "2012-funeral.md"], archival_open=True)).passed
     out = judge(case, _result(["x"], archival_open=True))
     assert not out.passed and out.checks["expected_returned"] is False
@@ -79,7 +92,9 @@ def test_charged_withheld_with_open_archive_expects_the_archival_notes():
 
 def test_charged_bridged_expects_a_note_anywhere_and_counts_charged_notes():
     case = QueryCase("charged_bridged", "how do I feel about Maya now?", ["m1.md", "m2.md"], [], bridge=["Maya"])
-    out = judge(case, _result([f"x{i}" for i in range(10)] + ["m2.md", "m1.md"]), charged_paths=frozenset({"m1.md", "m2.md"}))
+    out = judge(
+        case, _result([f"x{i}" for i in range(10)] + ["m2.md", "m1.md"]), charged_paths=frozenset({"m1.md", "m2.md"})
+    )
     assert out.passed and out.charged_returned == 2
     assert not judge(case, _result(["x"])).passed
 
@@ -109,25 +124,33 @@ def _truth(notes: dict[str, NoteTruth]) -> GroundTruth:
 
 
 def test_ingest_agreement_rates():
-    truth = _truth({
-        "a.md": NoteTruth("indexed", "personal", "present", None, ["Maya"]),
-        "b.md": NoteTruth("indexed", "technical", "archival", None),
-        "c.md": NoteTruth("indexed", "creative", "present", None),
-        "d.md": NoteTruth("quarantined", None, None, None),
-        "e.md": NoteTruth("invalid", None, None, None),
-    })
-    catalog = pl.DataFrame({
-        "path": ["a.md", "b.md", "c.md", "d.md", "e.md"],
-        "status": ["indexed", "indexed", "quarantined", "quarantined", "invalid"],
-        "workspace": ["personal", "technical", None, None, None],
-        "band": ["present", "present", None, None, None],
-        "charged": [["Maya", "Grandad Tom"], [], [], [], []],
-    })
+    truth = _truth(
+        {
+            "a.md": NoteTruth("indexed", "personal", "present", None, ["Maya"]),
+            "b.md": NoteTruth("indexed", "technical", "archival", None),
+            "c.md": NoteTruth("indexed", "creative", "present", None),
+            "d.md": NoteTruth("quarantined", None, None, None),
+            "e.md": NoteTruth("invalid", None, None, None),
+        }
+    )
+    catalog = pl.DataFrame(
+        {
+            "path": ["a.md", "b.md", "c.md", "d.md", "e.md"],
+            "status": ["indexed", "indexed", "quarantined", "quarantined", "invalid"],
+            "workspace": ["personal", "technical", None, None, None],
+            "band": ["present", "present", None, None, None],
+            "charged": [["Maya", "Grandad Tom"], [], [], [], []],
+        }
+    )
     g = ingest_agreement(truth, catalog)
     assert g["status_accuracy"] == 0.8 and g["routing_accuracy"] == round(2 / 3, 4)
     assert g["band_accuracy"] == 0.5 and g["charged_precision"] == 0.5 and g["charged_recall"] == 1.0
     assert g["status_confusion"]["indexed->quarantined"] == 1
-    assert {(m["path"], m["field"]) for m in g["mismatches"]} == {("b.md", "band"), ("a.md", "charged"), ("c.md", "workspace")}
+    assert {(m["path"], m["field"]) for m in g["mismatches"]} == {
+        ("b.md", "band"),
+        ("a.md", "charged"),
+        ("c.md", "workspace"),
+    }
 
 
 def test_report_rates_ablation_changes_and_markdown():
@@ -137,11 +160,19 @@ def test_report_rates_ablation_changes_and_markdown():
     base = [o("present_fact", True), o("present_fact", False), o("charged_withheld", True, 0)]
     ablated = [o("present_fact", True), o("present_fact", True), o("charged_withheld", False, 3)]
     assert pass_rates(base)["present_fact"] == {"cases": 2, "passed": 1, "rate": 0.5}
-    report = PolicyReport("v", 10, base, ingest_agreement(_truth({}), pl.DataFrame({"path": []})),
-                          {"deference_off": ablated}, {"p50": 10.0, "p95": 20.0})
+    report = PolicyReport(
+        "v",
+        10,
+        base,
+        ingest_agreement(_truth({}), pl.DataFrame({"path": []})),
+        {"deference_off": ablated},
+        {"p50": 10.0, "p95": 20.0},
+    )
     summary = report.ablation_summary()
     assert len(summary["deference_off"]["changed"]) == 2
-    assert summary["baseline"]["charged_notes_returned"] == 0 and summary["deference_off"]["charged_notes_returned"] == 3
+    assert (
+        summary["baseline"]["charged_notes_returned"] == 0 and summary["deference_off"]["charged_notes_returned"] == 3
+    )
     md = report.to_markdown()
     assert "| present_fact | 1/2 | 2/2 |" in md and "`present_fact` 'present_fact?': why" in md
     assert set(report.to_dict()) >= {"per_kind", "failures", "ablations", "ingest", "cases"}
@@ -154,8 +185,12 @@ def test_evaluation_asset_skips_a_vault_without_truth(tmp_path):
     from lucasrag_assets.resources import LucasragSettings
 
     (tmp_path / "vault").mkdir()
-    result = materialize([evaluation], resources={"lucasrag": LucasragSettings(
-        vault=str(tmp_path / "vault"), data=str(tmp_path / "data"), now="2026-06-01")})
+    result = materialize(
+        [evaluation],
+        resources={
+            "lucasrag": LucasragSettings(vault=str(tmp_path / "vault"), data=str(tmp_path / "data"), now="2026-06-01")
+        },
+    )
     [event] = result.get_asset_materialization_events()
     metadata = event.step_materialization_data.materialization.metadata
     assert metadata["status"].value == "skipped" and "vault.truth.json" in metadata["reason"].value

@@ -21,17 +21,17 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 import test_incremental as incremental_checks
 import test_query as query_checks
 from conftest import copy_vault, settings_for
+from services_fixtures import clean_neo4j
+
 from lucasrag.index._lightrag import WorkspaceIndex
 from lucasrag.index.stores import index_exists, open_chunk_store
 from lucasrag.services import ServiceError, free_port
 from lucasrag.services.postgres import ensure_database
 from lucasrag.settings import Settings
 from lucasrag.vocabulary import WORKSPACES, ChunkRecord
-from services_fixtures import clean_neo4j
 
 pytestmark = pytest.mark.slow
 production = pytest.mark.production
@@ -49,8 +49,14 @@ def new_database(postgres_server) -> str:
 
 def production_settings(vault: Path, data: Path, postgres_server, neo4j_server, **overrides) -> Settings:
     return settings_for(
-        vault, data, profile="production", postgres_dsn=new_database(postgres_server), neo4j_uri=neo4j_server.uri,
-        neo4j_user=neo4j_server.user, neo4j_password=neo4j_server.password, **overrides,
+        vault,
+        data,
+        profile="production",
+        postgres_dsn=new_database(postgres_server),
+        neo4j_uri=neo4j_server.uri,
+        neo4j_user=neo4j_server.user,
+        neo4j_password=neo4j_server.password,
+        **overrides,
     )
 
 
@@ -89,13 +95,26 @@ def neo4j_nodes(neo4j_server, label: str | None = None) -> set[tuple]:
 
 def workspace_rows(dsn: str, workspace: str) -> dict[str, list]:
     """Every row of ``workspace`` in every LightRAG / LucasRAG table (sorted, comparable)."""
-    tables = [t for (t,) in pg_rows(dsn, "SELECT table_name FROM information_schema.columns "
-                                          "WHERE column_name = 'workspace' AND table_schema = 'public'")]
+    tables = [
+        t
+        for (t,) in pg_rows(
+            dsn,
+            "SELECT table_name FROM information_schema.columns "
+            "WHERE column_name = 'workspace' AND table_schema = 'public'",
+        )
+    ]
     out = {}
     for table in sorted(tables):
-        cols = [c for (c,) in pg_rows(dsn, "SELECT column_name FROM information_schema.columns WHERE table_name = %s "
-                                           "AND data_type NOT LIKE 'timestamp%%' ORDER BY ordinal_position", (table,))
-                if c not in ("update_time", "create_time", "updated_at", "created_at")]
+        cols = [
+            c
+            for (c,) in pg_rows(
+                dsn,
+                "SELECT column_name FROM information_schema.columns WHERE table_name = %s "
+                "AND data_type NOT LIKE 'timestamp%%' ORDER BY ordinal_position",
+                (table,),
+            )
+            if c not in ("update_time", "create_time", "updated_at", "created_at")
+        ]
         select = ", ".join(f'"{c}"::text' for c in cols)
         out[table] = sorted(pg_rows(dsn, f'SELECT {select} FROM "{table}" WHERE workspace = %s', (workspace,)))
     return out
@@ -222,9 +241,19 @@ def test_incremental_update_and_delete_on_production(ingested, tmp_path, postgre
 
 
 def _note(workspace: str, doc: str, text: str) -> ChunkRecord:
-    return ChunkRecord(chunk_id=f"{doc}-chunk-000", doc_id=doc, workspace=workspace, path=f"{workspace}/{doc}.md",
-                       chunk_index=0, text=text, band="present", band_rule="undated", date=None, charged=(),
-                       content_hash=doc)
+    return ChunkRecord(
+        chunk_id=f"{doc}-chunk-000",
+        doc_id=doc,
+        workspace=workspace,
+        path=f"{workspace}/{doc}.md",
+        chunk_index=0,
+        text=text,
+        band="present",
+        band_rule="undated",
+        date=None,
+        charged=(),
+        content_hash=doc,
+    )
 
 
 @production
@@ -278,8 +307,13 @@ def test_a_down_server_is_named_with_its_setting(tmp_path, postgres_server, neo4
     from lucasrag_query import query
 
     dead = f"postgresql://postgres:hunter2@127.0.0.1:{free_port()}/lucasrag"
-    no_pg = settings_for(copy_vault(tmp_path / "vault"), tmp_path / "data", profile="production",
-                         postgres_dsn=dead, neo4j_uri=neo4j_server.uri)
+    no_pg = settings_for(
+        copy_vault(tmp_path / "vault"),
+        tmp_path / "data",
+        profile="production",
+        postgres_dsn=dead,
+        neo4j_uri=neo4j_server.uri,
+    )
     for attempt in (
         lambda: asyncio.run(WorkspaceIndex.open(no_pg, "technical")),
         lambda: query("where do I live?", settings=no_pg),
@@ -289,8 +323,13 @@ def test_a_down_server_is_named_with_its_setting(tmp_path, postgres_server, neo4
             attempt()
         assert "hunter2" not in str(info.value)
 
-    no_neo4j = settings_for(tmp_path / "vault", tmp_path / "data", profile="production",
-                            postgres_dsn=postgres_server.dsn, neo4j_uri=f"bolt://127.0.0.1:{free_port()}")
+    no_neo4j = settings_for(
+        tmp_path / "vault",
+        tmp_path / "data",
+        profile="production",
+        postgres_dsn=postgres_server.dsn,
+        neo4j_uri=f"bolt://127.0.0.1:{free_port()}",
+    )
     for attempt in (lambda: asyncio.run(WorkspaceIndex.open(no_neo4j, "technical")), lambda: run_ingest(no_neo4j)):
         with pytest.raises(ServiceError, match=r"Neo4j.*LUCASRAG_NEO4J_URI"):
             attempt()
@@ -332,8 +371,14 @@ def test_secrets_are_masked(tmp_path, monkeypatch):
     from lucasrag.cli import app
     from lucasrag.settings import mask_secrets
 
-    settings = settings_for(tmp_path, tmp_path, profile="production", neo4j_password="s3cret",
-                            postgres_dsn="postgresql://app:s3cret@127.0.0.1:1/db", neo4j_uri="bolt://u:s3cret@h:1")
+    settings = settings_for(
+        tmp_path,
+        tmp_path,
+        profile="production",
+        neo4j_password="s3cret",
+        postgres_dsn="postgresql://app:s3cret@127.0.0.1:1/db",
+        neo4j_uri="bolt://u:s3cret@h:1",
+    )
     assert "s3cret" not in repr(settings) and "app:***@" in repr(settings)
     assert mask_secrets("host=h password=s3cret dbname=d") == "host=h password=*** dbname=d"
     monkeypatch.setenv("LUCASRAG_DATA", str(tmp_path))
@@ -349,8 +394,8 @@ def test_secrets_are_masked(tmp_path, monkeypatch):
 
 def test_dagster_home_follows_the_profile(tmp_path, monkeypatch):
     import yaml
-
     from conftest import REPO
+
     from lucasrag_assets.ingest import dagster_home, dagster_postgres_url
 
     monkeypatch.delenv("DAGSTER_HOME")
@@ -382,8 +427,11 @@ def test_services_cli_start_status_stop(tmp_path, monkeypatch):
     try:
         started = runner.invoke(app, ["services", "start", "--no-neo4j"])
         assert started.exit_code == 0, started.output
-        exports = dict(line.removeprefix("export ").split("=", 1) for line in started.stdout.splitlines()
-                       if line.startswith("export "))
+        exports = dict(
+            line.removeprefix("export ").split("=", 1)
+            for line in started.stdout.splitlines()
+            if line.startswith("export ")
+        )
         assert exports["LUCASRAG_PROFILE"] == "production"
         assert exports["LUCASRAG_POSTGRES_DSN"].startswith("postgresql://postgres@127.0.0.1:")
         assert exports["LUCASRAG_DAGSTER_PG_URL"].startswith("postgresql+psycopg2://")

@@ -11,11 +11,9 @@ from lucasrag_query import IndexMissing, QueryError, query
 pytestmark = pytest.mark.slow
 
 
-
 def pytest_generate_tests(metafunc):
     if "fact" in metafunc.fixturenames:
         import yaml
-
         from conftest import TRUTH_FILE
 
         facts = yaml.safe_load(TRUTH_FILE.read_text())["facts"]

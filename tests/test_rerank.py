@@ -124,7 +124,9 @@ def test_timeout_is_unavailable():
 
 def test_http_500_is_unavailable_with_the_server_message():
     def handler(request):
-        return httpx.Response(500, json={"error": {"code": 500, "message": "input (700 tokens) is too large", "type": "server_error"}})
+        return httpx.Response(
+            500, json={"error": {"code": 500, "message": "input (700 tokens) is too large", "type": "server_error"}}
+        )
 
     reason = _raises(handler)
     assert "HTTP 500" in reason and "too large" in reason
@@ -142,7 +144,10 @@ def test_malformed_json_is_unavailable():
         ([1, 2, 3], "no 'results' list"),
         ({"results": [{"index": i, "relevance_score": 0.1} for i in (0, 1, 1)]}, "twice"),
         ({"results": [{"index": i, "relevance_score": 0.1} for i in (0, 1, 7)]}, "invalid index"),
-        ({"results": [{"index": 0, "relevance_score": 0.1}, {"index": 1}, {"index": 2, "relevance_score": 0}]}, "without index"),
+        (
+            {"results": [{"index": 0, "relevance_score": 0.1}, {"index": 1}, {"index": 2, "relevance_score": 0}]},
+            "without index",
+        ),
         ({"results": [{"index": i, "relevance_score": None} for i in range(3)]}, "non-numeric score"),
     ],
 )
@@ -172,7 +177,9 @@ PASSAGES = [
 
 
 def _raw(url, query, documents, timeout=60.0) -> httpx.Response:
-    return httpx.post(f"{url}/v1/rerank", json={"query": query, "documents": documents, "top_n": len(documents)}, timeout=timeout)
+    return httpx.post(
+        f"{url}/v1/rerank", json={"query": query, "documents": documents, "top_n": len(documents)}, timeout=timeout
+    )
 
 
 def test_test_model_is_a_bert_reranker(rank_model):

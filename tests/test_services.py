@@ -13,9 +13,9 @@ import time
 import pytest
 
 from lucasrag.services import (
+    Neo4jServer,
     PostgresServer,
     ServiceError,
-    Neo4jServer,
     free_port,
     lightrag_env,
     require_neo4j,
@@ -146,9 +146,14 @@ def test_bad_port_setting_is_named(monkeypatch, tmp_path):
 def test_lightrag_env_from_dsn_and_uri():
     env = lightrag_env("postgresql://postgres@127.0.0.1:5555/lucasrag", "bolt://127.0.0.1:7697")
     assert env == {
-        "POSTGRES_HOST": "127.0.0.1", "POSTGRES_PORT": "5555", "POSTGRES_USER": "postgres",
-        "POSTGRES_PASSWORD": "unused", "POSTGRES_DATABASE": "lucasrag",
-        "NEO4J_URI": "bolt://127.0.0.1:7697", "NEO4J_USERNAME": "neo4j", "NEO4J_PASSWORD": "unused",
+        "POSTGRES_HOST": "127.0.0.1",
+        "POSTGRES_PORT": "5555",
+        "POSTGRES_USER": "postgres",
+        "POSTGRES_PASSWORD": "unused",
+        "POSTGRES_DATABASE": "lucasrag",
+        "NEO4J_URI": "bolt://127.0.0.1:7697",
+        "NEO4J_USERNAME": "neo4j",
+        "NEO4J_PASSWORD": "unused",
         "NEO4J_DATABASE": "neo4j",
     }
 
@@ -203,20 +208,27 @@ def test_lightrag_storages_initialise_on_services(postgres_server, neo4j_server,
 
     async def scenario():
         rag = LightRAG(
-            working_dir=str(tmp_path / "rag"), workspace="technical",
-            kv_storage="PGKVStorage", vector_storage="PGVectorStorage",
-            graph_storage="Neo4JStorage", doc_status_storage="PGDocStatusStorage",
+            working_dir=str(tmp_path / "rag"),
+            workspace="technical",
+            kv_storage="PGKVStorage",
+            vector_storage="PGVectorStorage",
+            graph_storage="Neo4JStorage",
+            doc_status_storage="PGDocStatusStorage",
             embedding_func=EmbeddingFunc(embedding_dim=384, max_token_size=256, func=embed),
-            tokenizer=Tokenizer("chars", CharTokenizer()), llm_model_func=no_llm,
+            tokenizer=Tokenizer("chars", CharTokenizer()),
+            llm_model_func=no_llm,
         )
         await rag.initialize_storages()
         try:
-            await rag.ainsert_custom_kg({
-                "chunks": [{"content": "alpha beta", "source_id": "c1", "file_path": "a.md"}],
-                "entities": [{"entity_name": "Alpha", "entity_type": "concept",
-                              "description": "first", "source_id": "c1"}],
-                "relationships": [],
-            })
+            await rag.ainsert_custom_kg(
+                {
+                    "chunks": [{"content": "alpha beta", "source_id": "c1", "file_path": "a.md"}],
+                    "entities": [
+                        {"entity_name": "Alpha", "entity_type": "concept", "description": "first", "source_id": "c1"}
+                    ],
+                    "relationships": [],
+                }
+            )
             assert await rag.chunk_entity_relation_graph.has_node("Alpha")
         finally:
             await rag.finalize_storages()

@@ -26,8 +26,15 @@ from lucasrag.evaluation.vault_generator import (
 N = 300
 NOW = dt.date(2026, 6, 1)
 CUTOFF = dt.date(2023, 6, 1)
-CASE_KINDS = {"present_fact", "archive_year", "archive_cue", "charged_withheld", "charged_bridged",
-              "quarantine_never", "workspace_restriction"}
+CASE_KINDS = {
+    "present_fact",
+    "archive_year",
+    "archive_cue",
+    "charged_withheld",
+    "charged_bridged",
+    "quarantine_never",
+    "workspace_restriction",
+}
 
 
 def _files(root: Path) -> dict[str, bytes]:
@@ -89,7 +96,9 @@ def test_counts_roughly_as_configured(generated):
     kinds = Counter(t.kind for t in notes)
     assert kinds["charged_marked"] >= 4 and kinds["charged_unmarked"] >= 4 and kinds["neutral_mention"] >= 4
     assert kinds["childhood"] >= 2 and kinds["facts"] == 1
-    words = [len((root / r).read_text(encoding="utf-8").split()) for r, t in truth.notes.items() if t.status == "indexed"]
+    words = [
+        len((root / r).read_text(encoding="utf-8").split()) for r, t in truth.notes.items() if t.status == "indexed"
+    ]
     assert max(words) <= 560 and sorted(words)[len(words) // 2] >= 60
 
 
@@ -195,7 +204,9 @@ def test_query_cases_are_consistent(generated):
             assert all(notes[p].charged for p in c.forbid_paths)
             assert c.withheld or c.archival_open
         elif c.kind == "charged_bridged":
-            assert c.bridge and all(c.bridge[0] in notes[p].charged and notes[p].band == "present" for p in c.expect_paths)
+            assert c.bridge and all(
+                c.bridge[0] in notes[p].charged and notes[p].band == "present" for p in c.expect_paths
+            )
         elif c.kind == "quarantine_never":
             assert all(notes[p].status != "indexed" for p in c.forbid_paths) and c.forbid_paths
         elif c.kind == "workspace_restriction":

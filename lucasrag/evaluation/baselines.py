@@ -89,7 +89,7 @@ class FlatIndex:
         self._index = index
 
     @classmethod
-    async def open(cls, settings: Settings) -> "FlatIndex":
+    async def open(cls, settings: Settings) -> FlatIndex:
         from lucasrag.index._lightrag import WorkspaceIndex
 
         return cls(await WorkspaceIndex.open(settings, FLAT_WORKSPACE))

@@ -80,19 +80,25 @@ class EntityQuestion:
 
 
 QUESTIONS: tuple[EntityQuestion, ...] = (
-    EntityQuestion("What did Rosa go through with me?", "administrative", "admin/2026-02-10 payroll call.md",
-                   "frontmatter attendees"),
+    EntityQuestion(
+        "What did Rosa go through with me?",
+        "administrative",
+        "admin/2026-02-10 payroll call.md",
+        "frontmatter attendees",
+    ),
     EntityQuestion("What does El do for a living?", "personal", "personal/people/ellie.md", "frontmatter alias"),
     EntityQuestion("What's new with ellie?", "personal", "journal/2026-03-02.md", "wikilink [[ellie|my sister]]"),
     EntityQuestion("Poems about Lisbon", "creative", "writing/poems/tram 28.md", "tag #lisbon"),
     EntityQuestion("How do I look after the sourdough?", "personal", "personal/recipes/starter.md", "tag #sourdough"),
-    EntityQuestion("What did Inês hand over to me?", "technical", "tech/2026-02-01 on-call handover.md",
-                   "frontmatter with"),
+    EntityQuestion(
+        "What did Inês hand over to me?", "technical", "tech/2026-02-01 on-call handover.md", "frontmatter with"
+    ),
     # controls: the words are in the answer, the graph should not hurt
     EntityQuestion("Who is Dona Fátima?", "personal", "journal/2024-02-20 arrived in lisbon.md", "text (control)"),
     EntityQuestion("What runs on the homelab?", "technical", "tech/homelab.md", "text + tag (control)"),
-    EntityQuestion("Who is the captain, Rosa?", "creative", "writing/characters - the lighthouse keeper.md",
-                   "text (control)"),
+    EntityQuestion(
+        "Who is the captain, Rosa?", "creative", "writing/characters - the lighthouse keeper.md", "text (control)"
+    ),
 )
 
 WS_KS = (1, 3, 5)
@@ -117,8 +123,13 @@ def build_sample(out: Path, log=print) -> Settings:
     settings = Settings.from_env(vault=vault.resolve(), data=data.resolve(), now=Settings.from_env().now, graph=True)
     t0 = time.perf_counter()
     summary = run_ingest(settings)
-    log(f"sample vault ingested in {time.perf_counter() - t0:.1f}s; graph: " + ", ".join(
-        f"{ws} {m.get('graph_entities', 0)}/{m.get('graph_relations', 0)}" for ws, m in summary.index_metadata.items()))
+    log(
+        f"sample vault ingested in {time.perf_counter() - t0:.1f}s; graph: "
+        + ", ".join(
+            f"{ws} {m.get('graph_entities', 0)}/{m.get('graph_relations', 0)}"
+            for ws, m in summary.index_metadata.items()
+        )
+    )
     return settings
 
 
@@ -179,8 +190,10 @@ def evaluate_sample(settings: Settings) -> dict:
         "questions": rows,
         "summary": summary,
         "latency_p50_ms": {
-            "search naive": _p50(latency["search"][False]), "search graph": _p50(latency["search"][True]),
-            "query naive": _p50(latency["query"][False]), "query graph": _p50(latency["query"][True]),
+            "search naive": _p50(latency["search"][False]),
+            "search graph": _p50(latency["search"][True]),
+            "query naive": _p50(latency["query"][False]),
+            "query graph": _p50(latency["query"][True]),
         },
     }
 
@@ -213,16 +226,27 @@ def _locomo_conversation(data_path: Path, out: Path, index: int, questions: int 
                 result = query(q.text, top_k=max(KS), settings=settings, options=QueryOptions(graph=graph))
                 ms = (time.perf_counter() - t0) * 1000
                 texts = [r.text for r in result.results]
-                rows.append({"system": f"query {tag}", "category": CATEGORIES[q.category], "ms": ms,
-                             **{f"R@{k}": recall_at(q.evidence, texts, k) for k in KS}})
+                rows.append(
+                    {
+                        "system": f"query {tag}",
+                        "category": CATEGORIES[q.category],
+                        "ms": ms,
+                        **{f"R@{k}": recall_at(q.evidence, texts, k) for k in KS},
+                    }
+                )
                 t0 = time.perf_counter()
-                hits = _loop.run(ws.search(q.text, settings.candidates_per_workspace, query_vector=vector,
-                                           graph=graph))
+                hits = _loop.run(ws.search(q.text, settings.candidates_per_workspace, query_vector=vector, graph=graph))
                 ms = (time.perf_counter() - t0) * 1000
                 records = store.get([h.chunk_id for h in hits])
                 texts = [records[h.chunk_id].text for h in hits if h.chunk_id in records]
-                rows.append({"system": f"candidates {tag}", "category": CATEGORIES[q.category], "ms": ms,
-                             **{f"R@{k}": recall_at(q.evidence, texts, k) for k in KS}})
+                rows.append(
+                    {
+                        "system": f"candidates {tag}",
+                        "category": CATEGORIES[q.category],
+                        "ms": ms,
+                        **{f"R@{k}": recall_at(q.evidence, texts, k) for k in KS},
+                    }
+                )
         log(f"{conv.sample_id}: {len(rows) // 4} questions")
     finally:
         _loop.run(ws.close())
@@ -247,8 +271,20 @@ def evaluate_locomo(data_path: Path, out: Path, conversations: int, questions: i
     for i in range(conversations):
         with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as tmp:
             target = Path(tmp.name)
-        cmd = [sys.executable, "-m", "lucasrag.evaluation.graph_eval", "locomo-one", "--data", str(data_path),
-               "--out", str(out), "--index", str(i), "--json", str(target)]
+        cmd = [
+            sys.executable,
+            "-m",
+            "lucasrag.evaluation.graph_eval",
+            "locomo-one",
+            "--data",
+            str(data_path),
+            "--out",
+            str(out),
+            "--index",
+            str(i),
+            "--json",
+            str(target),
+        ]
         if questions:
             cmd += ["--questions", str(questions)]
         subprocess.run(cmd, check=True)
@@ -260,28 +296,42 @@ def evaluate_locomo(data_path: Path, out: Path, conversations: int, questions: i
     for name in ("query naive", "query graph", "candidates naive", "candidates graph"):
         mine = [r for r in rows if r["system"] == name]
         ms = [r["ms"] for r in mine]
-        systems.append({
-            "system": name,
-            "recall": {"all": {"n": len(mine), **{f"R@{k}": float(np.mean([r[f"R@{k}"] for r in mine])) for k in KS}}},
-            "latency_p50_ms": _p50(ms),
-            "latency_p95_ms": float(np.percentile(ms, 95)) if ms else float("nan"),
-        })
+        systems.append(
+            {
+                "system": name,
+                "recall": {
+                    "all": {"n": len(mine), **{f"R@{k}": float(np.mean([r[f"R@{k}"] for r in mine])) for k in KS}}
+                },
+                "latency_p50_ms": _p50(ms),
+                "latency_p95_ms": float(np.percentile(ms, 95)) if ms else float("nan"),
+            }
+        )
     return {"conversations": [c["facts"] for c in per_conv], "systems": systems}
 
 
 def markdown_sample(report: dict) -> str:
-    lines = ["| questions / retrieval | " + " | ".join(next(iter(report["summary"].values())).keys()) + " |",
-             "|---|" + "---|" * len(next(iter(report["summary"].values())))]
+    lines = [
+        "| questions / retrieval | " + " | ".join(next(iter(report["summary"].values())).keys()) + " |",
+        "|---|" + "---|" * len(next(iter(report["summary"].values()))),
+    ]
     for name, row in report["summary"].items():
         lines.append(f"| {name} | " + " | ".join(f"{v:.2f}" for v in row.values()) + " |")
-    lines += ["", "| question | workspace | answer reached via | search rank naive → graph | "
-              "query rank naive → graph | query (5 candidates) naive → graph |", "|---|---|---|---|---|---|"]
+    lines += [
+        "",
+        "| question | workspace | answer reached via | search rank naive → graph | "
+        "query rank naive → graph | query (5 candidates) naive → graph |",
+        "|---|---|---|---|---|---|",
+    ]
+
+    def pair(r: dict, key: str) -> str:
+        a, b = r[f"{key}_rank_naive"], r[f"{key}_rank_graph"]
+        return f"{a or '–'} → {b or '–'}"
+
     for r in report["questions"]:
-        def pair(key: str) -> str:
-            a, b = r[f"{key}_rank_naive"], r[f"{key}_rank_graph"]
-            return f"{a or '–'} → {b or '–'}"
-        lines.append(f"| {r['question']} | {r['workspace']} | {r['via']} | {pair('search')} | {pair('query')} | "
-                     f"{pair('query_c5')} |")
+        lines.append(
+            f"| {r['question']} | {r['workspace']} | {r['via']} | {pair(r, 'search')} | {pair(r, 'query')} | "
+            f"{pair(r, 'query_c5')} |"
+        )
     lat = report["latency_p50_ms"]
     lines += ["", "p50 latency (ms): " + ", ".join(f"{k} {v:.0f}" for k, v in lat.items())]
     return "\n".join(lines)
@@ -293,8 +343,11 @@ def markdown_locomo(report: dict) -> str:
     lines = ["| system | n | " + " | ".join(ks) + " | p50 ms | p95 ms |", "|---|---|" + "---|" * (len(ks) + 2)]
     for s in systems:
         row = s["recall"]["all"]
-        lines.append(f"| {s['system']} | {int(row['n'])} | " + " | ".join(f"{row[k]:.3f}" for k in ks)
-                     + f" | {s['latency_p50_ms']:.0f} | {s['latency_p95_ms']:.0f} |")
+        lines.append(
+            f"| {s['system']} | {int(row['n'])} | "
+            + " | ".join(f"{row[k]:.3f}" for k in ks)
+            + f" | {s['latency_p50_ms']:.0f} | {s['latency_p95_ms']:.0f} |"
+        )
     return "\n".join(lines)
 
 

@@ -31,9 +31,26 @@ _SESSION_KEY = re.compile(r"^session_(\d+)$")
 _DATE_TIME = re.compile(
     r"^\s*(?:(\d{1,2}):(\d{2})\s*([ap]m)\s+on\s+)?(\d{1,2})\s+([A-Za-z]+),?\s+(\d{4})\s*$", re.IGNORECASE
 )
-_MONTHS = {m: i for i, m in enumerate(
-    ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
-     "november", "december"), start=1)}
+_MONTHS = {
+    m: i
+    for i, m in enumerate(
+        (
+            "january",
+            "february",
+            "march",
+            "april",
+            "may",
+            "june",
+            "july",
+            "august",
+            "september",
+            "october",
+            "november",
+            "december",
+        ),
+        start=1,
+    )
+}
 _ID = re.compile(r"^D(\d+):(\d+)$")
 _REPAIRABLE = re.compile(r"^D\D*?(\d+)\D+(\d+)$")  # "D:11:26" → D11:26 (exactly two numbers)
 
@@ -95,9 +112,15 @@ class EvidenceStats:
     questions_without_evidence: int = 0  # scored categories with no usable id left
     skipped_examples: list[str] = field(default_factory=list)
 
-    def add(self, other: "EvidenceStats") -> None:
-        for name in ("ids_total", "ids_split", "ids_repaired", "ids_skipped", "ids_unknown",
-                     "questions_without_evidence"):
+    def add(self, other: EvidenceStats) -> None:
+        for name in (
+            "ids_total",
+            "ids_split",
+            "ids_repaired",
+            "ids_skipped",
+            "ids_unknown",
+            "questions_without_evidence",
+        ):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.skipped_examples += other.skipped_examples
 
@@ -124,7 +147,7 @@ class Conversation:
 
     @property
     def now(self) -> dt.date:
-        """"Now" for the evaluation: the day after the last session."""
+        """ "Now" for the evaluation: the day after the last session."""
         return max(s.when.date() for s in self.sessions) + dt.timedelta(days=1)
 
 
@@ -177,10 +200,14 @@ def parse_conversation(sample: dict) -> Conversation:
             continue  # a date without turns (conv-26 lists 35 dates, 19 sessions)
         number = int(m.group(1))
         date_text = conv.get(f"session_{number}_date_time", "")
-        sessions.append(Session(
-            number, parse_session_datetime(date_text), date_text,
-            tuple(Turn(t["dia_id"], t["speaker"], t.get("text", ""), t.get("blip_caption")) for t in turns),
-        ))
+        sessions.append(
+            Session(
+                number,
+                parse_session_datetime(date_text),
+                date_text,
+                tuple(Turn(t["dia_id"], t["speaker"], t.get("text", ""), t.get("blip_caption")) for t in turns),
+            )
+        )
     sessions.sort(key=lambda s: s.number)
     known = frozenset(t.dia_id for s in sessions for t in s.turns)
     stats = EvidenceStats()
@@ -196,8 +223,14 @@ def parse_conversation(sample: dict) -> Conversation:
             stats.questions_without_evidence += 1
             continue
         questions.append(Question(i, q["question"], category, tuple(ids)))
-    return Conversation(sample["sample_id"], (conv.get("speaker_a", ""), conv.get("speaker_b", "")),
-                        tuple(sessions), tuple(questions), stats, len(qa))
+    return Conversation(
+        sample["sample_id"],
+        (conv.get("speaker_a", ""), conv.get("speaker_b", "")),
+        tuple(sessions),
+        tuple(questions),
+        stats,
+        len(qa),
+    )
 
 
 def load_locomo(path: Path) -> list[Conversation]:

@@ -6,7 +6,6 @@ import json
 import math
 import sys
 from pathlib import Path
-from typing import Optional
 
 import typer
 from rich.console import Console
@@ -18,7 +17,7 @@ DEFAULT_OUT = ".lucasrag_data/eval/locomo"
 _CATEGORIES = ("single-hop", "multi-hop", "temporal", "open-domain")
 
 
-def _path(value: Optional[Path], default: str) -> Path:
+def _path(value: Path | None, default: str) -> Path:
     """A given path is taken as is (relative to the working folder); the default is the repository's."""
     return value.expanduser().resolve() if value else (REPO_ROOT / default).resolve()
 
@@ -34,12 +33,16 @@ def _rows(report: dict):
 
 def markdown_tables(report: dict) -> str:
     """The report as Markdown (what docs/evaluation.md carries)."""
-    lines = ["| system | R@5 | R@10 | R@25 | turns @25 | words @25 | p50 ms | p95 ms |",
-             "|---|---|---|---|---|---|---|---|"]
+    lines = [
+        "| system | R@5 | R@10 | R@25 | turns @25 | words @25 | p50 ms | p95 ms |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
     for s, a in _rows(report):
-        lines.append(f"| {s['system']} | {_f(a['R@5'])} | {_f(a['R@10'])} | {_f(a['R@25'])} | "
-                     f"{s['mean_turns_at_25']:.0f} | {s['mean_words_at_25']:.0f} | "
-                     f"{_f(s['latency_p50_ms'], 1)} | {_f(s['latency_p95_ms'], 1)} |")
+        lines.append(
+            f"| {s['system']} | {_f(a['R@5'])} | {_f(a['R@10'])} | {_f(a['R@25'])} | "
+            f"{s['mean_turns_at_25']:.0f} | {s['mean_words_at_25']:.0f} | "
+            f"{_f(s['latency_p50_ms'], 1)} | {_f(s['latency_p95_ms'], 1)} |"
+        )
     lines += ["", "Recall by category (R@5 / R@10 / R@25; n = questions):", ""]
     first = report["systems"][0]["recall"]
     lines.append("| system | " + " | ".join(f"{c} (n={first[c]['n']})" for c in _CATEGORIES) + " |")
@@ -52,22 +55,31 @@ def markdown_tables(report: dict) -> str:
 
 def render(console: Console, report: dict) -> None:
     n = report["systems"][0]["recall"]["all"]["n"]
-    table = Table(title=f"LoCoMo evidence recall, categories 1–4 (n = {n} questions, "
-                        f"{report['conversations']} conversations)")
+    table = Table(
+        title=f"LoCoMo evidence recall, categories 1–4 (n = {n} questions, {report['conversations']} conversations)"
+    )
     for column in ("system", "R@5", "R@10", "R@25", "turns@25", "words@25", "p50 ms", "p95 ms"):
         table.add_column(column, justify="left" if column == "system" else "right")
     for s, a in _rows(report):
-        table.add_row(s["system"], _f(a["R@5"]), _f(a["R@10"]), _f(a["R@25"]), f"{s['mean_turns_at_25']:.0f}",
-                      f"{s['mean_words_at_25']:.0f}",
-                      _f(s["latency_p50_ms"], 1), _f(s["latency_p95_ms"], 1))
+        table.add_row(
+            s["system"],
+            _f(a["R@5"]),
+            _f(a["R@10"]),
+            _f(a["R@25"]),
+            f"{s['mean_turns_at_25']:.0f}",
+            f"{s['mean_words_at_25']:.0f}",
+            _f(s["latency_p50_ms"], 1),
+            _f(s["latency_p95_ms"], 1),
+        )
     console.print(table)
     by_cat = Table(title="By category: R@5 / R@10 / R@25")
     by_cat.add_column("system")
     for c in _CATEGORIES:
         by_cat.add_column(f"{c} (n={report['systems'][0]['recall'][c]['n']})", justify="right")
     for s in report["systems"]:
-        by_cat.add_row(s["system"], *(" / ".join(_f(s["recall"][c][f"R@{k}"], 2) for k in (5, 10, 25))
-                                      for c in _CATEGORIES))
+        by_cat.add_row(
+            s["system"], *(" / ".join(_f(s["recall"][c][f"R@{k}"], 2) for k in (5, 10, 25)) for c in _CATEGORIES)
+        )
     console.print(by_cat)
     ev, ch = report["evidence"], report["chunks"]
     console.print(
@@ -85,11 +97,19 @@ def render(console: Console, report: dict) -> None:
 
 
 def locomo_command(
-    data: Optional[Path] = typer.Option(None, "--data", help=f"locomo10.json (default: {DEFAULT_DATA} from the repository root)."),
-    out: Optional[Path] = typer.Option(None, "--out", help=f"Vaults and indexes, one folder per conversation (default: {DEFAULT_OUT}); reused on a re-run."),
-    conversations: Optional[int] = typer.Option(None, "--conversations", min=1, help="Only the first N conversations."),
-    questions_per_conversation: Optional[int] = typer.Option(None, "--questions-per-conversation", min=1, help="Only the first M scored questions of each conversation."),
-    json_path: Optional[Path] = typer.Option(None, "--json", help="Also write the full results as JSON to this file."),
+    data: Path | None = typer.Option(
+        None, "--data", help=f"locomo10.json (default: {DEFAULT_DATA} from the repository root)."
+    ),
+    out: Path | None = typer.Option(
+        None,
+        "--out",
+        help=f"Vaults and indexes, one folder per conversation (default: {DEFAULT_OUT}); reused on a re-run.",
+    ),
+    conversations: int | None = typer.Option(None, "--conversations", min=1, help="Only the first N conversations."),
+    questions_per_conversation: int | None = typer.Option(
+        None, "--questions-per-conversation", min=1, help="Only the first M scored questions of each conversation."
+    ),
+    json_path: Path | None = typer.Option(None, "--json", help="Also write the full results as JSON to this file."),
 ) -> None:
     """Evidence recall@5/10/25 on LoCoMo: LucasRAG query(), its ablations, a flat LightRAG index and BM25."""
     from lucasrag.evaluation.locomo_eval import run_locomo
@@ -102,12 +122,16 @@ def locomo_command(
         err.print(f"[bold red]error:[/] LoCoMo file {data_path} not found (pass --data)", highlight=False)
         raise typer.Exit(2)
     try:
-        report = run_locomo(data_path, _path(out, DEFAULT_OUT), conversations=conversations,
-                            questions_per_conversation=questions_per_conversation,
-                            log=lambda line: err.print(line, highlight=False))
+        report = run_locomo(
+            data_path,
+            _path(out, DEFAULT_OUT),
+            conversations=conversations,
+            questions_per_conversation=questions_per_conversation,
+            log=lambda line: err.print(line, highlight=False),
+        )
     except SettingsError as exc:
         err.print(f"[bold red]error:[/] {exc}", highlight=False)
-        raise typer.Exit(2)
+        raise typer.Exit(2) from None
     render(console, report)
     if json_path:
         json_path.parent.mkdir(parents=True, exist_ok=True)

@@ -98,13 +98,16 @@ def _prepare(conv: Conversation, root: Path, log: Log, **overrides) -> tuple[Set
         "flat_index_seconds": round(flat_s, 2),
         "flat_texts_embedded": flat_report.texts_embedded,
     }
-    log(f"{conv.sample_id}: {len(conv.sessions)} sessions, {conv.turns} turns → {len(records)} chunks; "
-        f"ingest {ingest_s:.1f}s ({facts['texts_embedded']} texts embedded), flat index {flat_s:.1f}s")
+    log(
+        f"{conv.sample_id}: {len(conv.sessions)} sessions, {conv.turns} turns → {len(records)} chunks; "
+        f"ingest {ingest_s:.1f}s ({facts['texts_embedded']} texts embedded), flat index {flat_s:.1f}s"
+    )
     return settings, {"facts": facts, "records": records}
 
 
-def _evaluate(conv: Conversation, settings: Settings, records, scores: dict[str, SystemScores],
-              limit: int | None, log: Log) -> None:
+def _evaluate(
+    conv: Conversation, settings: Settings, records, scores: dict[str, SystemScores], limit: int | None, log: Log
+) -> None:
     from lucasrag.embedding import get_embedder
     from lucasrag_query import _loop, query
 
@@ -180,11 +183,15 @@ def run_locomo(
         "candidates_per_workspace": probe.candidates_per_workspace,
         "top_k": TOP_K,
         "reranker": "llama.cpp" if probe.reranker_url else None,
-        "reranker_note": None if probe.reranker_url else
-            "the llama.cpp column needs a reranker server (set LUCASRAG_RERANKER_URL); skipped",
-        "evidence": {**evidence.to_dict(), "questions_total": sum(c.questions_total for c in convs),
-                     "questions_scored": len(scores[BM25_TURNS].categories),
-                     "skipped_examples": sorted(set(evidence.skipped_examples))},
+        "reranker_note": None
+        if probe.reranker_url
+        else "the llama.cpp column needs a reranker server (set LUCASRAG_RERANKER_URL); skipped",
+        "evidence": {
+            **evidence.to_dict(),
+            "questions_total": sum(c.questions_total for c in convs),
+            "questions_scored": len(scores[BM25_TURNS].categories),
+            "skipped_examples": sorted(set(evidence.skipped_examples)),
+        },
         "chunks": {
             "total": len(chunk_words),
             "mean_words": float(np.mean(chunk_words)) if chunk_words else 0.0,

@@ -9,7 +9,6 @@ import json
 import sys
 import time
 from pathlib import Path
-from typing import Optional
 
 import typer
 
@@ -38,9 +37,13 @@ def prepare(out: Path, notes: int, seed: int):
 def policy_command(
     notes: int = typer.Option(1000, "--notes", help="Files in the generated vault."),
     seed: int = typer.Option(7, "--seed", help="Generator seed."),
-    out: Optional[Path] = typer.Option(None, "--out", help=f"Working folder (default {DEFAULT_OUT}); an ingest there is reused."),
-    json_file: Optional[Path] = typer.Option(None, "--json", help="Also write the full report as JSON here."),
-    ablations: bool = typer.Option(True, "--ablations/--no-ablations", help="Re-run with banding, deference, temporal preference off."),
+    out: Path | None = typer.Option(
+        None, "--out", help=f"Working folder (default {DEFAULT_OUT}); an ingest there is reused."
+    ),
+    json_file: Path | None = typer.Option(None, "--json", help="Also write the full report as JSON here."),
+    ablations: bool = typer.Option(
+        True, "--ablations/--no-ablations", help="Re-run with banding, deference, temporal preference off."
+    ),
 ) -> None:
     """Judge every generated query case (present facts, archive, care, quarantine, workspaces) and the ingest."""
     from lucasrag.evaluation.policy_eval import run_policy_eval
@@ -49,16 +52,19 @@ def policy_command(
     folder.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
     settings, truth, summary = prepare(folder, notes, seed)
-    print(f"vault {settings.vault} ({truth.n_notes} files, {len(truth.cases)} cases) ingested in "
-          f"{summary.seconds:.1f}s", file=sys.stderr)
+    print(
+        f"vault {settings.vault} ({truth.n_notes} files, {len(truth.cases)} cases) ingested in {summary.seconds:.1f}s",
+        file=sys.stderr,
+    )
 
     def progress(run: str, done: int, total: int) -> None:
         if done == total or done % 20 == 0:
             print(f"  {run}: {done}/{total} queries", file=sys.stderr)
 
     report = run_policy_eval(settings, truth, ablations=ablations, progress=progress)
-    print(f"# Policy evaluation: {truth.n_notes} generated files, seed {seed} "
-          f"({time.perf_counter() - t0:.0f}s in all)\n")
+    print(
+        f"# Policy evaluation: {truth.n_notes} generated files, seed {seed} ({time.perf_counter() - t0:.0f}s in all)\n"
+    )
     print(report.to_markdown())
     if json_file:
         json_file.parent.mkdir(parents=True, exist_ok=True)

@@ -32,13 +32,22 @@ from lucasrag.settings import Settings
 from lucasrag.vocabulary import WORKSPACES
 
 TOP = 5
-KINDS = ("present_fact", "archive_year", "archive_cue", "charged_withheld", "charged_bridged",
-         "quarantine_never", "workspace_restriction")
+KINDS = (
+    "present_fact",
+    "archive_year",
+    "archive_cue",
+    "charged_withheld",
+    "charged_bridged",
+    "quarantine_never",
+    "workspace_restriction",
+)
 #: name → (QueryOptions switches, checks not judged: with banding off the archive is open by construction)
-ABLATIONS = {"banding_off": ({"banding": False}, frozenset({"archive_open", "archive_closed"})),
-             "deference_off": ({"deference": False}, frozenset()),
-             "temporal_preference_off": ({"temporal_preference": False}, frozenset()),
-             "keywords_off": ({"keywords": False}, frozenset())}
+ABLATIONS = {
+    "banding_off": ({"banding": False}, frozenset({"archive_open", "archive_closed"})),
+    "deference_off": ({"deference": False}, frozenset()),
+    "temporal_preference_off": ({"temporal_preference": False}, frozenset()),
+    "keywords_off": ({"keywords": False}, frozenset()),
+}
 
 
 @dataclass
@@ -72,8 +81,13 @@ def _leaks(result_dict: dict, texts: Iterable[str]) -> list[str]:
     return found
 
 
-def judge(case, result, withheld_texts: Sequence[str] = (), charged_paths: frozenset[str] = frozenset(),
-          ignore: frozenset[str] = frozenset()) -> CaseOutcome:
+def judge(
+    case,
+    result,
+    withheld_texts: Sequence[str] = (),
+    charged_paths: frozenset[str] = frozenset(),
+    ignore: frozenset[str] = frozenset(),
+) -> CaseOutcome:
     """Judge one query result (a ``QueryResult``) against one ``QueryCase`` (checks in ``ignore`` are skipped)."""
     paths = [r.path for r in result.results]
     top, returned = set(paths[:TOP]), set(paths)
@@ -96,10 +110,17 @@ def judge(case, result, withheld_texts: Sequence[str] = (), charged_paths: froze
     if k in ("archive_year", "archive_cue") or (k == "charged_withheld" and case.archival_open):
         check("archive_open", result.archival_open, "archive stayed closed")
     if k in ("present_fact", "archive_year", "archive_cue"):
-        check("expected_top5", bool(expect & top), f"no expected path in top {TOP} (expected {_fmt(case.expect_paths)}; "
-              f"got {_fmt(paths[:TOP], TOP)})")
+        check(
+            "expected_top5",
+            bool(expect & top),
+            f"no expected path in top {TOP} (expected {_fmt(case.expect_paths)}; got {_fmt(paths[:TOP], TOP)})",
+        )
     if k == "charged_bridged" or (k == "charged_withheld" and case.archival_open and expect):
-        check("expected_returned", bool(expect & returned), f"no expected path returned (expected {_fmt(case.expect_paths)})")
+        check(
+            "expected_returned",
+            bool(expect & returned),
+            f"no expected path returned (expected {_fmt(case.expect_paths)})",
+        )
     if k == "charged_withheld":
         for s in case.withheld:
             ok = any(h.kind == "deference" and h.subject == s and h.withheld >= 1 for h in result.hints)
@@ -109,8 +130,9 @@ def judge(case, result, withheld_texts: Sequence[str] = (), charged_paths: froze
     if k == "workspace_restriction":
         outside = sorted({r.workspace for r in result.results} - set(case.workspaces or WORKSPACES))
         check("in_workspaces", not outside, f"results from workspaces {outside} (asked {case.workspaces})")
-    return CaseOutcome(k, case.query, all(checks.values()), checks, reasons, paths,
-                       charged_returned=len(returned & charged_paths))
+    return CaseOutcome(
+        k, case.query, all(checks.values()), checks, reasons, paths, charged_returned=len(returned & charged_paths)
+    )
 
 
 def apply_never(outcomes: list[CaseOutcome], never: set[str]) -> None:
@@ -120,8 +142,9 @@ def apply_never(outcomes: list[CaseOutcome], never: set[str]) -> None:
         if o.kind == "quarantine_never":
             o.checks["never_in_run"] = not seen
             if seen:
-                o.reasons.append("quarantined/invalid notes returned: "
-                                 + "; ".join(f"{p} (for {q!r})" for q, p in seen[:5]))
+                o.reasons.append(
+                    "quarantined/invalid notes returned: " + "; ".join(f"{p} (for {q!r})" for q, p in seen[:5])
+                )
             o.passed = all(o.checks.values())
 
 
@@ -169,10 +192,14 @@ def ingest_agreement(truth, catalog) -> dict:
             mismatches.append({"path": path, "field": "charged", "expected": sorted(exp), "got": sorted(got)})
     ratio = lambda a, b: round(a / b, 4) if b else None  # noqa: E731
     return {
-        "notes": len(truth.notes), "status_accuracy": ratio(status_ok, len(truth.notes)),
-        "routing_accuracy": ratio(routed_ok, indexed), "band_accuracy": ratio(band_ok, both),
-        "charged_precision": ratio(tp, tp + fp), "charged_recall": ratio(tp, tp + fn),
-        "status_confusion": dict(sorted(confusion.items())), "mismatches": mismatches,
+        "notes": len(truth.notes),
+        "status_accuracy": ratio(status_ok, len(truth.notes)),
+        "routing_accuracy": ratio(routed_ok, indexed),
+        "band_accuracy": ratio(band_ok, both),
+        "charged_precision": ratio(tp, tp + fp),
+        "charged_recall": ratio(tp, tp + fn),
+        "status_confusion": dict(sorted(confusion.items())),
+        "mismatches": mismatches,
     }
 
 
@@ -198,15 +225,25 @@ class PolicyReport:
         charged = lambda outs: sum(o.charged_returned for o in outs if o.kind.startswith("charged"))  # noqa: E731
         out = {"baseline": {"per_kind": self.per_kind, "changed": [], "charged_notes_returned": charged(self.cases)}}
         for name, outs in self.ablations.items():
-            changed = [{"kind": b.kind, "query": b.query, "baseline": b.passed, "ablated": a.passed, "reasons": a.reasons}
-                       for b, a in zip(self.cases, outs) if a.passed != b.passed]
+            changed = [
+                {"kind": b.kind, "query": b.query, "baseline": b.passed, "ablated": a.passed, "reasons": a.reasons}
+                for b, a in zip(self.cases, outs)
+                if a.passed != b.passed
+            ]
             out[name] = {"per_kind": pass_rates(outs), "changed": changed, "charged_notes_returned": charged(outs)}
         return out
 
     def to_dict(self) -> dict:
-        return {"vault": self.vault, "notes": self.notes, "per_kind": self.per_kind, "latency_ms": self.latency_ms,
-                "ingest": self.ingest, "failures": [asdict(o) for o in self.failures],
-                "ablations": self.ablation_summary(), "cases": [asdict(o) for o in self.cases]}
+        return {
+            "vault": self.vault,
+            "notes": self.notes,
+            "per_kind": self.per_kind,
+            "latency_ms": self.latency_ms,
+            "ingest": self.ingest,
+            "failures": [asdict(o) for o in self.failures],
+            "ablations": self.ablation_summary(),
+            "cases": [asdict(o) for o in self.cases],
+        }
 
     def to_markdown(self, max_mismatches: int = 20) -> str:
         abl = self.ablation_summary()
@@ -217,24 +254,40 @@ class PolicyReport:
             lines.append(f"| {kind} | " + " | ".join(f"{c['passed']}/{c['cases']}" if c else "–" for c in cells) + " |")
         tot = [sum(c["passed"] for c in abl[n]["per_kind"].values()) for n in names]
         lines.append(f"| **all** ({len(self.cases)}) | " + " | ".join(map(str, tot)) + " |")
-        lines.append("| charged notes returned (charged_* cases) | "
-                     + " | ".join(str(abl[n]["charged_notes_returned"]) for n in names) + " |")
+        lines.append(
+            "| charged notes returned (charged_* cases) | "
+            + " | ".join(str(abl[n]["charged_notes_returned"]) for n in names)
+            + " |"
+        )
         lines.append("\n(banding_off: the archive is open by construction, so only retrieval and care are judged.)")
         g = self.ingest
-        lines += ["", f"Ingest vs truth ({g['notes']} files): status {g['status_accuracy']}, routing "
-                  f"{g['routing_accuracy']}, band {g['band_accuracy']}, charged precision {g['charged_precision']} / "
-                  f"recall {g['charged_recall']}; status confusion {g['status_confusion']}."]
+        lines += [
+            "",
+            f"Ingest vs truth ({g['notes']} files): status {g['status_accuracy']}, routing "
+            f"{g['routing_accuracy']}, band {g['band_accuracy']}, charged precision {g['charged_precision']} / "
+            f"recall {g['charged_recall']}; status confusion {g['status_confusion']}.",
+        ]
         if self.latency_ms:
-            lines.append(f"Query latency (baseline): p50 {self.latency_ms['p50']:.0f} ms, p95 {self.latency_ms['p95']:.0f} ms.")
+            lines.append(
+                f"Query latency (baseline): p50 {self.latency_ms['p50']:.0f} ms, p95 {self.latency_ms['p95']:.0f} ms."
+            )
         lines += ["", f"Failures ({len(self.failures)}):"] + [
-            f"- `{o.kind}` {o.query!r}: " + "; ".join(o.reasons) for o in self.failures] or ["- none"]
+            f"- `{o.kind}` {o.query!r}: " + "; ".join(o.reasons) for o in self.failures
+        ] or ["- none"]
         for n in names[1:]:
-            lines.append(f"\n{n}: {len(abl[n]['changed'])} verdicts changed" + "".join(
-                f"\n- `{c['kind']}` {c['query']!r}: {'pass' if c['baseline'] else 'fail'} → "
-                f"{'pass' if c['ablated'] else 'fail'}" for c in abl[n]["changed"]))
+            lines.append(
+                f"\n{n}: {len(abl[n]['changed'])} verdicts changed"
+                + "".join(
+                    f"\n- `{c['kind']}` {c['query']!r}: {'pass' if c['baseline'] else 'fail'} → "
+                    f"{'pass' if c['ablated'] else 'fail'}"
+                    for c in abl[n]["changed"]
+                )
+            )
         mism = g["mismatches"]
         lines.append(f"\nIngest mismatches ({len(mism)}, first {min(len(mism), max_mismatches)}):")
-        lines += [f"- {m['path']}: {m['field']} expected {m['expected']}, got {m['got']}" for m in mism[:max_mismatches]]
+        lines += [
+            f"- {m['path']}: {m['field']} expected {m['expected']}, got {m['got']}" for m in mism[:max_mismatches]
+        ]
         return "\n".join(lines)
 
 
@@ -261,8 +314,9 @@ def _percentile(values: Sequence[float], q: float) -> float:
     return v[min(len(v) - 1, round(q * (len(v) - 1)))] if v else 0.0
 
 
-def run_policy_eval(settings: Settings, truth, *, ablations: bool = True,
-                    progress: Callable[[str, int, int], None] | None = None) -> PolicyReport:
+def run_policy_eval(
+    settings: Settings, truth, *, ablations: bool = True, progress: Callable[[str, int, int], None] | None = None
+) -> PolicyReport:
     """Run and judge every query case of ``truth`` on the indexes of ``settings`` (see module doc)."""
     from lucasrag_query import QueryOptions, query
 
@@ -278,7 +332,9 @@ def run_policy_eval(settings: Settings, truth, *, ablations: bool = True,
         outcomes = []
         for i, case in enumerate(cases):
             t0 = time.perf_counter()
-            result = query(case.query, workspaces=case.workspaces, bridge=case.bridge, settings=settings, options=options)
+            result = query(
+                case.query, workspaces=case.workspaces, bridge=case.bridge, settings=settings, options=options
+            )
             ms = (time.perf_counter() - t0) * 1000
             leak_texts = [t for p in case.forbid_paths for t in texts.get(p, ())]
             outcome = judge(case, result, leak_texts, charged, ignore)
@@ -292,8 +348,13 @@ def run_policy_eval(settings: Settings, truth, *, ablations: bool = True,
     query(cases[0].query, settings=settings)  # opens the indexes: not part of any latency
     base = run("baseline", QueryOptions())
     ms = [o.ms for o in base]
-    report = PolicyReport(truth.vault, truth.n_notes, base, ingest_agreement(truth, catalog),
-                          latency_ms={"p50": _percentile(ms, 0.5), "p95": _percentile(ms, 0.95)})
+    report = PolicyReport(
+        truth.vault,
+        truth.n_notes,
+        base,
+        ingest_agreement(truth, catalog),
+        latency_ms={"p50": _percentile(ms, 0.5), "p95": _percentile(ms, 0.95)},
+    )
     if ablations:
         for name, (switches, ignore) in ABLATIONS.items():
             report.ablations[name] = run(name, QueryOptions(**switches), ignore)

@@ -120,8 +120,20 @@ class SqliteChunkStore:
             self._db.executemany(
                 f"INSERT OR REPLACE INTO chunks ({_COLUMNS}, vector) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
                 [
-                    (r.chunk_id, r.doc_id, r.workspace, r.path, r.chunk_index, r.text, r.band, r.band_rule,
-                     r.date, json.dumps(list(r.charged)), r.content_hash, v.astype(np.float32).tobytes())
+                    (
+                        r.chunk_id,
+                        r.doc_id,
+                        r.workspace,
+                        r.path,
+                        r.chunk_index,
+                        r.text,
+                        r.band,
+                        r.band_rule,
+                        r.date,
+                        json.dumps(list(r.charged)),
+                        r.content_hash,
+                        v.astype(np.float32).tobytes(),
+                    )
                     for r, v in zip(records, vectors)
                 ],
             )
@@ -153,7 +165,9 @@ class SqliteChunkStore:
         for start in range(0, len(chunk_ids), 900):
             batch = list(chunk_ids[start : start + 900])
             marks = ",".join("?" * len(batch))
-            for cid, blob in self._db.execute(f"SELECT chunk_id, vector FROM chunks WHERE chunk_id IN ({marks})", batch):
+            for cid, blob in self._db.execute(
+                f"SELECT chunk_id, vector FROM chunks WHERE chunk_id IN ({marks})", batch
+            ):
                 found[cid] = np.frombuffer(blob, dtype=np.float32)
         zero = np.zeros(DIM, dtype=np.float32)
         return np.stack([found.get(c, zero) for c in chunk_ids]) if chunk_ids else np.zeros((0, DIM), np.float32)
@@ -191,7 +205,11 @@ class SqliteChunkStore:
         """(number of chunks, chunks containing each term) — the collection statistics BM25 needs."""
         n = self._db.execute("SELECT count(*) FROM chunks").fetchone()[0]
         marks = ",".join("?" * len(query))
-        df = dict(self._db.execute(f"SELECT term, doc FROM chunk_vocab WHERE term IN ({marks})", list(query))) if query else {}
+        df = (
+            dict(self._db.execute(f"SELECT term, doc FROM chunk_vocab WHERE term IN ({marks})", list(query)))
+            if query
+            else {}
+        )
         return n, df
 
     def all_records(self) -> list[ChunkRecord]:

@@ -114,8 +114,10 @@ def workspace_has_rows(settings: Settings, workspace: str) -> bool:
     """Whether an ingest has written anything for ``workspace`` (production ``index_exists``)."""
     import psycopg
 
-    sql = (f"SELECT EXISTS (SELECT 1 FROM {DOCS_TABLE} WHERE workspace = %s)"
-           f" OR EXISTS (SELECT 1 FROM {CHUNKS_TABLE} WHERE workspace = %s)")
+    sql = (
+        f"SELECT EXISTS (SELECT 1 FROM {DOCS_TABLE} WHERE workspace = %s)"
+        f" OR EXISTS (SELECT 1 FROM {CHUNKS_TABLE} WHERE workspace = %s)"
+    )
     for attempt in (0, 1):
         with _ready_lock:
             conn = _probe_conns.get(settings.postgres_dsn)
@@ -175,16 +177,32 @@ class PostgresChunkStore:
         if not ids:
             return
         with self._db.transaction():
-            self._db.execute(f"DELETE FROM {CHUNKS_TABLE} WHERE workspace = %s AND doc_id = ANY(%s)", (self.workspace, ids))
-            self._db.execute(f"DELETE FROM {DOCS_TABLE} WHERE workspace = %s AND doc_id = ANY(%s)", (self.workspace, ids))
+            self._db.execute(
+                f"DELETE FROM {CHUNKS_TABLE} WHERE workspace = %s AND doc_id = ANY(%s)", (self.workspace, ids)
+            )
+            self._db.execute(
+                f"DELETE FROM {DOCS_TABLE} WHERE workspace = %s AND doc_id = ANY(%s)", (self.workspace, ids)
+            )
 
     def add_chunks(self, records: Sequence[ChunkRecord], vectors: np.ndarray) -> None:
         if not len(records):
             return
         rows = [
-            (self.workspace, r.chunk_id, r.doc_id, r.path, r.chunk_index, r.text, r.band, r.band_rule, r.date,
-             json.dumps(list(r.charged)), r.content_hash, np.asarray(v, dtype=np.float32),
-             " ".join(lexical.chunk_terms(r.text, r.date)))
+            (
+                self.workspace,
+                r.chunk_id,
+                r.doc_id,
+                r.path,
+                r.chunk_index,
+                r.text,
+                r.band,
+                r.band_rule,
+                r.date,
+                json.dumps(list(r.charged)),
+                r.content_hash,
+                np.asarray(v, dtype=np.float32),
+                " ".join(lexical.chunk_terms(r.text, r.date)),
+            )
             for r, v in zip(records, vectors)
         ]
         with self._db.transaction(), self._db.cursor() as cur:
@@ -239,8 +257,7 @@ class PostgresChunkStore:
         between = " OR ".join(["date BETWEEN %s AND %s"] * len(periods))
         params = [self.workspace, *(b for period in periods for b in period), vector.astype(np.float32), k]
         rows = self._db.execute(
-            f"SELECT chunk_id FROM {CHUNKS_TABLE} WHERE workspace = %s AND ({between}) "
-            f"ORDER BY vector <=> %s LIMIT %s",
+            f"SELECT chunk_id FROM {CHUNKS_TABLE} WHERE workspace = %s AND ({between}) ORDER BY vector <=> %s LIMIT %s",
             params,
         )
         return [r[0] for r in rows.fetchall()]
@@ -258,7 +275,9 @@ class PostgresChunkStore:
 
     def term_stats(self, query: Sequence[str]) -> tuple[int, dict[str, int]]:
         """(number of chunks, chunks containing each term) — the collection statistics BM25 needs."""
-        n = self._db.execute(f"SELECT count(*) FROM {CHUNKS_TABLE} WHERE workspace = %s", (self.workspace,)).fetchone()[0]
+        n = self._db.execute(f"SELECT count(*) FROM {CHUNKS_TABLE} WHERE workspace = %s", (self.workspace,)).fetchone()[
+            0
+        ]
         if not query:
             return n, {}
         rows = self._db.execute(
@@ -270,13 +289,16 @@ class PostgresChunkStore:
 
     def all_records(self) -> list[ChunkRecord]:
         rows = self._db.execute(
-            f"SELECT {_COLUMNS} FROM {CHUNKS_TABLE} WHERE workspace = %s ORDER BY path COLLATE \"C\", chunk_index", (self.workspace,)
+            f'SELECT {_COLUMNS} FROM {CHUNKS_TABLE} WHERE workspace = %s ORDER BY path COLLATE "C", chunk_index',
+            (self.workspace,),
         )
         return [_record(r) for r in rows.fetchall()]
 
     def counts(self) -> tuple[int, int]:
         """(documents, chunks)."""
-        docs = self._db.execute(f"SELECT count(*) FROM {DOCS_TABLE} WHERE workspace = %s", (self.workspace,)).fetchone()[0]
+        docs = self._db.execute(
+            f"SELECT count(*) FROM {DOCS_TABLE} WHERE workspace = %s", (self.workspace,)
+        ).fetchone()[0]
         chunks = self._db.execute(
             f"SELECT count(*) FROM {CHUNKS_TABLE} WHERE workspace = %s", (self.workspace,)
         ).fetchone()[0]

@@ -75,7 +75,7 @@ def doc_fingerprint(records: Sequence[ChunkRecord], graph_mode: str = "") -> str
 
 
 def graph_mode(settings: Settings) -> str:
-    """"" when the graph is off, else what decides which entities a note yields."""
+    """ "" when the graph is off, else what decides which entities a note yields."""
     if not settings.graph:
         return ""
     return f"graph-v{GRAPH_VERSION}" + (f"+llm:{settings.llm_url}:{settings.llm_model}" if settings.llm_url else "")
@@ -197,8 +197,15 @@ def _add_graph_stats(report: SyncReport, stats, embedded: int) -> None:
     report.llm_chunks += stats.llm_chunks
 
 
-async def _write_graph(index: WorkspaceIndex, batch: Sequence[ChunkRecord], cache: EmbeddingCache,
-                       note_meta: NoteMetaFor | None, report: SyncReport, *, llm: bool) -> None:
+async def _write_graph(
+    index: WorkspaceIndex,
+    batch: Sequence[ChunkRecord],
+    cache: EmbeddingCache,
+    note_meta: NoteMetaFor | None,
+    report: SyncReport,
+    *,
+    llm: bool,
+) -> None:
     """Structural extraction for a batch of written chunks, then (optionally) LightRAG's LLM extraction."""
     from lucasrag_assets.rules.entities import extract_chunk
 

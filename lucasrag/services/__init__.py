@@ -152,12 +152,21 @@ def _write_state(paths: ServicePaths, running: RunningServices, *, drop: tuple[s
     state["updated"] = time.strftime("%Y-%m-%dT%H:%M:%S%z")
     if running.postgres:
         st = running.postgres.status()
-        state["postgres"] = {"pid": st.pid, "port": running.postgres.port, "host": running.postgres.host,
-                             "dsn": running.postgres_dsn or running.postgres.dsn,
-                             "data_dir": str(running.postgres.data_dir)}
+        state["postgres"] = {
+            "pid": st.pid,
+            "port": running.postgres.port,
+            "host": running.postgres.host,
+            "dsn": running.postgres_dsn or running.postgres.dsn,
+            "data_dir": str(running.postgres.data_dir),
+        }
     if running.neo4j:
-        state["neo4j"] = {"pid": running.neo4j.pid(), "port": running.neo4j.bolt_port, "host": running.neo4j.host,
-                          "uri": running.neo4j.uri, "data_dir": str(running.neo4j.data_dir)}
+        state["neo4j"] = {
+            "pid": running.neo4j.pid(),
+            "port": running.neo4j.bolt_port,
+            "host": running.neo4j.host,
+            "uri": running.neo4j.uri,
+            "data_dir": str(running.neo4j.data_dir),
+        }
     paths.root.mkdir(parents=True, exist_ok=True)
     tmp = paths.state_file.with_suffix(".tmp")
     tmp.write_text(json.dumps(state, indent=2) + "\n")
@@ -176,16 +185,21 @@ def _servers_from_state(paths: ServicePaths) -> tuple[PostgresServer, Neo4jServe
     state = read_state(paths.root.parent)
     pg, neo = paths.postgres(), paths.neo4j()
     if "postgres" in state:
-        pg = PostgresServer(Path(state["postgres"]["data_dir"]), state["postgres"]["port"],
-                            host=state["postgres"].get("host", paths.host))
+        pg = PostgresServer(
+            Path(state["postgres"]["data_dir"]),
+            state["postgres"]["port"],
+            host=state["postgres"].get("host", paths.host),
+        )
     if "neo4j" in state:
-        neo = Neo4jServer(Path(state["neo4j"]["data_dir"]), state["neo4j"]["port"],
-                          host=state["neo4j"].get("host", paths.host))
+        neo = Neo4jServer(
+            Path(state["neo4j"]["data_dir"]), state["neo4j"]["port"], host=state["neo4j"].get("host", paths.host)
+        )
     return pg, neo
 
 
-def start_services(settings_like=None, *, postgres: bool = True, neo4j: bool = True,
-                   database: str = DEFAULT_DATABASE) -> RunningServices:
+def start_services(
+    settings_like=None, *, postgres: bool = True, neo4j: bool = True, database: str = DEFAULT_DATABASE
+) -> RunningServices:
     """Start (or find running) PostgreSQL and/or Neo4j; creates ``database`` with pgvector.
 
     Idempotent: a service already running from the same data dir on the same port is reused.
@@ -254,8 +268,9 @@ def require_postgres(dsn: str | None, *, setting: str = "LUCASRAG_POSTGRES_DSN",
         ) from exc
 
 
-def require_neo4j(uri: str | None, *, setting: str = "LUCASRAG_NEO4J_URI", auth: tuple[str, str] = ("neo4j", ""),
-                  timeout: float = 5.0) -> None:
+def require_neo4j(
+    uri: str | None, *, setting: str = "LUCASRAG_NEO4J_URI", auth: tuple[str, str] = ("neo4j", ""), timeout: float = 5.0
+) -> None:
     """Raise :class:`ServiceError` naming the service and the setting unless ``uri`` answers over Bolt."""
     import neo4j
 
@@ -274,8 +289,9 @@ def require_neo4j(uri: str | None, *, setting: str = "LUCASRAG_NEO4J_URI", auth:
         raise ServiceError(f"Neo4j at {uri} ({setting}) does not answer Bolt queries: {exc}") from exc
 
 
-def lightrag_env(postgres_dsn: str | None, neo4j_uri: str | None, *, neo4j_user: str = "neo4j",
-                 neo4j_password: str = "") -> dict[str, str]:
+def lightrag_env(
+    postgres_dsn: str | None, neo4j_uri: str | None, *, neo4j_user: str = "neo4j", neo4j_password: str = ""
+) -> dict[str, str]:
     """The environment variables LightRAG 1.5.7's PG*/Neo4JStorage read, for these services.
 
     LightRAG has no DSN setting: host/port/user/password/database are separate variables.
@@ -293,6 +309,10 @@ def lightrag_env(postgres_dsn: str | None, neo4j_uri: str | None, *, neo4j_user:
             POSTGRES_DATABASE=unquote(parts.path.lstrip("/")) or "postgres",
         )
     if neo4j_uri:
-        env.update(NEO4J_URI=neo4j_uri, NEO4J_USERNAME=neo4j_user, NEO4J_PASSWORD=neo4j_password or "unused",
-                   NEO4J_DATABASE="neo4j")
+        env.update(
+            NEO4J_URI=neo4j_uri,
+            NEO4J_USERNAME=neo4j_user,
+            NEO4J_PASSWORD=neo4j_password or "unused",
+            NEO4J_DATABASE="neo4j",
+        )
     return env

@@ -98,9 +98,19 @@ def ensure_system_user(name: str) -> pwd.struct_passwd:
         pass
     useradd = shutil.which("useradd") or "/usr/sbin/useradd"
     proc = subprocess.run(
-        [useradd, "--system", "--user-group", "--no-create-home", "--home-dir", "/nonexistent",
-         "--shell", "/usr/sbin/nologin", name],
-        capture_output=True, text=True,
+        [
+            useradd,
+            "--system",
+            "--user-group",
+            "--no-create-home",
+            "--home-dir",
+            "/nonexistent",
+            "--shell",
+            "/usr/sbin/nologin",
+            name,
+        ],
+        capture_output=True,
+        text=True,
     )
     try:
         return pwd.getpwnam(name)  # also covers a concurrent useradd (exit 9, "already exists")

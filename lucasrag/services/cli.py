@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import shlex
 import sys
-from typing import Optional
 
 import typer
 from rich.console import Console
@@ -117,15 +116,18 @@ def status(as_json: bool = typer.Option(False, "--json", help="Print the status 
     for column in ("service", "running", "pid", "address", "data dir", "detail"):
         table.add_column(column)
     for st in managed.values():
-        table.add_row(st.service, "yes" if st.running else "no", str(st.pid or ""), st.address, str(st.data_dir),
-                      st.detail)
+        table.add_row(
+            st.service, "yes" if st.running else "no", str(st.pid or ""), st.address, str(st.data_dir), st.detail
+        )
     _out.print(table)
     for key, value in configured.items():
         _out.print(f"{key}: {value if value is not None else '(not set)'}", highlight=False)
 
 
 def migrate_command(
-    to: str = typer.Option(..., "--to", help="Target profile: production (from embedded) or embedded (from production)."),
+    to: str = typer.Option(
+        ..., "--to", help="Target profile: production (from embedded) or embedded (from production)."
+    ),
 ) -> None:
     """Rebuild the index on profile TO from the vault, with the other profile's vectors: nothing is re-embedded."""
     from lucasrag._progress import RichProgress
@@ -146,9 +148,14 @@ def migrate_command(
     for column in ("workspace", "vectors from source", "documents", "chunks", "texts embedded", "graph texts embedded"):
         table.add_column(column, justify="left" if column == "workspace" else "right")
     for ws, meta in result.ingest.index_metadata.items():
-        table.add_row(ws, str(result.vectors_seeded.get(ws, 0)), str(meta.get("documents", 0)),
-                      str(meta.get("chunks", 0)), str(meta.get("texts_embedded", 0)),
-                      str(meta.get("graph_texts_embedded", 0)))
+        table.add_row(
+            ws,
+            str(result.vectors_seeded.get(ws, 0)),
+            str(meta.get("documents", 0)),
+            str(meta.get("chunks", 0)),
+            str(meta.get("texts_embedded", 0)),
+            str(meta.get("graph_texts_embedded", 0)),
+        )
     _out.print(table)
 
 

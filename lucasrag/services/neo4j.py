@@ -70,10 +70,19 @@ class Neo4jServer:
 
     service = "Neo4j"
 
-    def __init__(self, data_dir: Path, bolt_port: int, *, host: str = "127.0.0.1",
-                 version: str | None = None, heap: str = "512m", pagecache: str = "256m",
-                 start_timeout: float = 300.0, port_setting: str = PORT_SETTING,
-                 home: Path | None = None) -> None:
+    def __init__(
+        self,
+        data_dir: Path,
+        bolt_port: int,
+        *,
+        host: str = "127.0.0.1",
+        version: str | None = None,
+        heap: str = "512m",
+        pagecache: str = "256m",
+        start_timeout: float = 300.0,
+        port_setting: str = PORT_SETTING,
+        home: Path | None = None,
+    ) -> None:
         self.data_dir = Path(data_dir).expanduser().resolve()
         self.bolt_port = int(bolt_port)
         self.host = host
@@ -148,12 +157,13 @@ class Neo4jServer:
             # Netty waits a 5 s quiet period per event loop group on shutdown (twice): 10 s per stop.
             "internal.dbms.bolt.netty_server_shutdown_quiet_period": "0",
         }
-        self.conf.write_text("# written by lucasrag.services.neo4j on every start\n"
-                             + "".join(f"{k}={v}\n" for k, v in lines.items()))
+        self.conf.write_text(
+            "# written by lucasrag.services.neo4j on every start\n" + "".join(f"{k}={v}\n" for k, v in lines.items())
+        )
 
     # ---- lifecycle
 
-    def start(self) -> "Neo4jServer":
+    def start(self) -> Neo4jServer:
         """Fetch if needed, launch, and wait for Bolt; a no-op when already running for this data dir."""
         if self.is_running():
             running_port = self._configured_port()
@@ -174,11 +184,20 @@ class Neo4jServer:
         offset = self.logfile.stat().st_size if self.logfile.exists() else 0
         t0 = time.perf_counter()
         with open(self.logfile, "ab") as out:
-            out.write(f"--- {time.strftime('%Y-%m-%d %H:%M:%S')} starting Neo4j {dist.version} on {self.uri}\n".encode())
+            out.write(
+                f"--- {time.strftime('%Y-%m-%d %H:%M:%S')} starting Neo4j {dist.version} on {self.uri}\n".encode()
+            )
             out.flush()
             offset = out.tell()
-            self._proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
-                                          cwd=self.data_dir, start_new_session=True, preexec_fn=_default_signals)
+            self._proc = subprocess.Popen(
+                cmd,
+                stdin=subprocess.DEVNULL,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                cwd=self.data_dir,
+                start_new_session=True,
+                preexec_fn=_default_signals,
+            )
         self.pidfile.write_text(f"{self._proc.pid}\n")
         deadline = time.monotonic() + self.start_timeout
         while True:
@@ -210,9 +229,11 @@ class Neo4jServer:
             )
 
     def _failure(self, what: str, offset: int) -> str:
-        return (f"{self.service} on {self.host}:{self.bolt_port} ({self.port_setting}), data dir {self.data_dir}, "
-                f"{what}.\n--- tail of {self.logfile} ---\n{log_tail(self.logfile, lines=40, since=offset)}\n"
-                f"(Neo4j's own log: {self.data_dir / 'logs' / 'debug.log'})")
+        return (
+            f"{self.service} on {self.host}:{self.bolt_port} ({self.port_setting}), data dir {self.data_dir}, "
+            f"{what}.\n--- tail of {self.logfile} ---\n{log_tail(self.logfile, lines=40, since=offset)}\n"
+            f"(Neo4j's own log: {self.data_dir / 'logs' / 'debug.log'})"
+        )
 
     def _reap(self) -> None:
         if self._proc is not None:
@@ -254,10 +275,12 @@ class Neo4jServer:
         clean = self._terminate(timeout)
         self.timings["stop_s"] = time.perf_counter() - t0
         if not clean:
-            raise ServiceError(f"{self.service} on port {self.bolt_port} did not stop within {timeout:.0f} s "
-                               f"and was killed.\n--- tail of {self.logfile} ---\n{log_tail(self.logfile)}")
+            raise ServiceError(
+                f"{self.service} on port {self.bolt_port} did not stop within {timeout:.0f} s "
+                f"and was killed.\n--- tail of {self.logfile} ---\n{log_tail(self.logfile)}"
+            )
 
-    def __enter__(self) -> "Neo4jServer":
+    def __enter__(self) -> Neo4jServer:
         return self.start()
 
     def __exit__(self, *exc) -> None:

@@ -87,8 +87,9 @@ class Neo4jDistribution:
         return f"{self.home / 'classes'}{os.pathsep}{self.home / 'lib' / '*'}"
 
 
-def ensure_distribution(version: str | None = None, *, home: Path | None = None,
-                        timings: dict | None = None) -> Neo4jDistribution:
+def ensure_distribution(
+    version: str | None = None, *, home: Path | None = None, timings: dict | None = None
+) -> Neo4jDistribution:
     """Fetch the Neo4j jars (Maven) and compile the launcher into ``home`` unless already there."""
     version = version or neo4j_version()
     home = Path(home).resolve() if home else default_home(version)
@@ -101,7 +102,10 @@ def ensure_distribution(version: str | None = None, *, home: Path | None = None,
 
     def ready() -> bool:
         try:
-            return json.loads(stamp.read_text()) == wanted and (home / "classes" / "lucasrag" / "Neo4jLauncher.class").is_file()
+            return (
+                json.loads(stamp.read_text()) == wanted
+                and (home / "classes" / "lucasrag" / "Neo4jLauncher.class").is_file()
+            )
         except (OSError, ValueError):
             return False
 
@@ -117,20 +121,34 @@ def ensure_distribution(version: str | None = None, *, home: Path | None = None,
         if not (lib_stamp.is_file() and lib_stamp.read_text() == wanted["sources"] + version):
             mvn = shutil.which("mvn")
             if mvn is None:
-                raise ServiceError("Neo4j's jars come from Maven Central: install Maven (mvn) or set "
-                                   f"{HOME_ENV} to a prepared directory")
+                raise ServiceError(
+                    "Neo4j's jars come from Maven Central: install Maven (mvn) or set "
+                    f"{HOME_ENV} to a prepared directory"
+                )
             tmp = home / "lib.tmp"
             shutil.rmtree(tmp, ignore_errors=True)
             t0 = time.perf_counter()
             proc = subprocess.run(
-                [mvn, "-q", "-B", "-f", str(src / "pom.xml"), f"-Dneo4j.version={version}",
-                 f"-DoutputDirectory={tmp}", "dependency:copy-dependencies"],
-                capture_output=True, text=True, cwd=home,
+                [
+                    mvn,
+                    "-q",
+                    "-B",
+                    "-f",
+                    str(src / "pom.xml"),
+                    f"-Dneo4j.version={version}",
+                    f"-DoutputDirectory={tmp}",
+                    "dependency:copy-dependencies",
+                ],
+                capture_output=True,
+                text=True,
+                cwd=home,
             )
             if proc.returncode != 0:
                 tail = "\n".join((proc.stdout + proc.stderr).strip().splitlines()[-30:])
-                raise ServiceError(f"fetching Neo4j {version} with Maven failed (exit {proc.returncode}; "
-                                   f"{VERSION_ENV}={version}):\n{tail}")
+                raise ServiceError(
+                    f"fetching Neo4j {version} with Maven failed (exit {proc.returncode}; "
+                    f"{VERSION_ENV}={version}):\n{tail}"
+                )
             if timings is not None:
                 timings["fetch_s"] = time.perf_counter() - t0
             (tmp / ".version").write_text(wanted["sources"] + version)
@@ -141,7 +159,8 @@ def ensure_distribution(version: str | None = None, *, home: Path | None = None,
         t0 = time.perf_counter()
         proc = subprocess.run(
             [str(javac), "--release", "17", "-nowarn", "-d", str(classes), "-cp", str(lib / "*"), str(launcher)],
-            capture_output=True, text=True,
+            capture_output=True,
+            text=True,
         )
         if proc.returncode != 0:
             raise ServiceError(f"compiling {launcher.name} failed:\n{(proc.stdout + proc.stderr).strip()}")

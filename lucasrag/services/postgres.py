@@ -83,8 +83,15 @@ class PostgresServer:
 
     service = "PostgreSQL"
 
-    def __init__(self, data_dir: Path, port: int, *, host: str = "127.0.0.1",
-                 port_setting: str = PORT_SETTING, start_timeout: float = 60.0) -> None:
+    def __init__(
+        self,
+        data_dir: Path,
+        port: int,
+        *,
+        host: str = "127.0.0.1",
+        port_setting: str = PORT_SETTING,
+        start_timeout: float = 60.0,
+    ) -> None:
         self.data_dir = Path(data_dir).expanduser().resolve()
         self.port = int(port)
         self.host = host
@@ -132,8 +139,9 @@ class PostgresServer:
         env.update(LC_ALL="C.UTF-8", LANG="C.UTF-8")
         if user is not None:
             env.update(HOME=str(self.data_dir), USER=user.pw_name, LOGNAME=user.pw_name)
-        proc = subprocess.run(args, capture_output=True, text=True, env=env, cwd=self.data_dir,
-                              timeout=timeout, **kwargs)
+        proc = subprocess.run(
+            args, capture_output=True, text=True, env=env, cwd=self.data_dir, timeout=timeout, **kwargs
+        )
         if check and proc.returncode != 0:
             raise ServiceError(
                 f"{self.service}: {Path(args[0]).name} failed (exit {proc.returncode}) for data dir {self.data_dir}:\n"
@@ -165,8 +173,20 @@ class PostgresServer:
         bin_dir = find_pg_bin()
         self._prepare_dirs()
         t0 = time.perf_counter()
-        self._run([str(bin_dir / "initdb"), "-D", str(self.pgdata), "-U", "postgres", "--auth=trust",
-                   "--encoding=UTF8", "--locale=C.UTF-8", "--no-instructions"], timeout=300)
+        self._run(
+            [
+                str(bin_dir / "initdb"),
+                "-D",
+                str(self.pgdata),
+                "-U",
+                "postgres",
+                "--auth=trust",
+                "--encoding=UTF8",
+                "--locale=C.UTF-8",
+                "--no-instructions",
+            ],
+            timeout=300,
+        )
         self.timings["initdb_s"] = time.perf_counter() - t0
 
     def _postmaster_pid(self) -> tuple[int | None, int | None]:
@@ -184,14 +204,20 @@ class PostgresServer:
         proc = self._run([str(find_pg_bin() / "pg_ctl"), "status", "-D", str(self.pgdata)], check=False, timeout=30)
         pid, port = self._postmaster_pid()
         running = proc.returncode == 0
-        return ServiceStatus(self.service, running, pid if running else None, port or self.port,
-                             f"{connect_host(self.host)}:{port or self.port}", self.data_dir,
-                             proc.stdout.strip().splitlines()[0] if proc.stdout.strip() else "")
+        return ServiceStatus(
+            self.service,
+            running,
+            pid if running else None,
+            port or self.port,
+            f"{connect_host(self.host)}:{port or self.port}",
+            self.data_dir,
+            proc.stdout.strip().splitlines()[0] if proc.stdout.strip() else "",
+        )
 
     def is_running(self) -> bool:
         return self.initialized and self.status().running
 
-    def start(self) -> "PostgresServer":
+    def start(self) -> PostgresServer:
         """initdb on first use, then start; a no-op when this cluster already runs on this port."""
         bin_dir = find_pg_bin()
         if self.initialized:
@@ -216,9 +242,21 @@ class PostgresServer:
         opts = f"-c listen_addresses={self.host or '*'} -p {self.port} -k {self.socket_dir}"
         t0 = time.perf_counter()
         proc = self._run(
-            [str(bin_dir / "pg_ctl"), "-D", str(self.pgdata), "-l", str(self.logfile), "-w",
-             "-t", str(int(self.start_timeout)), "-o", opts, "start"],
-            check=False, timeout=self.start_timeout + 30,
+            [
+                str(bin_dir / "pg_ctl"),
+                "-D",
+                str(self.pgdata),
+                "-l",
+                str(self.logfile),
+                "-w",
+                "-t",
+                str(int(self.start_timeout)),
+                "-o",
+                opts,
+                "start",
+            ],
+            check=False,
+            timeout=self.start_timeout + 30,
         )
         self.timings["start_s"] = time.perf_counter() - t0
         self._started_pid = self._postmaster_pid()[0] if proc.returncode == 0 else None
@@ -257,8 +295,21 @@ class PostgresServer:
             return
         if not self.status().running:
             return
-        proc = self._run([str(find_pg_bin() / "pg_ctl"), "-D", str(self.pgdata), "-m", "fast", "-w",
-                          "-t", str(int(timeout)), "stop"], check=False, timeout=timeout + 30)
+        proc = self._run(
+            [
+                str(find_pg_bin() / "pg_ctl"),
+                "-D",
+                str(self.pgdata),
+                "-m",
+                "fast",
+                "-w",
+                "-t",
+                str(int(timeout)),
+                "stop",
+            ],
+            check=False,
+            timeout=timeout + 30,
+        )
         if proc.returncode != 0 and self.status().running:
             raise ServiceError(
                 f"{self.service} on port {self.port} did not stop: {(proc.stderr or proc.stdout).strip()}\n"
@@ -274,7 +325,7 @@ class PostgresServer:
         """
         return ensure_database(self.dsn, name, extensions=extensions)
 
-    def __enter__(self) -> "PostgresServer":
+    def __enter__(self) -> PostgresServer:
         return self.start()
 
     def __exit__(self, *exc) -> None:

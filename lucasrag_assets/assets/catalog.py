@@ -1,6 +1,5 @@
 """note_catalog: one row per vault file and what became of it (``lucasrag notes`` reads it)."""
 
-
 import polars as pl
 from dagster import AssetExecutionContext, AssetKey, asset
 
@@ -9,13 +8,21 @@ from lucasrag.vocabulary import WORKSPACES
 from lucasrag_assets.resources import LucasragSettings
 
 
-def catalog_frame(notes: pl.DataFrame, routed: pl.DataFrame, quarantine: pl.DataFrame, chunks: pl.DataFrame) -> pl.DataFrame:
+def catalog_frame(
+    notes: pl.DataFrame, routed: pl.DataFrame, quarantine: pl.DataFrame, chunks: pl.DataFrame
+) -> pl.DataFrame:
     per_note = chunks.group_by("path").agg(
         pl.col("band").first(),
         pl.col("charged").list.explode(keep_nulls=False, empty_as_null=False).unique().sort().alias("charged"),
     )
-    indexed = routed.select("path", "workspace", "confidence", "date").join(per_note, on="path", how="left").with_columns(
-        pl.lit("indexed").alias("status"), pl.lit(None, pl.String).alias("reason"), pl.lit(None, pl.String).alias("suggestion")
+    indexed = (
+        routed.select("path", "workspace", "confidence", "date")
+        .join(per_note, on="path", how="left")
+        .with_columns(
+            pl.lit("indexed").alias("status"),
+            pl.lit(None, pl.String).alias("reason"),
+            pl.lit(None, pl.String).alias("suggestion"),
+        )
     )
     held = quarantine.select("path", "confidence", "date", "reason", "suggestion").with_columns(
         pl.lit("quarantined").alias("status"),
@@ -23,14 +30,18 @@ def catalog_frame(notes: pl.DataFrame, routed: pl.DataFrame, quarantine: pl.Data
         pl.lit(None, pl.String).alias("band"),
         pl.lit([], pl.List(pl.String)).alias("charged"),
     )
-    invalid = notes.filter(pl.col("status") == "invalid").select("path", "reason").with_columns(
-        pl.lit("invalid").alias("status"),
-        pl.lit(None, pl.String).alias("workspace"),
-        pl.lit(None, pl.Float64).alias("confidence"),
-        pl.lit(None, pl.String).alias("band"),
-        pl.lit(None, pl.Date).alias("date"),
-        pl.lit([], pl.List(pl.String)).alias("charged"),
-        pl.lit(None, pl.String).alias("suggestion"),
+    invalid = (
+        notes.filter(pl.col("status") == "invalid")
+        .select("path", "reason")
+        .with_columns(
+            pl.lit("invalid").alias("status"),
+            pl.lit(None, pl.String).alias("workspace"),
+            pl.lit(None, pl.Float64).alias("confidence"),
+            pl.lit(None, pl.String).alias("band"),
+            pl.lit(None, pl.Date).alias("date"),
+            pl.lit([], pl.List(pl.String)).alias("charged"),
+            pl.lit(None, pl.String).alias("suggestion"),
+        )
     )
     columns = list(CATALOG_SCHEMA)
     frames = [f.with_columns(pl.col("date").cast(pl.String)).select(columns) for f in (indexed, held, invalid)]
@@ -54,8 +65,10 @@ def note_catalog(
     frame = catalog_frame(vault_notes, routed_documents, quarantine, banded_chunks)
     write_catalog(settings, frame)
     context.add_output_metadata(
-        {"rows": frame.height, "path": str(catalog_path(settings)), **{
-            s: frame.filter(pl.col("status") == s).height for s in ("indexed", "quarantined", "invalid")
-        }}
+        {
+            "rows": frame.height,
+            "path": str(catalog_path(settings)),
+            **{s: frame.filter(pl.col("status") == s).height for s in ("indexed", "quarantined", "invalid")},
+        }
     )
     return frame

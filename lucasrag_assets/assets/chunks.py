@@ -1,13 +1,12 @@
 """banded_chunks: routed notes cut into chunks, each with band, date and charged subjects."""
 
-
 import polars as pl
 from dagster import AssetExecutionContext, asset
 
 from lucasrag.deference import load_deference
 from lucasrag.embedding import get_embedder
-from lucasrag.vocabulary import WORKSPACES
 from lucasrag.settings import Settings
+from lucasrag.vocabulary import WORKSPACES
 from lucasrag_assets.memo import load_memo, save_memo
 from lucasrag_assets.resources import LucasragSettings
 from lucasrag_assets.rules.chunk_table import chunk_frame
@@ -31,8 +30,13 @@ def _remember_chunks(settings: Settings, frame: pl.DataFrame) -> None:
     save_memo(settings, "chunk_texts", memo)
 
 
-@asset(group_name="ingest", description="Chunks of routed notes with band (and the rule that set it), date, charged subjects.")
-def banded_chunks(context: AssetExecutionContext, lucasrag: LucasragSettings, routed_documents: pl.DataFrame) -> pl.DataFrame:
+@asset(
+    group_name="ingest",
+    description="Chunks of routed notes with band (and the rule that set it), date, charged subjects.",
+)
+def banded_chunks(
+    context: AssetExecutionContext, lucasrag: LucasragSettings, routed_documents: pl.DataFrame
+) -> pl.DataFrame:
     settings = lucasrag.get()
     tokenizer = get_embedder().tokenizer
     frame = chunk_frame(

@@ -7,7 +7,6 @@ for any other vault it records ``skipped`` and why. It is not part of the
 ``ingest`` job (it adds a few hundred queries); the ``evaluate`` job runs it.
 """
 
-
 import base64
 import datetime as dt
 import io
@@ -65,8 +64,10 @@ def evaluation(context: AssetExecutionContext, lucasrag: LucasragSettings) -> Ma
         return MaterializeResult(metadata={"status": "skipped", "reason": reason})
     truth = GroundTruth.load(tpath)
     if truth.now != settings.now.isoformat():
-        context.log.warning(f"LUCASRAG_NOW is {settings.now}, the truth was generated for {truth.now}: "
-                            "bands (and so archive cases) will disagree")
+        context.log.warning(
+            f"LUCASRAG_NOW is {settings.now}, the truth was generated for {truth.now}: "
+            "bands (and so archive cases) will disagree"
+        )
     report = run_policy_eval(settings, truth)
     folder = settings.data / "eval"
     folder.mkdir(parents=True, exist_ok=True)
@@ -78,12 +79,14 @@ def evaluation(context: AssetExecutionContext, lucasrag: LucasragSettings) -> Ma
         "cases": len(report.cases),
         "pass_rate": round(passed / max(1, len(report.cases)), 3),
         **{f"pass_rate_{k}": v["rate"] for k, v in per_kind.items()},
-        **{k: report.ingest[k] for k in ("status_accuracy", "routing_accuracy", "band_accuracy",
-                                          "charged_precision", "charged_recall")},
+        **{
+            k: report.ingest[k]
+            for k in ("status_accuracy", "routing_accuracy", "band_accuracy", "charged_precision", "charged_recall")
+        },
         "query_p50_ms": report.latency_ms["p50"],
         "report": MetadataValue.md(report.to_markdown()),
         "report_path": MetadataValue.path(str(folder / "policy_report.json")),
-        "evaluated_at": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+        "evaluated_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
     }
     png = pass_rate_png(report)
     if png is None:

@@ -4,7 +4,6 @@ Each asset reads only its own workspace's rows and writes only under its own
 workspace folder, so a rebuild or failure in one never touches the others.
 """
 
-
 import asyncio
 
 import polars as pl
@@ -20,9 +19,17 @@ from lucasrag_assets.rules.chunking import doc_id
 def chunk_records(chunks: pl.DataFrame) -> list[ChunkRecord]:
     return [
         ChunkRecord(
-            chunk_id=r["chunk_id"], doc_id=r["doc_id"], workspace=r["workspace"], path=r["path"],
-            chunk_index=r["chunk_index"], text=r["text"], band=r["band"], band_rule=r["band_rule"],
-            date=r["date"], charged=tuple(r["charged"] or ()), content_hash=r["content_hash"],
+            chunk_id=r["chunk_id"],
+            doc_id=r["doc_id"],
+            workspace=r["workspace"],
+            path=r["path"],
+            chunk_index=r["chunk_index"],
+            text=r["text"],
+            band=r["band"],
+            band_rule=r["band_rule"],
+            date=r["date"],
+            charged=tuple(r["charged"] or ()),
+            content_hash=r["content_hash"],
         )
         for r in chunks.iter_rows(named=True)
     ]
@@ -34,8 +41,10 @@ def note_meta_reader(settings: Settings, docs: pl.DataFrame):
     from lucasrag_assets.rules.entities import note_meta
     from lucasrag_assets.rules.vault_scan import _parse_text
 
-    rows = {doc_id(r["path"]): (r["path"], r["title"], list(r["tags"] or ()))
-            for r in docs.select("path", "title", "tags").iter_rows(named=True)}
+    rows = {
+        doc_id(r["path"]): (r["path"], r["title"], list(r["tags"] or ()))
+        for r in docs.select("path", "title", "tags").iter_rows(named=True)
+    }
 
     def meta(doc: str):
         if doc not in rows:
@@ -71,7 +80,11 @@ def index_asset(workspace: str) -> AssetsDefinition:
         try:
             report = asyncio.run(
                 sync_workspace(
-                    settings, workspace, chunk_records(mine), full_texts, cache,
+                    settings,
+                    workspace,
+                    chunk_records(mine),
+                    full_texts,
+                    cache,
                     progress=lambda done, total: progress.update(f"index {workspace}", done, total),
                     note_meta=note_meta_reader(settings, docs),
                 )

@@ -1,6 +1,5 @@
 """vault_notes: every note file of the vault, parsed, with invalid files and their reasons."""
 
-
 import polars as pl
 from dagster import AssetExecutionContext, MetadataValue, asset
 
@@ -89,4 +88,3 @@ def vault_notes(context: AssetExecutionContext, lucasrag: LucasragSettings) -> p
         }
     )
     return frame
-

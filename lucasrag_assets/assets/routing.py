@@ -1,6 +1,5 @@
 """routed_documents and quarantine: each valid note goes to one workspace or waits for a person."""
 
-
 import polars as pl
 from dagster import (
     AssetCheckResult,
@@ -17,6 +16,7 @@ from lucasrag.vocabulary import WORKSPACES
 from lucasrag_assets.assets._metadata import markdown_table
 from lucasrag_assets.resources import LucasragSettings
 from lucasrag_assets.rules.routing import route_frame
+
 
 @multi_asset(
     outs={

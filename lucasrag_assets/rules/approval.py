@@ -49,7 +49,7 @@ def _newline(lines: list[bytes]) -> bytes:
 def with_workspace(raw: bytes, workspace: str) -> bytes:
     """``raw`` with its frontmatter's ``workspace:`` set; everything else byte-identical."""
     bom = _BOM if raw.startswith(_BOM) else b""
-    text = raw[len(bom):]
+    text = raw[len(bom) :]
     lines = text.splitlines(keepends=True)
     eol = _newline(lines)
     entry = b"workspace: " + workspace.encode() + eol

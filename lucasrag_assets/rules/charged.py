@@ -99,9 +99,7 @@ def canonical_name(name: str, subjects: Sequence[DeferenceSubject]) -> str:
     return next((s.name for s in subjects if s.matches(name)), name.strip())
 
 
-def charged_subjects(
-    text: str, subjects: Sequence[DeferenceSubject], declared: Sequence[str] = ()
-) -> tuple[str, ...]:
+def charged_subjects(text: str, subjects: Sequence[DeferenceSubject], declared: Sequence[str] = ()) -> tuple[str, ...]:
     """Declared subjects (normalised) plus subjects inferred from charged context; sorted, unique."""
     names = {canonical_name(d, subjects) for d in declared if d and d.strip()}
     names.update(charging_evidence(text, subjects))

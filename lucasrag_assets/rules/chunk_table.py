@@ -43,7 +43,10 @@ def chunk_frame(
     rows = []
     for note in routed.iter_rows(named=True):
         decision = decide_band(
-            declared_band=note["declared_band"], note_date=note["date"], text=note["body"], cutoff=settings.archive_cutoff
+            declared_band=note["declared_band"],
+            note_date=note["date"],
+            text=note["body"],
+            cutoff=settings.archive_cutoff,
         )
         date = note["date"].isoformat() if note["date"] else None
         declared = note["declared_charged"] or []

@@ -196,7 +196,9 @@ def route_frame(notes: pl.DataFrame, embed: Callable[[list[str]], np.ndarray], t
             exemplars[declared].append(vector)
     centroids = build_centroids(prototypes, exemplars)
     decisions = [
-        route(text, PurePosixPath(path).parts[:-1], vector, centroids, threshold=threshold, declared=declared, title=title)
+        route(
+            text, PurePosixPath(path).parts[:-1], vector, centroids, threshold=threshold, declared=declared, title=title
+        )
         for text, path, vector, declared, title in zip(
             texts, valid["path"], vectors, valid["declared_workspace"], valid["title"]
         )

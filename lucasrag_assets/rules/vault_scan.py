@@ -224,8 +224,20 @@ def parse_note(root: Path, path: Path, *, max_bytes: int) -> Note:
         heading = _H1.search(body)
         title = heading.group(1).strip() if heading else path.stem
     return Note(
-        path=rel, status="ok", reason=None, body=body, frontmatter=meta, date=date, date_source=source,
-        workspace=workspace, band=band, charged=charged, title=title, tags=tags, content_hash=digest, size=size,
+        path=rel,
+        status="ok",
+        reason=None,
+        body=body,
+        frontmatter=meta,
+        date=date,
+        date_source=source,
+        workspace=workspace,
+        band=band,
+        charged=charged,
+        title=title,
+        tags=tags,
+        content_hash=digest,
+        size=size,
     )
 
 

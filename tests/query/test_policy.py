@@ -10,7 +10,12 @@ import pytest
 
 from lucasrag.vocabulary import ChunkRecord, DeferenceSubject
 from lucasrag_query.policy import (
-    Candidate, Hint, apply_policy, recency_weight, resolve_bridge, temporal_weight,
+    Candidate,
+    Hint,
+    apply_policy,
+    recency_weight,
+    resolve_bridge,
+    temporal_weight,
 )
 from lucasrag_query.temporal import TemporalSignals
 
@@ -29,11 +34,23 @@ def cand(cid: str, band: str = "present", charged: tuple[str, ...] = (), text: s
 # (id, candidates, temporal, bridge, kept ids, [(subject, kind, withheld)])
 CASES = [
     ("plain-present", [cand("a")], CLOSED, [], ["a"], []),
-    ("archive-closed", [cand("a"), cand("b", "archival"), cand("c", "archival")], CLOSED, [], ["a"],
-     [(None, "archive", 2)]),
+    (
+        "archive-closed",
+        [cand("a"), cand("b", "archival"), cand("c", "archival")],
+        CLOSED,
+        [],
+        ["a"],
+        [(None, "archive", 2)],
+    ),
     ("archive-open", [cand("a"), cand("b", "archival")], OPEN, [], ["a", "b"], []),
-    ("charged-withheld", [cand("a", charged=("Grandad Tom",)), cand("b")], CLOSED, [], ["b"],
-     [("Grandad Tom", "deference", 1)]),
+    (
+        "charged-withheld",
+        [cand("a", charged=("Grandad Tom",)), cand("b")],
+        CLOSED,
+        [],
+        ["b"],
+        [("Grandad Tom", "deference", 1)],
+    ),
     ("bridged", [cand("a", charged=("Grandad Tom",))], CLOSED, ["Grandad Tom"], ["a"], []),
     ("alias-bridge", [cand("a", charged=("Grandad Tom",))], CLOSED, ["Tom Lucas"], ["a"], []),
     ("case-insensitive-bridge", [cand("a", charged=("Grandad Tom",))], CLOSED, ["grandad tom"], ["a"], []),
@@ -42,19 +59,44 @@ CASES = [
     ("unknown-name-withheld", [cand("a", charged=("Rex",))], CLOSED, ["Anna"], [], [("Rex", "deference", 1)]),
     ("archival-charged-open-released", [cand("a", "archival", ("Anna",))], OPEN, [], ["a"], []),
     ("present-charged-open-withheld", [cand("a", charged=("Anna",))], OPEN, [], [], [("Anna", "deference", 1)]),
-    ("archival-charged-closed-care-first", [cand("a", "archival", ("Anna",)), cand("b", "archival")], CLOSED, [],
-     [], [("Anna", "deference", 1), (None, "archive", 1)]),
-    ("bridged-archival-closed-is-archive", [cand("a", "archival", ("Anna",))], CLOSED, ["Anna"], [],
-     [(None, "archive", 1)]),
-    ("two-subjects-one-bridged", [cand("a", charged=("Anna", "grandad"))], CLOSED, ["Anna"], [],
-     [("Grandad Tom", "deference", 1)]),
-    ("two-subjects-counted-each", [cand("a", charged=("Anna", "grandad")), cand("b", charged=("Anna",))], CLOSED,
-     [], [], [("Anna", "deference", 2), ("Grandad Tom", "deference", 1)]),
+    (
+        "archival-charged-closed-care-first",
+        [cand("a", "archival", ("Anna",)), cand("b", "archival")],
+        CLOSED,
+        [],
+        [],
+        [("Anna", "deference", 1), (None, "archive", 1)],
+    ),
+    (
+        "bridged-archival-closed-is-archive",
+        [cand("a", "archival", ("Anna",))],
+        CLOSED,
+        ["Anna"],
+        [],
+        [(None, "archive", 1)],
+    ),
+    (
+        "two-subjects-one-bridged",
+        [cand("a", charged=("Anna", "grandad"))],
+        CLOSED,
+        ["Anna"],
+        [],
+        [("Grandad Tom", "deference", 1)],
+    ),
+    (
+        "two-subjects-counted-each",
+        [cand("a", charged=("Anna", "grandad")), cand("b", charged=("Anna",))],
+        CLOSED,
+        [],
+        [],
+        [("Anna", "deference", 2), ("Grandad Tom", "deference", 1)],
+    ),
 ]
 
 
-@pytest.mark.parametrize(("candidates", "temporal", "bridge", "kept", "hints"), [c[1:] for c in CASES],
-                         ids=[c[0] for c in CASES])
+@pytest.mark.parametrize(
+    ("candidates", "temporal", "bridge", "kept", "hints"), [c[1:] for c in CASES], ids=[c[0] for c in CASES]
+)
 def test_apply_policy(candidates, temporal, bridge, kept, hints):
     out = apply_policy(candidates, temporal=temporal, subjects=SUBJECTS, bridge=bridge)
     assert [c.chunk_id for c in out.kept] == kept
@@ -63,8 +105,9 @@ def test_apply_policy(candidates, temporal, bridge, kept, hints):
 
 
 def test_hint_messages_and_dict():
-    out = apply_policy([cand("a", charged=("Grandad Tom",)), cand("b", "archival")], temporal=CLOSED,
-                       subjects=SUBJECTS, bridge=[])
+    out = apply_policy(
+        [cand("a", charged=("Grandad Tom",)), cand("b", "archival")], temporal=CLOSED, subjects=SUBJECTS, bridge=[]
+    )
     dh, ah = out.hints
     assert 'bridge=["Grandad Tom"]' in dh.message and '--bridge "Grandad Tom"' in dh.message
     assert ah.message.startswith("1 older (archival) passage matched")
@@ -72,17 +115,25 @@ def test_hint_messages_and_dict():
     assert isinstance(dh, Hint)
 
 
-@pytest.mark.parametrize(("bridge", "expected"), [
-    (["grandad"], {"Grandad Tom"}), (["TOM LUCAS", "anna"], {"Grandad Tom", "Anna"}),
-    (["Rex", " ", ""], {"Rex"}), ([], set()),
-], ids=["alias", "case", "unknown-and-blank", "empty"])
+@pytest.mark.parametrize(
+    ("bridge", "expected"),
+    [
+        (["grandad"], {"Grandad Tom"}),
+        (["TOM LUCAS", "anna"], {"Grandad Tom", "Anna"}),
+        (["Rex", " ", ""], {"Rex"}),
+        ([], set()),
+    ],
+    ids=["alias", "case", "unknown-and-blank", "empty"],
+)
 def test_resolve_bridge(bridge, expected):
     assert resolve_bridge(bridge, SUBJECTS) == expected
 
 
 def test_from_record():
     r = ChunkRecord("c1", "d1", "personal", "p.md", 0, "t", "archival", "date", "2010-01-01", ("Anna",))
-    assert Candidate.from_record(r) == Candidate("c1", "personal", "p.md", "archival", "2010-01-01", ("Anna",), "t", "date")
+    assert Candidate.from_record(r) == Candidate(
+        "c1", "personal", "p.md", "archival", "2010-01-01", ("Anna",), "t", "date"
+    )
 
 
 def test_hint_order_is_deterministic():
@@ -99,7 +150,7 @@ def test_withheld_text_never_leaks():
         cands = []
         for i in range(rng.randint(1, 12)):
             charged = tuple(rng.sample(names, rng.randint(0, 2))) if rng.random() < 0.5 else ()
-            secret = "SECRET-%d-%d-%016x" % (trial, i, rng.getrandbits(64))
+            secret = f"SECRET-{trial}-{i}-{rng.getrandbits(64):016x}"
             cands.append(cand(f"c{trial}-{i}", rng.choice(["present", "archival"]), charged, secret))
         temporal = rng.choice([OPEN, CLOSED])
         bridge = rng.sample(names + ["nobody"], rng.randint(0, 2))
@@ -126,8 +177,12 @@ WEIGHTS = [
     ("ancient-floor", "1900-01-01", (), 0.01),
     ("in-period", "2013-04-02", ((date(2013, 1, 1), date(2013, 12, 31)),), 1.0),
     ("year-after-period", "2014-12-31", ((date(2013, 1, 1), date(2013, 12, 31)),), 0.5),
-    ("nearest-period", "2000-06-01", ((date(1990, 1, 1), date(1999, 12, 31)), (date(2013, 1, 1), date(2013, 12, 31))),
-     0.5 ** (152 / 365.25)),
+    (
+        "nearest-period",
+        "2000-06-01",
+        ((date(1990, 1, 1), date(1999, 12, 31)), (date(2013, 1, 1), date(2013, 12, 31))),
+        0.5 ** (152 / 365.25),
+    ),
     ("year-only", "2013", ((date(2013, 1, 1), date(2013, 12, 31)),), 1.0),
 ]
 

@@ -112,8 +112,9 @@ def test_load_cues(tmp_path):
     assert detect_temporal("in the old flat", now=NOW, cues=cues).archival_open
 
 
-@pytest.mark.parametrize("text", ["- pattern: '('\n", "- label: x\n", "pattern: x\n"],
-                         ids=["bad-regex", "no-pattern", "not-list"])
+@pytest.mark.parametrize(
+    "text", ["- pattern: '('\n", "- label: x\n", "pattern: x\n"], ids=["bad-regex", "no-pattern", "not-list"]
+)
 def test_load_cues_rejects(tmp_path, text):
     f = tmp_path / "temporal.yaml"
     f.write_text(text, encoding="utf-8")

@@ -13,13 +13,31 @@ BODY = b"# Note\n\nSome  text with\ttabs, trailing space \n\n---\nnot: frontmatt
 EDITS = [
     pytest.param(b"Body only.\n", b"---\nworkspace: personal\n---\nBody only.\n", id="no-frontmatter-prepended"),
     pytest.param(b"---\ntitle: T\n---\nB\n", b"---\ntitle: T\nworkspace: personal\n---\nB\n", id="added-before-close"),
-    pytest.param(b"---\nworkspace: technical\ntitle: T\n---\nB\n", b"---\nworkspace: personal\ntitle: T\n---\nB\n", id="replaced-in-place"),
-    pytest.param(b"---\nworkspace:   'creative'  # old\n---\nB", b"---\nworkspace: personal\n---\nB", id="replaced-quoted-comment"),
-    pytest.param(b"---\nworkspace:\n  - technical\ntags: [a]\n---\nB", b"---\nworkspace: personal\ntags: [a]\n---\nB", id="multiline-value-replaced"),
-    pytest.param(b"---\nmeta:\n  workspace: x\n---\nB", b"---\nmeta:\n  workspace: x\nworkspace: personal\n---\nB", id="nested-key-untouched"),
+    pytest.param(
+        b"---\nworkspace: technical\ntitle: T\n---\nB\n",
+        b"---\nworkspace: personal\ntitle: T\n---\nB\n",
+        id="replaced-in-place",
+    ),
+    pytest.param(
+        b"---\nworkspace:   'creative'  # old\n---\nB",
+        b"---\nworkspace: personal\n---\nB",
+        id="replaced-quoted-comment",
+    ),
+    pytest.param(
+        b"---\nworkspace:\n  - technical\ntags: [a]\n---\nB",
+        b"---\nworkspace: personal\ntags: [a]\n---\nB",
+        id="multiline-value-replaced",
+    ),
+    pytest.param(
+        b"---\nmeta:\n  workspace: x\n---\nB",
+        b"---\nmeta:\n  workspace: x\nworkspace: personal\n---\nB",
+        id="nested-key-untouched",
+    ),
     pytest.param(b"---\n---\nB", b"---\nworkspace: personal\n---\nB", id="empty-frontmatter"),
     pytest.param(b"---\ntitle: T\n...\nB", b"---\ntitle: T\nworkspace: personal\n...\nB", id="dots-close"),
-    pytest.param(b"---\r\ntitle: T\r\n---\r\nB\r\n", b"---\r\ntitle: T\r\nworkspace: personal\r\n---\r\nB\r\n", id="crlf-added"),
+    pytest.param(
+        b"---\r\ntitle: T\r\n---\r\nB\r\n", b"---\r\ntitle: T\r\nworkspace: personal\r\n---\r\nB\r\n", id="crlf-added"
+    ),
     pytest.param(b"Body\r\nline\r\n", b"---\r\nworkspace: personal\r\n---\r\nBody\r\nline\r\n", id="crlf-prepended"),
     pytest.param(b"\xef\xbb\xbfBody\n", b"\xef\xbb\xbf---\nworkspace: personal\n---\nBody\n", id="bom-kept-first"),
     pytest.param(b"---\nworkspace: personal\n---\nB", b"---\nworkspace: personal\n---\nB", id="already-approved"),
@@ -109,8 +127,12 @@ ERRORS = [
 def test_errors_leave_files_alone(tmp_path, rel, workspace, exc, message):
     vault = tmp_path / "vault"
     files = {
-        "n.md": b"B\n", "n.txt": b"B\n", ".trash/n.md": b"B\n", "unclosed.md": b"---\ntitle: T\nB\n",
-        "badyaml.md": b"---\ntitle: [x\n---\nB\n", "listfm.md": b"---\n- a\n---\nB\n",
+        "n.md": b"B\n",
+        "n.txt": b"B\n",
+        ".trash/n.md": b"B\n",
+        "unclosed.md": b"---\ntitle: T\nB\n",
+        "badyaml.md": b"---\ntitle: [x\n---\nB\n",
+        "listfm.md": b"---\n- a\n---\nB\n",
     }
     for name, data in files.items():
         write(vault, name, data)

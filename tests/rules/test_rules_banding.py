@@ -24,8 +24,16 @@ DECISIONS = [
     # content next
     pytest.param(None, None, CHILDHOOD, BandDecision("archival", "content"), id="content-archival"),
     pytest.param(None, None, PRESENT, BandDecision("present", "content"), id="content-present"),
-    pytest.param(None, None, "Growing up, back then. These days I cook.", BandDecision("archival", "content"), id="content-2-vs-1"),
-    pytest.param(None, None, "Back then, I know. Right now though.", BandDecision("present", "default"), id="content-tie"),
+    pytest.param(
+        None,
+        None,
+        "Growing up, back then. These days I cook.",
+        BandDecision("archival", "content"),
+        id="content-2-vs-1",
+    ),
+    pytest.param(
+        None, None, "Back then, I know. Right now though.", BandDecision("present", "default"), id="content-tie"
+    ),
     # default last
     pytest.param(None, None, "Shopping list: eggs, milk.", BandDecision("present", "default"), id="no-cues"),
     pytest.param(None, None, "", BandDecision("present", "default"), id="empty"),
@@ -69,8 +77,11 @@ def test_infer_band(text, band):
 
 
 EXPLAIN = [
-    pytest.param("Growing up, it rained. Currently dry.",
-                 ["archival: 'Growing up' (childhood memory)", "present: 'Currently' (present tense marker)"], id="in-text-order"),
+    pytest.param(
+        "Growing up, it rained. Currently dry.",
+        ["archival: 'Growing up' (childhood memory)", "present: 'Currently' (present tense marker)"],
+        id="in-text-order",
+    ),
     pytest.param("years ago and years ago", ["archival: 'years ago' (distant past)"] * 2, id="each-occurrence"),
     pytest.param("nothing here", [], id="none"),
 ]

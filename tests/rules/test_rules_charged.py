@@ -17,9 +17,17 @@ SUBJECTS = (TOM, EX)
 INFERRED = [
     # charged: name/alias near a cue
     pytest.param("Grandad Tom's funeral was on Friday.", ("Grandad Tom",), id="funeral-same-sentence"),
-    pytest.param("I still can't believe he's gone. Grandad would have laughed.", ("Grandad Tom",), id="cant-believe-prev-sentence"),
-    pytest.param("Grandad loved that garden. He passed away in March.", ("Grandad Tom",), id="passed-away-next-sentence"),
-    pytest.param("Grandad\u2019s chair is empty. I can\u2019t believe he\u2019s gone.", ("Grandad Tom",), id="curly-apostrophes"),
+    pytest.param(
+        "I still can't believe he's gone. Grandad would have laughed.",
+        ("Grandad Tom",),
+        id="cant-believe-prev-sentence",
+    ),
+    pytest.param(
+        "Grandad loved that garden. He passed away in March.", ("Grandad Tom",), id="passed-away-next-sentence"
+    ),
+    pytest.param(
+        "Grandad\u2019s chair is empty. I can\u2019t believe he\u2019s gone.", ("Grandad Tom",), id="curly-apostrophes"
+    ),
     pytest.param("I miss him so much, grandpa tom always knew.", ("Grandad Tom",), id="alias-miss-him"),
     pytest.param("GRANDAD died today.", ("Grandad Tom",), id="case-insensitive"),
     pytest.param("Grief comes in waves.\nGrandad's watch on my desk.", ("Grandad Tom",), id="line-break-neighbour"),
@@ -31,8 +39,12 @@ INFERRED = [
     pytest.param("Insurance valuation of grandad's pocket watch: 400 GBP.", (), id="neutral-valuation"),
     pytest.param("Grandad Tom's lamb stew recipe: brown the lamb, add stock.", (), id="neutral-recipe"),
     pytest.param("Tomato soup after the funeral of a stranger.", (), id="tomato-is-not-tom"),
-    pytest.param("Grandad built a shed. The roof leaked. Then the funeral.", ("Grandad Tom",), id="cue-two-sentences-away"),
-    pytest.param("Grandad built a shed. The roof leaked. It rained. Then the funeral.", (), id="cue-three-sentences-away"),
+    pytest.param(
+        "Grandad built a shed. The roof leaked. Then the funeral.", ("Grandad Tom",), id="cue-two-sentences-away"
+    ),
+    pytest.param(
+        "Grandad built a shed. The roof leaked. It rained. Then the funeral.", (), id="cue-three-sentences-away"
+    ),
     pytest.param("The funeral home called about a billing error.", (), id="cue-without-subject"),
     pytest.param("Samantha broke up with her boyfriend.", (), id="samantha-is-not-sam"),
     pytest.param("It's a far cry from grandad's cooking.", (), id="far-cry-not-crying"),

@@ -21,20 +21,48 @@ SENT10 = "Alpha beta gamma delta epsilon zeta eta theta iota kappa."
 
 CASES = [
     pytest.param("Short note.", 50, ["Short note."], id="short-one-chunk"),
-    pytest.param("# Title\n\nA para.\n\n## Sub\n\nMore.", 50, ["# Title\n\nA para.\n\n## Sub\n\nMore."], id="short-with-headings-one-chunk"),
+    pytest.param(
+        "# Title\n\nA para.\n\n## Sub\n\nMore.",
+        50,
+        ["# Title\n\nA para.\n\n## Sub\n\nMore."],
+        id="short-with-headings-one-chunk",
+    ),
     pytest.param("", 10, [], id="empty"),
     pytest.param("  \n\n \n", 10, [], id="whitespace"),
-    pytest.param(f"{para(4, 'a')}\n\n{para(4, 'b')}\n\n{para(4, 'c')}", 8,
-                 [f"{para(4, 'a')}\n\n{para(4, 'b')}", para(4, "c")], id="greedy-pack"),
-    pytest.param(f"{para(5, 'a')}\n\n# Head\n\n{para(5, 'b')}", 8,
-                 [para(5, "a"), f"# Head\n\n{para(5, 'b')}"], id="heading-glued-to-next"),
-    pytest.param(f"{para(3, 'a')}\n# Head\n{para(3, 'b')}", 5,
-                 [para(3, "a"), f"# Head\n{para(3, 'b')}"], id="heading-breaks-paragraph"),
+    pytest.param(
+        f"{para(4, 'a')}\n\n{para(4, 'b')}\n\n{para(4, 'c')}",
+        8,
+        [f"{para(4, 'a')}\n\n{para(4, 'b')}", para(4, "c")],
+        id="greedy-pack",
+    ),
+    pytest.param(
+        f"{para(5, 'a')}\n\n# Head\n\n{para(5, 'b')}",
+        8,
+        [para(5, "a"), f"# Head\n\n{para(5, 'b')}"],
+        id="heading-glued-to-next",
+    ),
+    pytest.param(
+        f"{para(3, 'a')}\n# Head\n{para(3, 'b')}",
+        5,
+        [para(3, "a"), f"# Head\n{para(3, 'b')}"],
+        id="heading-breaks-paragraph",
+    ),
     pytest.param(f"{SENT10} {SENT10} {SENT10}", 25, [f"{SENT10} {SENT10}", SENT10], id="long-para-on-sentences"),
-    pytest.param(para(25), 10, [para(25)[: len(para(10))], " ".join(para(25).split()[10:20]), " ".join(para(25).split()[20:])],
-                 id="no-punctuation-on-words"),
-    pytest.param("x " + "supercalifragilistic" * 3 + " y", 1, ["x", "supercalifragilistic" * 3, "y"], id="lone-word-kept"),
-    pytest.param("```\ncode\n\n# not a heading\n```\n\nafter", 50, ["```\ncode\n\n# not a heading\n```\n\nafter"], id="fence-kept"),
+    pytest.param(
+        para(25),
+        10,
+        [para(25)[: len(para(10))], " ".join(para(25).split()[10:20]), " ".join(para(25).split()[20:])],
+        id="no-punctuation-on-words",
+    ),
+    pytest.param(
+        "x " + "supercalifragilistic" * 3 + " y", 1, ["x", "supercalifragilistic" * 3, "y"], id="lone-word-kept"
+    ),
+    pytest.param(
+        "```\ncode\n\n# not a heading\n```\n\nafter",
+        50,
+        ["```\ncode\n\n# not a heading\n```\n\nafter"],
+        id="fence-kept",
+    ),
     pytest.param("# Only a heading", 10, ["# Only a heading"], id="only-heading"),
 ]
 

@@ -27,15 +27,21 @@ NAMES = [
     # (text, expected name → type; names that must NOT be found)
     ("Our landlady, Dona Fátima, showed me how the heater works.", {"Dona Fátima": "person"}, ["Our"]),
     ("The flat on Rua das Flores is at the top of four flights.", {"Rua das Flores": "place"}, ["The", "Rua"]),
-    ("Three weeks into working at Tessellate from Manchester.", {"Tessellate": "organization", "Manchester": "place"},
-     ["Three"]),
+    (
+        "Three weeks into working at Tessellate from Manchester.",
+        {"Tessellate": "organization", "Manchester": "place"},
+        ["Three"],
+    ),
     ("Grandad's funeral was at St Mary's in Haxby this morning.", {"Haxby": "place"}, ["Grandad"]),
     ("Rang Mum on the walk home.", {"Mum": "person"}, ["Rang Mum", "Rang"]),
     ("Family: my sister Ellie is in Bristol.", {"Ellie": "person", "Bristol": "place"}, ["Family"]),
     ("Joaquim, her father: the keeper. Speaks little.", {"Joaquim": "person"}, ["Speaks"]),
     ("Ana (12): narrator. Watchful, stubborn.", {"Ana": "person"}, ["Watchful"]),
-    ("First day at Brightwire. Lunch at the Tiger Inn.", {"Brightwire": "organization", "Tiger Inn": "place"},
-     ["First", "Lunch"]),
+    (
+        "First day at Brightwire. Lunch at the Tiger Inn.",
+        {"Brightwire": "organization", "Tiger Inn": "place"},
+        ["First", "Lunch"],
+    ),
     ("We met at the Manchester City Council offices.", {"Manchester City Council": "organization"}, []),
     ("I moved to Lisbon in February 2024.", {"Lisbon": "place"}, ["I", "February"]),
     ("Services mostly in Go, with Python workers and Kafka.", {"Python": "concept", "Kafka": "concept"}, ["Services"]),
@@ -78,9 +84,16 @@ META = [
     ({"tags": "pension, finances"}, "tags", ("#pension", "#finances")),
     ({"aliases": ["El", "my sister"]}, "aliases", ("El", "my sister")),
     ({"alias": "Ellie B"}, "aliases", ("Ellie B",)),
-    ({"people": ["[[Rosa Mendes]]", "Tom"], "with": "Ana, Joana"}, "people",
-     (("Rosa Mendes", "people"), ("Tom", "people"), ("Ana", "with"), ("Joana", "with"))),
-    ({"attendees": ["[[people/Inês|Inês P]]"], "author": "Lucas"}, "people", (("Inês", "attendees"), ("Lucas", "author"))),
+    (
+        {"people": ["[[Rosa Mendes]]", "Tom"], "with": "Ana, Joana"},
+        "people",
+        (("Rosa Mendes", "people"), ("Tom", "people"), ("Ana", "with"), ("Joana", "with")),
+    ),
+    (
+        {"attendees": ["[[people/Inês|Inês P]]"], "author": "Lucas"},
+        "people",
+        (("Inês", "attendees"), ("Lucas", "author")),
+    ),
     ({"people": 42, "aliases": {"bad": 1}}, "people", ()),
 ]
 
@@ -96,9 +109,15 @@ def test_note_meta_title_is_an_alias_unless_it_is_the_file_name():
     assert note_meta("a/facts.md", {}, title="Facts").aliases == ()
 
 
-@pytest.mark.parametrize("raw,target", [
-    ("Target", "Target"), ("folder/Target", "Target"), ("folder/Target.md", "Target"), (" Target ", "Target"),
-])
+@pytest.mark.parametrize(
+    "raw,target",
+    [
+        ("Target", "Target"),
+        ("folder/Target", "Target"),
+        ("folder/Target.md", "Target"),
+        (" Target ", "Target"),
+    ],
+)
 def test_link_target(raw, target):
     assert link_target(raw) == target
 
@@ -178,7 +197,11 @@ def test_relation_endpoints_are_entities_of_the_chunk():
 
 
 def test_co_occurrence_is_weighted_by_proximity():
-    text = "That night Ana met Rosa at the harbour. " + "Nothing happened for a very long while after that. " * 3 + "Then Joaquim."
+    text = (
+        "That night Ana met Rosa at the harbour. "
+        + "Nothing happened for a very long while after that. " * 3
+        + "Then Joaquim."
+    )
     g = extract_chunk(text, note_meta("w/story.md"))
     close, far = g.relation("Ana", "Rosa"), g.relation("Ana", "Joaquim")
     assert close is not None and far is not None
@@ -197,13 +220,16 @@ def test_descriptions_quote_the_connecting_sentence():
 # --- fragments and weights are pure functions of (names, chunk text, path) ---------------
 
 
-@pytest.mark.parametrize("name,expected", [
-    ("Tom Hargreaves", "Met Inês and Tom Hargreaves in the Lisbon office."),
-    ("#oncall", "Tom Hargreaves said he runs the on-call rota."),
-    ("Inês Duarte", "Met Inês and Tom Hargreaves in the Lisbon office."),
-    ("#work", "Tag #work on note '2026-01-05 week one'"),
-    ("Rosa", "Named in note '2026-01-05 week one'"),
-])
+@pytest.mark.parametrize(
+    "name,expected",
+    [
+        ("Tom Hargreaves", "Met Inês and Tom Hargreaves in the Lisbon office."),
+        ("#oncall", "Tom Hargreaves said he runs the on-call rota."),
+        ("Inês Duarte", "Met Inês and Tom Hargreaves in the Lisbon office."),
+        ("#work", "Tag #work on note '2026-01-05 week one'"),
+        ("Rosa", "Named in note '2026-01-05 week one'"),
+    ],
+)
 def test_entity_fragment(name, expected):
     assert entity_fragment(name, CHUNK, "journal/2026-01-05 week one.md").startswith(expected)
 

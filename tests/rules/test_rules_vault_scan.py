@@ -25,7 +25,9 @@ def parse(tmp_path: Path, data: str | bytes, name: str = "note.md", max_bytes: i
 LISTING = [
     pytest.param(["a.md", "b/c.md"], ["a.md", "b/c.md"], id="plain-and-nested"),
     pytest.param(["z.md", "a/y.md", "m.md"], ["a/y.md", "m.md", "z.md"], id="sorted"),
-    pytest.param([".obsidian/w.md", ".git/x.md", ".lucasrag/d.md", ".trash/t.md", "ok.md"], ["ok.md"], id="hidden-folders"),
+    pytest.param(
+        [".obsidian/w.md", ".git/x.md", ".lucasrag/d.md", ".trash/t.md", "ok.md"], ["ok.md"], id="hidden-folders"
+    ),
     pytest.param(["a/.hidden/b.md", "a/.x.md", "a/b.md"], ["a/b.md"], id="nested-hidden-segment"),
     pytest.param(["pic.png", "doc.pdf", "notes.txt", "x.md.bak", "n.md"], ["n.md"], id="non-markdown-ignored"),
     pytest.param([], [], id="empty-vault"),
@@ -60,11 +62,16 @@ INVALID = [
     pytest.param("---\njust a string\n---\nbody\n", "frontmatter is a str", id="frontmatter-scalar"),
     pytest.param("---\ndate: 2021-13-01\n---\nbody\n", "bad date '2021-13-01': not a real day", id="date-month-13"),
     pytest.param("---\ndate: 2021-02-30\n---\nbody\n", "not a real day", id="date-feb-30"),
-    pytest.param("---\ndate: last tuesday\n---\nbody\n", "bad date 'last tuesday': expected YYYY-MM-DD", id="date-words"),
+    pytest.param(
+        "---\ndate: last tuesday\n---\nbody\n", "bad date 'last tuesday': expected YYYY-MM-DD", id="date-words"
+    ),
     pytest.param("---\ndate: 20210101\n---\nbody\n", "bad date 20210101", id="date-int"),
     pytest.param("---\ndate: 30/06/2021\n---\nbody\n", "expected YYYY-MM-DD", id="date-dmy"),
-    pytest.param("---\nworkspace: work\n---\nbody\n",
-                 "bad workspace 'work': expected one of technical, creative, personal, administrative", id="workspace-unknown"),
+    pytest.param(
+        "---\nworkspace: work\n---\nbody\n",
+        "bad workspace 'work': expected one of technical, creative, personal, administrative",
+        id="workspace-unknown",
+    ),
     pytest.param("---\nworkspace: Personal\n---\nbody\n", "did you mean 'personal'?", id="workspace-case"),
     pytest.param("---\nworkspace: [personal]\n---\nbody\n", "bad workspace", id="workspace-list"),
     pytest.param("---\nband: old\n---\nbody\n", "bad band 'old': expected one of present, archival", id="band-unknown"),
@@ -108,28 +115,50 @@ def test_size_at_cap_is_fine(tmp_path):
 
 VALID = [
     pytest.param("n.md", "Just text.\n", dict(date=None, date_source=None, title="n", body="Just text.\n"), id="bare"),
-    pytest.param("n.md", "---\ndate: 2019-05-04\n---\nx\n",
-                 dict(date=dt.date(2019, 5, 4), date_source="frontmatter"), id="fm-date"),
+    pytest.param(
+        "n.md",
+        "---\ndate: 2019-05-04\n---\nx\n",
+        dict(date=dt.date(2019, 5, 4), date_source="frontmatter"),
+        id="fm-date",
+    ),
     pytest.param("n.md", "---\ndate: '2019-05-04'\n---\nx\n", dict(date=dt.date(2019, 5, 4)), id="fm-date-quoted"),
     pytest.param("n.md", "---\ndate: 2019-05-04T10:30:00\n---\nx\n", dict(date=dt.date(2019, 5, 4)), id="fm-datetime"),
-    pytest.param("2020-01-02 diary.md", "x\n", dict(date=dt.date(2020, 1, 2), date_source="filename"), id="filename-date"),
-    pytest.param("2020-01-02.md", "x\n", dict(date=dt.date(2020, 1, 2), date_source="filename"), id="filename-date-only"),
+    pytest.param(
+        "2020-01-02 diary.md", "x\n", dict(date=dt.date(2020, 1, 2), date_source="filename"), id="filename-date"
+    ),
+    pytest.param(
+        "2020-01-02.md", "x\n", dict(date=dt.date(2020, 1, 2), date_source="filename"), id="filename-date-only"
+    ),
     pytest.param("2020-02-30 x.md", "x\n", dict(date=None, date_source=None), id="filename-unreal-date"),
     pytest.param("2020-01-023.md", "x\n", dict(date=None), id="filename-date-runs-on"),
     pytest.param("note 2020-01-02.md", "x\n", dict(date=None), id="filename-date-not-at-start"),
-    pytest.param("2020-01-02.md", "---\ndate: 2011-11-11\n---\nx\n",
-                 dict(date=dt.date(2011, 11, 11), date_source="frontmatter"), id="fm-date-beats-filename"),
-    pytest.param("n.md", "---\ndate:\nworkspace: ''\n---\nx\n", dict(date=None, workspace=None), id="blank-values-unset"),
-    pytest.param("n.md", "---\nworkspace: personal\nband: archival\n---\nx\n",
-                 dict(workspace="personal", band="archival"), id="workspace-band"),
+    pytest.param(
+        "2020-01-02.md",
+        "---\ndate: 2011-11-11\n---\nx\n",
+        dict(date=dt.date(2011, 11, 11), date_source="frontmatter"),
+        id="fm-date-beats-filename",
+    ),
+    pytest.param(
+        "n.md", "---\ndate:\nworkspace: ''\n---\nx\n", dict(date=None, workspace=None), id="blank-values-unset"
+    ),
+    pytest.param(
+        "n.md",
+        "---\nworkspace: personal\nband: archival\n---\nx\n",
+        dict(workspace="personal", band="archival"),
+        id="workspace-band",
+    ),
     pytest.param("n.md", "---\ncharged: Grandad Tom\n---\nx\n", dict(charged=("Grandad Tom",)), id="charged-string"),
-    pytest.param("n.md", "---\ncharged: [Grandad Tom, ' Ex ']\n---\nx\n", dict(charged=("Grandad Tom", "Ex")), id="charged-list"),
+    pytest.param(
+        "n.md", "---\ncharged: [Grandad Tom, ' Ex ']\n---\nx\n", dict(charged=("Grandad Tom", "Ex")), id="charged-list"
+    ),
     pytest.param("n.md", "---\ntitle: Fm Title\n---\n# Heading\n", dict(title="Fm Title"), id="title-frontmatter"),
     pytest.param("n.md", "intro\n## sub\n# Real Heading #\nx\n", dict(title="Real Heading"), id="title-h1"),
     pytest.param("n.md", "#hashtag only\n", dict(title="n"), id="title-stem-not-hashtag"),
     pytest.param("n.md", "---\ntags: [a, '#b']\n---\nx\n", dict(tags=("a", "b")), id="tags-list"),
     pytest.param("n.md", "---\ntags: a, b c\n---\nx\n", dict(tags=("a", "b", "c")), id="tags-string"),
-    pytest.param("n.md", "---\nfoo: 1\nbar: [x]\n---\nx\n", dict(frontmatter={"foo": 1, "bar": ["x"]}), id="unknown-keys-kept"),
+    pytest.param(
+        "n.md", "---\nfoo: 1\nbar: [x]\n---\nx\n", dict(frontmatter={"foo": 1, "bar": ["x"]}), id="unknown-keys-kept"
+    ),
     pytest.param("n.md", "---\n---\nbody\n", dict(frontmatter={}, body="body\n"), id="empty-frontmatter"),
     pytest.param("n.md", "---\r\ntitle: T\r\n---\r\nbody\r\n", dict(title="T", body="body\r\n"), id="crlf"),
     pytest.param("n.md", "\ufeff---\ntitle: T\n---\nbody\n", dict(title="T", body="body\n"), id="bom"),
@@ -148,7 +177,7 @@ def test_valid_notes(tmp_path, name, data, expected):
 def test_hash_size_and_path(tmp_path):
     import hashlib
 
-    data = "---\ntitle: x\n---\nbody\n".encode()
+    data = b"---\ntitle: x\n---\nbody\n"
     note = parse(tmp_path, data, name="sub/dir/n.md")
     assert note.path == "sub/dir/n.md"
     assert note.content_hash == hashlib.sha256(data).hexdigest()
@@ -179,10 +208,16 @@ def test_scan_vault_one_bad_note_does_not_stop_others(tmp_path):
     write(tmp_path, "c.md", "")
     write(tmp_path, "d.md", "also good\n")
     notes = scan_vault(tmp_path, max_bytes=MiB)
-    assert [(n.path, n.status) for n in notes] == [("a.md", "ok"), ("b.md", "invalid"), ("c.md", "invalid"), ("d.md", "ok")]
+    assert [(n.path, n.status) for n in notes] == [
+        ("a.md", "ok"),
+        ("b.md", "invalid"),
+        ("c.md", "invalid"),
+        ("d.md", "ok"),
+    ]
 
 
 # -- fingerprint ---------------------------------------------------------------------
+
 
 def _touch(path: Path) -> None:
     st = path.stat()

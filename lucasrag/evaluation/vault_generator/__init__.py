@@ -49,12 +49,23 @@ from lucasrag.evaluation.vault_generator._generator import DEFERENCE_YAML, _Gene
 from lucasrag.evaluation.vault_generator._persona import GRIEF_CUES, PAST_CUES, SUBJECT_MENTION
 from lucasrag.evaluation.vault_generator._truth import GroundTruth, NoteTruth, QueryCase, archival_cutoff, truth_path
 
-__all__ = ["GRIEF_CUES", "PAST_CUES", "SUBJECT_MENTION", "GroundTruth", "NoteTruth", "QueryCase",
-           "archival_cutoff", "generate_vault", "main", "truth_path"]
+__all__ = [
+    "GRIEF_CUES",
+    "PAST_CUES",
+    "SUBJECT_MENTION",
+    "GroundTruth",
+    "NoteTruth",
+    "QueryCase",
+    "archival_cutoff",
+    "generate_vault",
+    "main",
+    "truth_path",
+]
 
 
-def generate_vault(root: Path, n_notes: int, *, seed: int = 7, now: date = date(2026, 6, 1),
-                   overwrite: bool = False) -> GroundTruth:
+def generate_vault(
+    root: Path, n_notes: int, *, seed: int = 7, now: date = date(2026, 6, 1), overwrite: bool = False
+) -> GroundTruth:
     """Write a vault of ``n_notes`` files (notes, content-free notes, invalid files) under ``root``.
 
     Returns the ground truth and writes it to :func:`truth_path` (``<root>.truth.json``).
@@ -90,8 +101,10 @@ def generate_vault(root: Path, n_notes: int, *, seed: int = 7, now: date = date(
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m lucasrag.evaluation.vault_generator",
-                                 description="Write a deterministic synthetic vault and its ground truth.")
+    ap = argparse.ArgumentParser(
+        prog="python -m lucasrag.evaluation.vault_generator",
+        description="Write a deterministic synthetic vault and its ground truth.",
+    )
     ap.add_argument("out_dir", type=Path, help="the vault root to create (truth goes to OUT_DIR.truth.json)")
     ap.add_argument("--notes", type=int, default=1000, help="number of files to generate (default 1000)")
     ap.add_argument("--seed", type=int, default=7)
@@ -105,7 +118,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     counts = truth.counts()
-    print(f"wrote {truth.n_notes} files to {args.out_dir} in {time.perf_counter() - t0:.1f}s; "
-          + ", ".join(f"{k}={v}" for k, v in counts.items()) + f"; {len(truth.cases)} query cases; "
-          f"truth: {truth_path(args.out_dir)}")
+    print(
+        f"wrote {truth.n_notes} files to {args.out_dir} in {time.perf_counter() - t0:.1f}s; "
+        + ", ".join(f"{k}={v}" for k, v in counts.items())
+        + f"; {len(truth.cases)} query cases; "
+        f"truth: {truth_path(args.out_dir)}"
+    )
     return 0

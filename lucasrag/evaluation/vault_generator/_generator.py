@@ -112,7 +112,11 @@ class _Generator(SubjectNotes, CaseMaker):
         folder = self.folder(domain) if folder is None else folder
         slug = _slug(title)
         if d is not None and dated_name:
-            stem = d.isoformat() if (folder.startswith("journal") and self.rng.random() < 0.5) else f"{d.isoformat()} {slug}"
+            stem = (
+                d.isoformat()
+                if (folder.startswith("journal") and self.rng.random() < 0.5)
+                else f"{d.isoformat()} {slug}"
+            )
         else:
             stem = slug
         return self.unique(folder, stem)
@@ -136,8 +140,12 @@ class _Generator(SubjectNotes, CaseMaker):
         specs += [_Spec("bad", variant=bad_kinds[i % 4]) for i in range(n_bad)]
         specs += [_Spec("content_free", variant=CONTENT_FREE[i % len(CONTENT_FREE)]) for i in range(n_free)]
         # charged: cover every (subject, marked, band) combination first
-        combos = [(s, m, b) for s in ("Grandad Tom", "Maya") for m in ("charged_marked", "charged_unmarked")
-                  for b in ("archival", "present")]
+        combos = [
+            (s, m, b)
+            for s in ("Grandad Tom", "Maya")
+            for m in ("charged_marked", "charged_unmarked")
+            for b in ("archival", "present")
+        ]
         for i in range(n_charged):
             s, m, b = combos[i % len(combos)] if i < len(combos) else rng.choice(combos)
             specs.append(_Spec(m, subject=s, band_want=b))
@@ -150,7 +158,7 @@ class _Generator(SubjectNotes, CaseMaker):
         weights = [("technical", 0.26), ("creative", 0.18), ("personal", 0.32), ("administrative", 0.24)]
         for _ in range(n_regular):
             r, acc = rng.random(), 0.0
-            for d, p in weights:
+            for d, p in weights:  # noqa: B007 (d is the pick, read after the loop)
                 acc += p
                 if r < acc:
                     break
@@ -178,13 +186,24 @@ class _Generator(SubjectNotes, CaseMaker):
             f"- **Pet:** {cur['pet'][0]}\n- **Car:** {cur['car'][0]}. I cycle everywhere.\n- **Bank:** {cur['bank'][0]}\n"
             "- **Family:** Mum and Dad in Haxby, my sister Ellie in Bristol.\n"
         )
-        fm = _frontmatter([("title", "Facts about me"), ("date", d), ("band", "present"), ("workspace", "personal"),
-                           ("tags", ["facts", "about-me"])])
+        fm = _frontmatter(
+            [
+                ("title", "Facts about me"),
+                ("date", d),
+                ("band", "present"),
+                ("workspace", "personal"),
+                ("tags", ["facts", "about-me"]),
+            ]
+        )
         path = "personal/facts.md"
         self.used.add(path.casefold())
-        self.emit(path, (fm + "\n" + body).encode("utf-8"), NoteTruth(
-            "indexed", "personal", "present", d.isoformat(), kind="facts",
-            states={f: v[0] for f, v in cur.items()}))
+        self.emit(
+            path,
+            (fm + "\n" + body).encode("utf-8"),
+            NoteTruth(
+                "indexed", "personal", "present", d.isoformat(), kind="facts", states={f: v[0] for f, v in cur.items()}
+            ),
+        )
 
     def regular(self, spec: _Spec) -> None:
         rng, w = self.rng, self.w
@@ -246,10 +265,15 @@ class _Generator(SubjectNotes, CaseMaker):
             truth_band = band or self.band_for(d)
         path = self.path_for(domain, title, name_date, dated_name)
         data = (_frontmatter(fm_keys) + "\n" if fm_keys else "") + text
-        self.emit(path, data.encode("utf-8"), NoteTruth(
-            "indexed", workspace, truth_band, d.isoformat() if d else None, kind="regular", states=states))
+        self.emit(
+            path,
+            data.encode("utf-8"),
+            NoteTruth("indexed", workspace, truth_band, d.isoformat() if d else None, kind="regular", states=states),
+        )
 
-    def body(self, domain: str, target: int, first: list[str], exclude: re.Pattern | None = None) -> tuple[str, list[str]]:
+    def body(
+        self, domain: str, target: int, first: list[str], exclude: re.Pattern | None = None
+    ) -> tuple[str, list[str]]:
         rng, w = self.rng, self.w
         if domain == "technical":
             title = w.fill(rng.choice(TECH_TITLES))
@@ -269,17 +293,40 @@ class _Generator(SubjectNotes, CaseMaker):
             blocks = ([" ".join(first)] if first else []) + stanzas + [" ".join(notes)]
             return title, blocks
         if r < 0.85:
-            title = w.fill(rng.choice(["draft - the {object}", "story notes - {char}", "flash fiction - {char2}",
-                                       "characters for the harbour story"]))
-            return title, _prose(w, STORY, target, first, exclude,
-                                 ["- " + s for s in ("cut the market scene", "give {char2} a secret",
-                                                     "end on the {object}", "more dialogue, fewer adjectives",
-                                                     "check the timeline of chapter two")])
+            title = w.fill(
+                rng.choice(
+                    [
+                        "draft - the {object}",
+                        "story notes - {char}",
+                        "flash fiction - {char2}",
+                        "characters for the harbour story",
+                    ]
+                )
+            )
+            return title, _prose(
+                w,
+                STORY,
+                target,
+                first,
+                exclude,
+                [
+                    "- " + s
+                    for s in (
+                        "cut the market scene",
+                        "give {char2} a secret",
+                        "end on the {object}",
+                        "more dialogue, fewer adjectives",
+                        "check the timeline of chapter two",
+                    )
+                ],
+            )
         title = "novel ideas"
         picks = rng.sample(PREMISES, rng.randint(3, 6))
-        blocks = ([" ".join(first)] if first else []) + ["Ideas for stories, in no particular order:",
-                                                         "\n".join(f"{i}. {p}" for i, p in enumerate(picks, 1)),
-                                                         " ".join(w.sentences(STORY, 2, exclude))]
+        blocks = ([" ".join(first)] if first else []) + [
+            "Ideas for stories, in no particular order:",
+            "\n".join(f"{i}. {p}" for i, p in enumerate(picks, 1)),
+            " ".join(w.sentences(STORY, 2, exclude)),
+        ]
         return title, blocks
 
     def content_free(self, spec: _Spec, k: int) -> None:
@@ -287,8 +334,7 @@ class _Generator(SubjectNotes, CaseMaker):
         slug = _slug(text).strip("- ")
         stem = self.rng.choice([slug if slug and slug != "note" else "untitled", "untitled", "quick note"])
         path = self.unique("inbox" if self.rng.random() < 0.85 else "", stem)
-        self.emit(path, (text + "\n").encode("utf-8"),
-                  NoteTruth("quarantined", None, None, None, kind="content_free"))
+        self.emit(path, (text + "\n").encode("utf-8"), NoteTruth("quarantined", None, None, None, kind="content_free"))
 
     def bad(self, spec: _Spec, k: int) -> None:
         rng = self.rng
@@ -331,10 +377,16 @@ class _Generator(SubjectNotes, CaseMaker):
                 self.bad(spec, k)
         cases = self.cases()
         return GroundTruth(
-            vault=self.root.name, seed=self.seed, n_notes=len(self.truth), now=self.now.isoformat(),
-            archival_cutoff=self.cutoff.isoformat(), subjects=[dict(s) for s in SUBJECTS],
+            vault=self.root.name,
+            seed=self.seed,
+            n_notes=len(self.truth),
+            now=self.now.isoformat(),
+            archival_cutoff=self.cutoff.isoformat(),
+            subjects=[dict(s) for s in SUBJECTS],
             timelines={f: [{"start_year": s, "value": v, "key": k} for s, v, k in tl] for f, tl in TIMELINES.items()},
-            notes=self.truth, cases=cases)
+            notes=self.truth,
+            cases=cases,
+        )
 
 
 _TAGS = {
@@ -348,8 +400,13 @@ _TAGS = {
 def _tiny_png() -> bytes:
     def chunk(t: bytes, d: bytes) -> bytes:
         return struct.pack(">I", len(d)) + t + d + struct.pack(">I", zlib.crc32(t + d) & 0xFFFFFFFF)
-    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 1, 1, 8, 2, 0, 0, 0))
-            + chunk(b"IDAT", zlib.compress(b"\x00\x80\x80\x80")) + chunk(b"IEND", b""))
+
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", struct.pack(">IIBBBBB", 1, 1, 8, 2, 0, 0, 0))
+        + chunk(b"IDAT", zlib.compress(b"\x00\x80\x80\x80"))
+        + chunk(b"IEND", b"")
+    )
 
 
 DEFERENCE_YAML = """# Subjects whose material is withheld unless deliberately asked for.

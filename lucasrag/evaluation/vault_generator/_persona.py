@@ -81,55 +81,79 @@ CITY = [(1990, "York"), (2008, "Leeds"), (2019, "Manchester"), (2024, "Lisbon")]
 #: Statements, per fact and value key, per domain. Every one contains the key.
 STATEMENTS: dict[str, dict[str, dict[str, list[str]]]] = {
     "home": {
-        "Haxby": {"personal": [
-            "Home is still Mum and Dad's house in Haxby, just outside York.",
-            "Another weekend at home in Haxby; the village is as quiet as ever.",
-        ]},
+        "Haxby": {
+            "personal": [
+                "Home is still Mum and Dad's house in Haxby, just outside York.",
+                "Another weekend at home in Haxby; the village is as quiet as ever.",
+            ]
+        },
         "Lupton halls": {
-            "personal": ["I live in Lupton halls at the University of Leeds for now, in a tiny room over the bins.",
-                         "Home this year is Lupton halls: one corridor, twelve people, one working oven."],
+            "personal": [
+                "I live in Lupton halls at the University of Leeds for now, in a tiny room over the bins.",
+                "Home this year is Lupton halls: one corridor, twelve people, one working oven.",
+            ],
             "administrative": ["Term-time address for the forms: Lupton halls, University of Leeds."],
         },
         "Hyde Park Road": {
-            "personal": ["I live in the shared flat on Hyde Park Road in Leeds: five of us, one bathroom.",
-                         "Home is the shared flat on Hyde Park Road, where the windows rattle when a bus goes by."],
-            "administrative": ["Address on every form: the shared flat on Hyde Park Road, Leeds.",
-                               "Correspondence address: Flat 2, 41 Hyde Park Road, Leeds."],
+            "personal": [
+                "I live in the shared flat on Hyde Park Road in Leeds: five of us, one bathroom.",
+                "Home is the shared flat on Hyde Park Road, where the windows rattle when a bus goes by.",
+            ],
+            "administrative": [
+                "Address on every form: the shared flat on Hyde Park Road, Leeds.",
+                "Correspondence address: Flat 2, 41 Hyde Park Road, Leeds.",
+            ],
         },
         "Ancoats": {
-            "personal": ["I live in the flat in Ancoats, Manchester, with the big mill windows.",
-                         "Home is the fourth-floor flat in Ancoats; the lift works about half the time."],
-            "administrative": ["Address on file: the flat in Ancoats, Manchester.",
-                               "Correspondence address: the Ancoats flat, Manchester."],
+            "personal": [
+                "I live in the flat in Ancoats, Manchester, with the big mill windows.",
+                "Home is the fourth-floor flat in Ancoats; the lift works about half the time.",
+            ],
+            "administrative": [
+                "Address on file: the flat in Ancoats, Manchester.",
+                "Correspondence address: the Ancoats flat, Manchester.",
+            ],
         },
         "Rua das Flores": {
-            "personal": ["I live in the top-floor flat on Rua das Flores in Lisbon.",
-                         "Home is the flat on Rua das Flores, four flights of stone stairs up, with a slice of river view."],
-            "administrative": ["Address on file: Rua das Flores 112, Lisbon.",
-                               "Correspondence address: the flat on Rua das Flores, Lisbon."],
+            "personal": [
+                "I live in the top-floor flat on Rua das Flores in Lisbon.",
+                "Home is the flat on Rua das Flores, four flights of stone stairs up, with a slice of river view.",
+            ],
+            "administrative": [
+                "Address on file: Rua das Flores 112, Lisbon.",
+                "Correspondence address: the flat on Rua das Flores, Lisbon.",
+            ],
         },
     },
     "employer": {
         "Pixelkind": {
-            "technical": ["At Pixelkind, the little agency in Leeds, every project is a WordPress site with a deadline yesterday."],
+            "technical": [
+                "At Pixelkind, the little agency in Leeds, every project is a WordPress site with a deadline yesterday."
+            ],
             "personal": ["Work at Pixelkind is fine: estate agent websites, mostly, in a small office in Leeds."],
             "administrative": ["Payslip from Pixelkind checked: tax code and pension contribution look right."],
         },
         "Brightwire": {
-            "technical": ["At Brightwire the backend team owns the ingestion services and the deploy pipeline.",
-                          "Brightwire's Leeds office has one build server and a lot of opinions about it."],
+            "technical": [
+                "At Brightwire the backend team owns the ingestion services and the deploy pipeline.",
+                "Brightwire's Leeds office has one build server and a lot of opinions about it.",
+            ],
             "personal": ["I work at Brightwire in Leeds and most days I like it a lot."],
             "administrative": ["Payslip from Brightwire checked: tax code and pension contribution look right."],
         },
         "Copperline": {
-            "technical": ["At Copperline the SRE team owns the Kubernetes clusters and the on-call rota.",
-                          "Copperline runs everything on AWS, with Terraform for the infrastructure."],
+            "technical": [
+                "At Copperline the SRE team owns the Kubernetes clusters and the on-call rota.",
+                "Copperline runs everything on AWS, with Terraform for the infrastructure.",
+            ],
             "personal": ["I work at Copperline in Manchester; the team is great, the on-call less so."],
             "administrative": ["Payslip from Copperline checked: tax code and pension contribution look right."],
         },
         "Tessellate": {
-            "technical": ["At Tessellate the platform team owns the clusters, the CI runners and the observability stack.",
-                          "Tessellate deploys everything through ArgoCD, one app-of-apps per cluster."],
+            "technical": [
+                "At Tessellate the platform team owns the clusters, the CI runners and the observability stack.",
+                "Tessellate deploys everything through ArgoCD, one app-of-apps per cluster.",
+            ],
             "personal": ["I work at Tessellate, in Lisbon, and I like the people there a lot."],
             "administrative": ["Payslip from Tessellate checked: IRS withholding and social security look right."],
         },
@@ -153,33 +177,43 @@ STATEMENTS: dict[str, dict[str, dict[str, list[str]]]] = {
         },
     },
     "pet": {
-        "no pet": {"personal": [
-            "Still no pet at the moment; the tenancy doesn't allow animals.",
-            "No pet in the house yet. One day, a cat.",
-        ]},
-        "Miso": {"personal": [
-            "My cat Miso spent the whole afternoon asleep on the windowsill.",
-            "Miso, my grey cat, knocked a glass off the table again and looked delighted about it.",
-            "Bought Miso a new scratching post; she prefers the box it came in.",
-        ]},
+        "no pet": {
+            "personal": [
+                "Still no pet at the moment; the tenancy doesn't allow animals.",
+                "No pet in the house yet. One day, a cat.",
+            ]
+        },
+        "Miso": {
+            "personal": [
+                "My cat Miso spent the whole afternoon asleep on the windowsill.",
+                "Miso, my grey cat, knocked a glass off the table again and looked delighted about it.",
+                "Bought Miso a new scratching post; she prefers the box it came in.",
+            ]
+        },
     },
     "car": {
         "No car yet": {"personal": ["No car yet; the bus and lifts from Dad get me everywhere."]},
         "Fiesta": {
-            "personal": ["Drove the old red Fiesta out to the Dales; it made its grinding noise the whole way.",
-                         "The red Fiesta needs new tyres before the MOT."],
+            "personal": [
+                "Drove the old red Fiesta out to the Dales; it made its grinding noise the whole way.",
+                "The red Fiesta needs new tyres before the MOT.",
+            ],
             "administrative": ["Car insurance for the red Fiesta renewed; the MOT is booked for next month."],
         },
         "cycle everywhere": {
-            "personal": ["No car: I cycle everywhere, and I don't want one.",
-                         "Still no car and no plans for one; I cycle everywhere."],
+            "personal": [
+                "No car: I cycle everywhere, and I don't want one.",
+                "Still no car and no plans for one; I cycle everywhere.",
+            ],
             "administrative": ["No car to insure: I cycle everywhere, so the only policy is for the bikes."],
         },
     },
     "bank": {
         "Yorkshire Bank": {"administrative": ["Current account with Yorkshire Bank: statement checked, nothing odd."]},
         "Monzo": {"administrative": ["Current account with Monzo: statement checked, the direct debits all went out."]},
-        "Millennium bcp": {"administrative": ["Current account with Millennium bcp: salary in, rent out, all as expected."]},
+        "Millennium bcp": {
+            "administrative": ["Current account with Millennium bcp: salary in, rent out, all as expected."]
+        },
     },
 }
 

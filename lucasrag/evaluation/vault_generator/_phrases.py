@@ -4,7 +4,18 @@ deference subjects' marked/unmarked/neutral material, childhood, bad files."""
 from __future__ import annotations
 
 SLOTS: dict[str, list[str]] = {
-    "service": ["billing", "search", "auth", "ingest", "payments", "notifications", "gateway", "reports", "export", "scheduler"],
+    "service": [
+        "billing",
+        "search",
+        "auth",
+        "ingest",
+        "payments",
+        "notifications",
+        "gateway",
+        "reports",
+        "export",
+        "scheduler",
+    ],
     "lang": ["Rust", "Go", "Python", "TypeScript"],
     "lang2": ["Python", "Ruby", "Node.js", "Java"],
     "db": ["Postgres", "Redis", "Kafka", "ClickHouse", "MySQL"],
@@ -17,28 +28,82 @@ SLOTS: dict[str, list[str]] = {
     "image": ["oil", "heron", "tram", "lighthouse", "salt", "frost"],
     "char": ["Ana", "Dora", "Joaquim", "Rosa", "Marta", "Ivo", "Clara", "Bea", "Hugo", "Nell"],
     "char2": ["Otto", "Lia", "Duarte", "Sofia", "Ned", "Iris"],
-    "object": ["red bicycle", "brass compass", "blue suitcase", "lighthouse key", "tin of letters", "paper map", "old radio"],
+    "object": [
+        "red bicycle",
+        "brass compass",
+        "blue suitcase",
+        "lighthouse key",
+        "tin of letters",
+        "paper map",
+        "old radio",
+    ],
     "weekday": ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday"],
     "friend": ["Sam", "Priya", "Inês", "Rafa", "Jen", "Olly", "Nadia", "Chris", "Hannah"],
     "friend2": ["Ellie", "Ben", "Carla", "Marta", "Dan"],
-    "restaurant": ["the Thai place on the corner", "the little tasca near the market", "the pizza place by the station",
-                   "the ramen bar", "the Lebanese café", "the vegetarian place with the long queue"],
-    "feeling": ["calm", "restless", "cheerful", "tired", "content", "flat", "hopeful", "scattered", "light", "grateful"],
-    "dish": ["chilli", "dal", "mushroom risotto", "a tray of roast vegetables", "shakshuka", "pasta with too much garlic",
-             "a big pot of soup", "fish tacos"],
-    "book": ["Middlemarch", "Piranesi", "Stoner", "The Remains of the Day", "A Gentleman in Moscow", "Pachinko", "Klara and the Sun"],
-    "trip": ["a week in the Azores", "walking in the Dolomites", "a long weekend in Porto", "Edinburgh for the festival",
-             "the Scottish islands", "a few days in Seville"],
+    "restaurant": [
+        "the Thai place on the corner",
+        "the little tasca near the market",
+        "the pizza place by the station",
+        "the ramen bar",
+        "the Lebanese café",
+        "the vegetarian place with the long queue",
+    ],
+    "feeling": [
+        "calm",
+        "restless",
+        "cheerful",
+        "tired",
+        "content",
+        "flat",
+        "hopeful",
+        "scattered",
+        "light",
+        "grateful",
+    ],
+    "dish": [
+        "chilli",
+        "dal",
+        "mushroom risotto",
+        "a tray of roast vegetables",
+        "shakshuka",
+        "pasta with too much garlic",
+        "a big pot of soup",
+        "fish tacos",
+    ],
+    "book": [
+        "Middlemarch",
+        "Piranesi",
+        "Stoner",
+        "The Remains of the Day",
+        "A Gentleman in Moscow",
+        "Pachinko",
+        "Klara and the Sun",
+    ],
+    "trip": [
+        "a week in the Azores",
+        "walking in the Dolomites",
+        "a long weekend in Porto",
+        "Edinburgh for the festival",
+        "the Scottish islands",
+        "a few days in Seville",
+    ],
     "season": ["spring", "summer", "autumn", "winter"],
     "walk": ["the river", "the park", "the canal", "the old railway line", "the seafront"],
     "utility": ["electricity", "gas", "water", "broadband", "mobile phone"],
     "insured": ["flat contents", "bikes", "travel", "laptop"],
-    "doc": ["tenancy agreement", "payslip", "passport scan", "annual pension statement", "rent receipts", "employment contract"],
+    "doc": [
+        "tenancy agreement",
+        "payslip",
+        "passport scan",
+        "annual pension statement",
+        "rent receipts",
+        "employment contract",
+    ],
     "expense": ["glasses", "dentist", "language course", "work laptop bag"],
     "amount": [str(i) for i in (38, 45, 62, 79, 95, 120, 150, 214, 340, 480)],
-    "ref": ["REF-{}".format(i) for i in (20481, 33719, 48120, 51907, 66432, 70215, 88314, 91770)],
-    "policy": ["POL-{}-{}".format(a, b) for a, b in ((2291, 457), (3310, 118), (4402, 906), (5127, 233))],
-    "inv": ["INV-{:04d}".format(i) for i in (17, 23, 38, 41, 56, 72)],
+    "ref": [f"REF-{i}" for i in (20481, 33719, 48120, 51907, 66432, 70215, 88314, 91770)],
+    "policy": [f"POL-{a}-{b}" for a, b in ((2291, 457), (3310, 118), (4402, 906), (5127, 233))],
+    "inv": [f"INV-{i:04d}" for i in (17, 23, 38, 41, 56, 72)],
     "day": [str(i) for i in (1, 5, 8, 12, 15, 20, 28)],
     "month": ["January", "February", "March", "April", "May", "June", "July", "September", "October", "November"],
 }
@@ -102,23 +167,53 @@ TECH_CODE = [
     "```bash\ndocker build -t {service}:dev . && docker run --rm -p 8080:8080 {service}:dev\n```",
 ]
 TECH_HEADINGS = ["## Problem", "## Fix", "## Notes", "## Next steps", "## Commands", "## Findings"]
-TECH_TITLES = ["{service} deploy notes", "debugging the {service} service", "{db} tuning", "{lang} notes",
-               "kubernetes upgrade checklist", "runbook - {service} failover", "ci pipeline cleanup",
-               "load testing {service}", "homelab networking", "{service} incident review", "{db} migration plan"]
+TECH_TITLES = [
+    "{service} deploy notes",
+    "debugging the {service} service",
+    "{db} tuning",
+    "{lang} notes",
+    "kubernetes upgrade checklist",
+    "runbook - {service} failover",
+    "ci pipeline cleanup",
+    "load testing {service}",
+    "homelab networking",
+    "{service} incident review",
+    "{db} migration plan",
+]
 
 POEM_LINES = [
-    "the kettle sings its one thin note", "rain stitches the window shut", "the streetlights pour out amber oil",
-    "a heron stands like a question mark", "the tram leans into the hill", "gulls write cursive on the wind",
-    "the bread rises like a slow tide", "the radiator ticks its small clock", "the moon is a coin nobody spends",
-    "washing waves from a fourth-floor line", "the river borrows the colour of the sky",
-    "my shadow walks ahead to check the road", "a cat keeps the last light on the roof",
-    "bicycles sleep chained to the railings", "the city hums its one unending sound", "the sea revises its designs",
-    "the morning unfolds like a paper map", "pigeons gossip on the gutter", "the ferry draws a white line home",
-    "frost writes on the bridge rail", "a dog barks twice and thinks better of it", "the fridge hums a hymn to itself",
-    "the last bus glows like an aquarium", "the hills hold their breath at dusk", "a lemon tree leans over the wall",
-    "the tiles are warm as a sleeping animal", "a lighthouse counts to four and starts again",
-    "the wind turns pages nobody is reading", "salt dries white on the harbour steps",
-    "a violin practises behind a shut door", "the clouds are folded laundry", "light spills like milk across the floor",
+    "the kettle sings its one thin note",
+    "rain stitches the window shut",
+    "the streetlights pour out amber oil",
+    "a heron stands like a question mark",
+    "the tram leans into the hill",
+    "gulls write cursive on the wind",
+    "the bread rises like a slow tide",
+    "the radiator ticks its small clock",
+    "the moon is a coin nobody spends",
+    "washing waves from a fourth-floor line",
+    "the river borrows the colour of the sky",
+    "my shadow walks ahead to check the road",
+    "a cat keeps the last light on the roof",
+    "bicycles sleep chained to the railings",
+    "the city hums its one unending sound",
+    "the sea revises its designs",
+    "the morning unfolds like a paper map",
+    "pigeons gossip on the gutter",
+    "the ferry draws a white line home",
+    "frost writes on the bridge rail",
+    "a dog barks twice and thinks better of it",
+    "the fridge hums a hymn to itself",
+    "the last bus glows like an aquarium",
+    "the hills hold their breath at dusk",
+    "a lemon tree leans over the wall",
+    "the tiles are warm as a sleeping animal",
+    "a lighthouse counts to four and starts again",
+    "the wind turns pages nobody is reading",
+    "salt dries white on the harbour steps",
+    "a violin practises behind a shut door",
+    "the clouds are folded laundry",
+    "light spills like milk across the floor",
 ]
 CREATIVE_NOTES = [
     "Draft {small}. The second stanza is still too neat.",
@@ -159,9 +254,18 @@ PREMISES = [
     "A postman who opens one letter a year and answers it.",
     "A city where every building has a voice, and an architect who can hear them arguing.",
 ]
-CREATIVE_TITLES = ["{image} (poem)", "draft - the {object}", "story notes - {char}", "poem for a {weekday}",
-                   "villanelle draft", "characters for the harbour story", "sonnet attempt", "flash fiction - {char2}",
-                   "novel ideas", "haiku sequence"]
+CREATIVE_TITLES = [
+    "{image} (poem)",
+    "draft - the {object}",
+    "story notes - {char}",
+    "poem for a {weekday}",
+    "villanelle draft",
+    "characters for the harbour story",
+    "sonnet attempt",
+    "flash fiction - {char2}",
+    "novel ideas",
+    "haiku sequence",
+]
 
 PERSONAL = [
     "Rang Mum this evening; Dad's knee is much better and he's back on the golf course.",
@@ -196,10 +300,23 @@ PERSONAL = [
     "Dad sent a photo of the first apples from the tree in the garden.",
 ]
 PERSONAL_ITEMS = [
-    "- [ ] book the train tickets for {trip}", "- ring Mum on Sunday", "- [x] buy a present for {friend}",
-    "- [ ] fix the bike light", "- water the plants", "- [ ] reply to {friend2}'s message",
+    "- [ ] book the train tickets for {trip}",
+    "- ring Mum on Sunday",
+    "- [x] buy a present for {friend}",
+    "- [ ] fix the bike light",
+    "- water the plants",
+    "- [ ] reply to {friend2}'s message",
 ]
-PERSONAL_TITLES = ["weekend", "a good day", "sunday", "notes to self", "friends", "family visit", "holiday plans", "evening"]
+PERSONAL_TITLES = [
+    "weekend",
+    "a good day",
+    "sunday",
+    "notes to self",
+    "friends",
+    "family visit",
+    "holiday plans",
+    "evening",
+]
 
 ADMIN = [
     "Paid the {utility} bill, {cur}{amount}, reference {ref}.",
@@ -226,22 +343,45 @@ ADMIN = [
     "Filled in the form for the {utility} switch; the new tariff starts on the {day}th.",
 ]
 ADMIN_ITEMS = [
-    "- [ ] send the signed form back", "- [x] pay the {utility} bill", "- [ ] check the policy excess",
-    "- [ ] file the receipts for {expense}", "- keep copies of everything", "- [ ] update the standing order reference",
-    "- [x] download the annual statement", "- [ ] chase invoice {inv}",
+    "- [ ] send the signed form back",
+    "- [x] pay the {utility} bill",
+    "- [ ] check the policy excess",
+    "- [ ] file the receipts for {expense}",
+    "- keep copies of everything",
+    "- [ ] update the standing order reference",
+    "- [x] download the annual statement",
+    "- [ ] chase invoice {inv}",
 ]
-ADMIN_TITLES = ["{utility} bill", "insurance renewal", "tax return checklist", "pension statement", "invoice {inv}",
-                "passport renewal", "lease notes", "bank admin", "budget", "forms to send"]
+ADMIN_TITLES = [
+    "{utility} bill",
+    "insurance renewal",
+    "tax return checklist",
+    "pension statement",
+    "invoice {inv}",
+    "passport renewal",
+    "lease notes",
+    "bank admin",
+    "budget",
+    "forms to send",
+]
 
 CITY_SENTENCES = {
-    "technical": ["The {city} office runs its own CI runners for the integration tests.",
-                  "Met the {city} team in person for the quarterly planning; the architecture review ran long."],
-    "creative": ["A poem about the rooftops of {city} is slowly taking shape.",
-                 "The story is set in {city} now; the streets give it a better rhythm."],
-    "personal": ["Walked around {city} all afternoon with nowhere to be.",
-                 "{city} on a clear evening is still my favourite thing."],
-    "administrative": ["Registered the address in {city} with the tax office and the doctor.",
-                       "The {city} council letter about the bins needs an answer by the {day}th."],
+    "technical": [
+        "The {city} office runs its own CI runners for the integration tests.",
+        "Met the {city} team in person for the quarterly planning; the architecture review ran long.",
+    ],
+    "creative": [
+        "A poem about the rooftops of {city} is slowly taking shape.",
+        "The story is set in {city} now; the streets give it a better rhythm.",
+    ],
+    "personal": [
+        "Walked around {city} all afternoon with nowhere to be.",
+        "{city} on a clear evening is still my favourite thing.",
+    ],
+    "administrative": [
+        "Registered the address in {city} with the tax office and the doctor.",
+        "The {city} council letter about the bins needs an answer by the {day}th.",
+    ],
 }
 
 # ---- the deference subjects
@@ -267,11 +407,16 @@ GRANDAD_MARKED = [
     "Lit a candle for grandad this evening, like every year on this day.",
 ]
 CHARGED_FILLER = [
-    "Went to bed early.", "Made tea and sat by the window for a long time.",
-    "Rang Ellie; she understood without me having to explain.", "Didn't get much done today.",
-    "Went for a long walk to clear my head.", "Wrote this down so it isn't only in my head.",
+    "Went to bed early.",
+    "Made tea and sat by the window for a long time.",
+    "Rang Ellie; she understood without me having to explain.",
+    "Didn't get much done today.",
+    "Went for a long walk to clear my head.",
+    "Wrote this down so it isn't only in my head.",
 ]
-MAYA_BREAKUP_NOTE = "Maya and I broke up tonight. Four years, and it ended in twenty minutes at the kitchen table. I'm heartbroken."
+MAYA_BREAKUP_NOTE = (
+    "Maya and I broke up tonight. Four years, and it ended in twenty minutes at the kitchen table. I'm heartbroken."
+)
 MAYA_UNMARKED = [
     "Saw Maya's name come up on a shared playlist and it still hurts. The breakup was {years} years ago and I'm still not over it.",
     "Dreamt about Maya again and woke up crying.",
@@ -327,8 +472,20 @@ CHILDHOOD_TOPICS = {
 
 # ---- content-free and bad
 
-CONTENT_FREE = ["call back re thursday", "ideas??", "- [ ] that thing", "ring him back", "see above", "???",
-                "check this", "tbc", "sort out the thing", "- [ ] follow up", "hmm", "ask about it tomorrow"]
+CONTENT_FREE = [
+    "call back re thursday",
+    "ideas??",
+    "- [ ] that thing",
+    "ring him back",
+    "see above",
+    "???",
+    "check this",
+    "tbc",
+    "sort out the thing",
+    "- [ ] follow up",
+    "hmm",
+    "ask about it tomorrow",
+]
 MALFORMED_YAML = [
     "title: [unclosed\ndate: {date}\n",
     "tags: {{work, admin\n",

@@ -64,21 +64,30 @@ class SubjectNotes:
         mentions = ["Grandad Tom"] if "grandad" in picks else []
         if creative:
             title = rng.choice(["growing up in haxby (poem)", "haxby, as a kid", "poem about the village"])
-            blocks = [rng.choice(CHILDHOOD_OPENINGS)] + _poem(w, 2) + [CHILDHOOD_TOPICS[p] for p in picks[:2]] + [
-                "Draft. The imagery of the beck is the heart of it; the rest is scaffolding."]
+            blocks = (
+                [rng.choice(CHILDHOOD_OPENINGS)]
+                + _poem(w, 2)
+                + [CHILDHOOD_TOPICS[p] for p in picks[:2]]
+                + ["Draft. The imagery of the beck is the heart of it; the rest is scaffolding."]
+            )
             domain, folder = "creative", rng.choice(FOLDERS["creative"])
         else:
-            title = rng.choice(["growing up", "when I was a kid", "haxby", "the village", "summers as a kid",
-                                "memories of home"])
+            title = rng.choice(
+                ["growing up", "when I was a kid", "haxby", "the village", "summers as a kid", "memories of home"]
+            )
             blocks = [rng.choice(CHILDHOOD_OPENINGS) + " " + CHILDHOOD_TOPICS[picks[0]]] + [
-                CHILDHOOD_TOPICS[p] for p in picks[1:]]
+                CHILDHOOD_TOPICS[p] for p in picks[1:]
+            ]
             blocks.append(" ".join(w.sentences(PERSONAL, rng.randint(0, 2), GRIEF_CUES)) or "Happy times.")
             domain, folder = "personal", rng.choice(["personal", "personal", "journal", "personal/memories"])
         text = f"# {title[0].upper()}{title[1:]}\n\n" + "\n\n".join(b for b in blocks if b) + "\n"
         assert not GRIEF_CUES.search(text) and PAST_CUES.search(text), text
         path = self.unique(folder, _slug(title))
-        self.emit(path, text.encode("utf-8"), NoteTruth(
-            "indexed", domain, "archival", None, kind="childhood", states=states, mentions=mentions))
+        self.emit(
+            path,
+            text.encode("utf-8"),
+            NoteTruth("indexed", domain, "archival", None, kind="childhood", states=states, mentions=mentions),
+        )
 
     def charged(self, spec: _Spec) -> None:
         rng, w = self.rng, self.w
@@ -95,8 +104,10 @@ class SubjectNotes:
         domain = "personal"
         if s == "Grandad Tom":
             if spec.variant == "funeral":
-                paras = ["Grandad's funeral was at St Mary's in Haxby this morning. Dad read the eulogy and had to stop "
-                         "at the bit about the fishing trips. I couldn't do my reading; Ellie did it for me."]
+                paras = [
+                    "Grandad's funeral was at St Mary's in Haxby this morning. Dad read the eulogy and had to stop "
+                    "at the bit about the fishing trips. I couldn't do my reading; Ellie did it for me."
+                ]
                 title = "grandad's funeral"
             elif marked:
                 paras = [rng.choice(GRANDAD_MARKED)]
@@ -105,8 +116,13 @@ class SubjectNotes:
                 domain = "creative"
                 lines = GRANDAD_ELEGY[:]
                 rng.shuffle(lines)
-                paras = ["\n".join(lines[:3]), rng.choice(CREATIVE_NOTES).replace("{small}", "2").replace("{image}", "flask")
-                         .replace("{weekday}", "Friday")]
+                paras = [
+                    "\n".join(lines[:3]),
+                    rng.choice(CREATIVE_NOTES)
+                    .replace("{small}", "2")
+                    .replace("{image}", "flask")
+                    .replace("{weekday}", "Friday"),
+                ]
                 title = "elegy for grandad"
             else:
                 paras = [" ".join(x.replace("{years}", years) for x in rng.sample(GRANDAD_UNMARKED, 2))]
@@ -135,8 +151,11 @@ class SubjectNotes:
         data = (_frontmatter(fm) + "\n" if fm else "") + text
         folder = "journal" if domain == "personal" else "writing/poems"
         path = self.unique(folder, f"{d.isoformat()} {title}" if (fm or rng.random() < 0.6) else d.isoformat())
-        self.emit(path, data.encode("utf-8"), NoteTruth(
-            "indexed", domain, self.band_for(d), d.isoformat(), [s], kind=spec.kind, mentions=[s]))
+        self.emit(
+            path,
+            data.encode("utf-8"),
+            NoteTruth("indexed", domain, self.band_for(d), d.isoformat(), [s], kind=spec.kind, mentions=[s]),
+        )
 
     def neutral(self, spec: _Spec) -> None:
         rng, w = self.rng, self.w
@@ -150,14 +169,38 @@ class SubjectNotes:
             d = None if rng.random() < 0.5 else self.rand_date(date(2013, 1, 1))
             domain = "personal"
             w.set_context(domain, d.year if d else None)
-            paras = [f"# {title}", f"The family recipe: Grandad Tom's {dish}, still the best thing to cook on a cold Sunday.",
-                     "## Ingredients\n" + "\n".join(f"- {x}" for x in rng.sample(
-                         ["1 kg lamb shoulder", "2 onions", "3 carrots", "100 g pearl barley", "1 litre stock",
-                          "2 bay leaves", "a sprig of rosemary", "butter", "plain flour", "4 eggs", "milk",
-                          "golden syrup", "oats", "potatoes", "white fish", "parsley"], 6)),
-                     "## Method\n1. Prepare everything before you start.\n2. Cook low and slow; don't rush it.\n"
-                     "3. Season, taste, season again.\n4. Serve with bread and good company.",
-                     "Serves four. Better the next day."]
+            paras = [
+                f"# {title}",
+                f"The family recipe: Grandad Tom's {dish}, still the best thing to cook on a cold Sunday.",
+                "## Ingredients\n"
+                + "\n".join(
+                    f"- {x}"
+                    for x in rng.sample(
+                        [
+                            "1 kg lamb shoulder",
+                            "2 onions",
+                            "3 carrots",
+                            "100 g pearl barley",
+                            "1 litre stock",
+                            "2 bay leaves",
+                            "a sprig of rosemary",
+                            "butter",
+                            "plain flour",
+                            "4 eggs",
+                            "milk",
+                            "golden syrup",
+                            "oats",
+                            "potatoes",
+                            "white fish",
+                            "parsley",
+                        ],
+                        6,
+                    )
+                ),
+                "## Method\n1. Prepare everything before you start.\n2. Cook low and slow; don't rush it.\n"
+                "3. Season, taste, season again.\n4. Serve with bread and good company.",
+                "Serves four. Better the next day.",
+            ]
             fm = [("title", title), ("tags", ["recipe", "family"])] if rng.random() < 0.5 else []
             if fm and d is not None:
                 fm.append(("date", d))
@@ -168,12 +211,14 @@ class SubjectNotes:
             w.set_context(domain, d.year)
             cur = w.ctx["cur"]
             title = "contents insurance valuation"
-            paras = [f"# {title.capitalize()}",
-                     f"Home contents policy {rng.choice(SLOTS['policy'])}: items over {cur}500 are listed individually.",
-                     "| Item | Valuation |\n|---|---|\n"
-                     f"| grandad's pocket watch (silver, Smiths) | {cur}{rng.choice(['750', '900', '1,100'])} |\n"
-                     f"| laptop | {cur}1,500 |\n| commuter bike | {cur}{rng.choice(['800', '1,100'])} |",
-                     " ".join(w.sentences(ADMIN, 2, GRIEF_CUES))]
+            paras = [
+                f"# {title.capitalize()}",
+                f"Home contents policy {rng.choice(SLOTS['policy'])}: items over {cur}500 are listed individually.",
+                "| Item | Valuation |\n|---|---|\n"
+                f"| grandad's pocket watch (silver, Smiths) | {cur}{rng.choice(['750', '900', '1,100'])} |\n"
+                f"| laptop | {cur}1,500 |\n| commuter bike | {cur}{rng.choice(['800', '1,100'])} |",
+                " ".join(w.sentences(ADMIN, 2, GRIEF_CUES)),
+            ]
             folder = rng.choice(["admin/insurance", "admin"])
         elif v == "toolbox":
             d = self.rand_date(date(2013, 1, 1))
@@ -195,8 +240,10 @@ class SubjectNotes:
             domain = "personal"
             w.set_context(domain, d.year)
             title = "weekend"
-            paras = [" ".join(w.fill(x) for x in rng.sample(MAYA_NEUTRAL, 2)),
-                     " ".join(w.sentences(PERSONAL, 2, GRIEF_CUES))]
+            paras = [
+                " ".join(w.fill(x) for x in rng.sample(MAYA_NEUTRAL, 2)),
+                " ".join(w.sentences(PERSONAL, 2, GRIEF_CUES)),
+            ]
             folder = "journal"
         else:  # a colleague called Tom: not grandad
             mentions = []
@@ -213,5 +260,10 @@ class SubjectNotes:
         path = self.path_for(domain, title, d, d is not None and not any(k == "date" for k, _ in fm), folder)
         data = (_frontmatter(fm) + "\n" if fm else "") + text
         band = self.band_for(d) if d else "present"
-        self.emit(path, data.encode("utf-8"), NoteTruth(
-            "indexed", domain, band, d.isoformat() if d else None, [], kind="neutral_mention", mentions=mentions))
+        self.emit(
+            path,
+            data.encode("utf-8"),
+            NoteTruth(
+                "indexed", domain, band, d.isoformat() if d else None, [], kind="neutral_mention", mentions=mentions
+            ),
+        )

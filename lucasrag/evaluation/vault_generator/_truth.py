@@ -17,7 +17,9 @@ class NoteTruth:
     band: str | None
     date: str | None
     charged: list[str] = field(default_factory=list)
-    kind: str = "regular"  # regular, facts, childhood, charged_marked, charged_unmarked, neutral_mention, content_free, bad
+    kind: str = (
+        "regular"  # regular, facts, childhood, charged_marked, charged_unmarked, neutral_mention, content_free, bad
+    )
     states: dict[str, str] = field(default_factory=dict)  # fact -> value this note states as true
     mentions: list[str] = field(default_factory=list)  # deference subjects named in the note
     reason: str | None = None  # invalid: malformed_yaml | empty | non_utf8 | nul
@@ -68,14 +70,14 @@ class GroundTruth:
         return path
 
     @classmethod
-    def from_dict(cls, raw: dict) -> "GroundTruth":
+    def from_dict(cls, raw: dict) -> GroundTruth:
         fields = dict(raw)
         fields["notes"] = {p: NoteTruth(**t) for p, t in raw["notes"].items()}
         fields["cases"] = [QueryCase(**c) for c in raw["cases"]]
         return cls(**fields)
 
     @classmethod
-    def load(cls, path: Path) -> "GroundTruth":
+    def load(cls, path: Path) -> GroundTruth:
         return cls.from_dict(json.loads(Path(path).read_text(encoding="utf-8")))
 
     def counts(self) -> dict[str, int]:

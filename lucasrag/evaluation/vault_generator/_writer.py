@@ -71,8 +71,16 @@ def _words(parts: list[str]) -> int:
     return sum(len(p.split()) for p in parts)
 
 
-def _prose(w: _Writer, pool: list[str], target: int, first: list[str], exclude: re.Pattern | None = None,
-           items: list[str] | None = None, headings: list[str] | None = None, code: list[str] | None = None) -> list[str]:
+def _prose(
+    w: _Writer,
+    pool: list[str],
+    target: int,
+    first: list[str],
+    exclude: re.Pattern | None = None,
+    items: list[str] | None = None,
+    headings: list[str] | None = None,
+    code: list[str] | None = None,
+) -> list[str]:
     """Paragraphs (and maybe a list, a heading, a code block) of roughly ``target`` words."""
     rng = w.rng
     blocks: list[str] = []
@@ -120,7 +128,7 @@ def _poem(w: _Writer, stanzas: int) -> list[str]:
     out, i = [], 0
     for _ in range(stanzas):
         n = rng.randint(3, 4)
-        out.append("\n".join(lines[i:i + n]))
+        out.append("\n".join(lines[i : i + n]))
         i += n
     return out
 
@@ -131,7 +139,7 @@ def _slug(title: str) -> str:
 
 
 def _yaml_scalar(v: str) -> str:
-    if re.fullmatch(r"[\w .'-]+", v) and not v[0] in "-'" and ":" not in v:
+    if re.fullmatch(r"[\w .'-]+", v) and v[0] not in "-'" and ":" not in v:
         return v
     return json.dumps(v, ensure_ascii=False)
 
@@ -157,6 +165,11 @@ FOLDERS = {
     "personal": ["journal", "journal", "journal", "journal", "personal", "personal/travel"],
     "administrative": ["admin", "admin/tax", "admin/insurance", "admin/bank", "admin/housing", "admin/work"],
 }
-UNKNOWN_KEYS = [("mood", ["good", "tired", "ok", "bright"]), ("status", ["draft", "ongoing", "done"]),
-                ("cssclass", ["wide"]), ("rating", ["3", "4", "5"]), ("source", ["phone", "laptop"]),
-                ("aliases", [[]])]
+UNKNOWN_KEYS = [
+    ("mood", ["good", "tired", "ok", "bright"]),
+    ("status", ["draft", "ongoing", "done"]),
+    ("cssclass", ["wide"]),
+    ("rating", ["3", "4", "5"]),
+    ("source", ["phone", "laptop"]),
+    ("aliases", [[]]),
+]

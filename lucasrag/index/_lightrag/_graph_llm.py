@@ -27,7 +27,7 @@ class LlmExtraction:
         # call with the whole history and doubles the cost on a local model.
         self._rag.entity_extract_max_gleaning = LLM_GLEANING
 
-    async def extract_with_llm(self, records: Sequence[ChunkRecord]) -> "GraphStats":
+    async def extract_with_llm(self, records: Sequence[ChunkRecord]) -> GraphStats:
         """LightRAG's own LLM extraction and merge for these chunks (ids stay ours), per document."""
         from lightrag.kg.shared_storage import get_namespace_data, get_namespace_lock
         from lightrag.operate import extract_entities, merge_nodes_and_edges
@@ -45,22 +45,40 @@ class LlmExtraction:
         config = rag._build_global_config()
         for doc_id, doc_records in by_doc.items():
             chunks = {
-                r.chunk_id: {"content": r.text, "full_doc_id": r.doc_id, "tokens": len(tokenizer.encode(r.text)),
-                             "chunk_order_index": r.chunk_index, "file_path": r.path}
+                r.chunk_id: {
+                    "content": r.text,
+                    "full_doc_id": r.doc_id,
+                    "tokens": len(tokenizer.encode(r.text)),
+                    "chunk_order_index": r.chunk_index,
+                    "file_path": r.path,
+                }
                 for r in doc_records
             }
-            results = await extract_entities(chunks, global_config=config, pipeline_status=status,
-                                             pipeline_status_lock=lock, llm_response_cache=rag.llm_response_cache,
-                                             text_chunks_storage=rag.text_chunks)
+            results = await extract_entities(
+                chunks,
+                global_config=config,
+                pipeline_status=status,
+                pipeline_status_lock=lock,
+                llm_response_cache=rag.llm_response_cache,
+                text_chunks_storage=rag.text_chunks,
+            )
             stats.llm_chunks += len(chunks)
             stats.llm_entities += sum(len(nodes) for nodes, _ in results)
             stats.llm_relations += sum(len(edges) for _, edges in results)
             await merge_nodes_and_edges(
-                chunk_results=results, knowledge_graph_inst=rag.chunk_entity_relation_graph,
-                entity_vdb=rag.entities_vdb, relationships_vdb=rag.relationships_vdb, global_config=config,
-                full_entities_storage=rag.full_entities, full_relations_storage=rag.full_relations, doc_id=doc_id,
-                pipeline_status=status, pipeline_status_lock=lock, llm_response_cache=rag.llm_response_cache,
-                entity_chunks_storage=rag.entity_chunks, relation_chunks_storage=rag.relation_chunks,
+                chunk_results=results,
+                knowledge_graph_inst=rag.chunk_entity_relation_graph,
+                entity_vdb=rag.entities_vdb,
+                relationships_vdb=rag.relationships_vdb,
+                global_config=config,
+                full_entities_storage=rag.full_entities,
+                full_relations_storage=rag.full_relations,
+                doc_id=doc_id,
+                pipeline_status=status,
+                pipeline_status_lock=lock,
+                llm_response_cache=rag.llm_response_cache,
+                entity_chunks_storage=rag.entity_chunks,
+                relation_chunks_storage=rag.relation_chunks,
                 file_path=doc_records[0].path,
             )
         return stats

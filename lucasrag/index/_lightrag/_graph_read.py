@@ -46,8 +46,10 @@ class GraphReader:
             return g.number_of_nodes(), g.number_of_edges()
         if getattr(graph, "_driver", None) is not None:  # Neo4j: count in the database, not in Python
             label = graph._get_workspace_label()
-            query = (f"MATCH (n:`{label}`) WITH count(n) AS nodes "
-                     f"OPTIONAL MATCH (:`{label}`)-[r]->(:`{label}`) RETURN nodes, count(r) AS edges")
+            query = (
+                f"MATCH (n:`{label}`) WITH count(n) AS nodes "
+                f"OPTIONAL MATCH (:`{label}`)-[r]->(:`{label}`) RETURN nodes, count(r) AS edges"
+            )
             async with graph._driver.session(database=graph._DATABASE, default_access_mode="READ") as session:
                 record = await (await session.run(query)).single()
             return int(record["nodes"]), int(record["edges"])
@@ -68,13 +70,15 @@ class GraphReader:
         out = []
         for key, row in zip(keys, tracked):
             node = nodes[key]
-            out.append({
-                "name": key,
-                "type": node.get("entity_type") or "",
-                "description": [d for d in (node.get("description") or "").split(SEP) if d],
-                "degree": int(degrees.get(key, 0)),
-                "chunk_ids": _tracked_sources(row, node),
-            })
+            out.append(
+                {
+                    "name": key,
+                    "type": node.get("entity_type") or "",
+                    "description": [d for d in (node.get("description") or "").split(SEP) if d],
+                    "degree": int(degrees.get(key, 0)),
+                    "chunk_ids": _tracked_sources(row, node),
+                }
+            )
         return out
 
     async def graph_relations(self, name: str) -> list[dict]:
@@ -93,17 +97,19 @@ class GraphReader:
         out = []
         for (a, b), row in zip(pairs, tracked):
             edge = edges.get((a, b)) or edges.get((b, a)) or {}
-            out.append({
-                "source": name,
-                "target": b if a == name else a,
-                "keywords": edge.get("keywords") or "",
-                "weight": float(edge.get("weight") or 0.0),
-                "description": [d for d in (edge.get("description") or "").split(SEP) if d],
-                "chunk_ids": _tracked_sources(row, edge),
-            })
+            out.append(
+                {
+                    "source": name,
+                    "target": b if a == name else a,
+                    "keywords": edge.get("keywords") or "",
+                    "weight": float(edge.get("weight") or 0.0),
+                    "description": [d for d in (edge.get("description") or "").split(SEP) if d],
+                    "chunk_ids": _tracked_sources(row, edge),
+                }
+            )
         return sorted(out, key=lambda r: -r["weight"])
 
-    async def _graph_plan(self, text: str, keywords: Sequence[str], top_k: int) -> "_GraphPlan | None":
+    async def _graph_plan(self, text: str, keywords: Sequence[str], top_k: int) -> _GraphPlan | None:
         """Mix mode when the query names an entity of this workspace's graph (no LLM: the
         structural recogniser on the query plus its content words); None → naive search.
 
@@ -128,7 +134,9 @@ class GraphReader:
                 kept.append(name)
         if not kept:
             return None
-        sources = {n: _tracked_sources(row, None) for n, row in zip(kept, await self._rag.entity_chunks.get_by_ids(kept))}
+        sources = {
+            n: _tracked_sources(row, None) for n, row in zip(kept, await self._rag.entity_chunks.get_by_ids(kept))
+        }
         if GRAPH_SKIP_HUBS:
             kept = [n for n in kept if len(sources[n]) <= top_k]
         if not kept:
@@ -191,8 +199,9 @@ def _quiet_graph_queries() -> None:
 
 
 #: The entity names a running graph search asked for (see WorkspaceIndex._route_entity_lookup).
-_EXACT_ENTITIES: contextvars.ContextVar[list[str] | None] = contextvars.ContextVar("lucasrag_exact_entities",
-                                                                                   default=None)
+_EXACT_ENTITIES: contextvars.ContextVar[list[str] | None] = contextvars.ContextVar(
+    "lucasrag_exact_entities", default=None
+)
 
 _KEYWORD_VECTORS: dict[str, np.ndarray] = {}
 

@@ -31,8 +31,16 @@ class _GraphAcc:
     weight: float = 0.0
     keywords: list[str] = field(default_factory=list)
 
-    def add(self, chunk_id: str, path: str, fragment: str, *, type_: str | None = None, weight: float = 0.0,
-            keywords: str = "") -> None:
+    def add(
+        self,
+        chunk_id: str,
+        path: str,
+        fragment: str,
+        *,
+        type_: str | None = None,
+        weight: float = 0.0,
+        keywords: str = "",
+    ) -> None:
         if chunk_id not in self.sources:
             self.sources.append(chunk_id)
         if path and path not in self.paths:
@@ -129,12 +137,24 @@ def _vector_text(head: str, description: str) -> str:
 
 
 def _entity_vdb_row(name: str, node: dict) -> dict:
-    return {"entity_name": name, "entity_type": node["entity_type"], "content": _vector_text(name, node["description"]),
-            "source_id": node["source_id"], "file_path": node["file_path"]}
+    return {
+        "entity_name": name,
+        "entity_type": node["entity_type"],
+        "content": _vector_text(name, node["description"]),
+        "source_id": node["source_id"],
+        "file_path": node["file_path"],
+    }
 
 
 def _relation_vdb_row(a: str, b: str, edge: dict) -> dict:
     a, b = sorted((a, b))
-    return {"src_id": a, "tgt_id": b, "source_id": edge["source_id"],
-            "content": _vector_text(f"{edge['keywords']}\t{a}\n{b}", edge["description"]), "keywords": edge["keywords"],
-            "description": edge["description"], "weight": edge["weight"], "file_path": edge["file_path"]}
+    return {
+        "src_id": a,
+        "tgt_id": b,
+        "source_id": edge["source_id"],
+        "content": _vector_text(f"{edge['keywords']}\t{a}\n{b}", edge["description"]),
+        "keywords": edge["keywords"],
+        "description": edge["description"],
+        "weight": edge["weight"],
+        "file_path": edge["file_path"],
+    }

@@ -51,12 +51,20 @@ class GraphWriter:
 
     def _graph_stores(self) -> list:
         rag = self._rag
-        return [rag.chunk_entity_relation_graph, rag.entities_vdb, rag.relationships_vdb, rag.entity_chunks,
-                rag.relation_chunks, rag.full_entities, rag.full_relations, rag.llm_response_cache]
+        return [
+            rag.chunk_entity_relation_graph,
+            rag.entities_vdb,
+            rag.relationships_vdb,
+            rag.entity_chunks,
+            rag.relation_chunks,
+            rag.full_entities,
+            rag.full_relations,
+            rag.llm_response_cache,
+        ]
 
     async def write_graph(
         self, items: Sequence[tuple[ChunkRecord, object]], embed: Callable[[list[str]], np.ndarray]
-    ) -> "GraphStats":
+    ) -> GraphStats:
         """Merge the entities/relations each chunk contributes (``ChunkGraph``s from
         ``lucasrag_assets.rules.entities.extract_chunk``) into the graph; vectors of the new
         entity/relation texts come from ``embed`` (the embedding cache). Call after ``write``
@@ -99,8 +107,13 @@ class GraphWriter:
             acc, old = ents[name], nodes.get(name) or {}
             full = merge_source_ids(_tracked_sources(row, old), acc.sources)
             fragments = _merge_fragments(old.get("description"), acc.fragments)
-            node = self._node_row(name, _best_type(old.get("entity_type"), acc.type), fragments, full,
-                                  _merge_paths(_split(old.get("file_path")), acc.paths, rag.max_file_paths))
+            node = self._node_row(
+                name,
+                _best_type(old.get("entity_type"), acc.type),
+                fragments,
+                full,
+                _merge_paths(_split(old.get("file_path")), acc.paths, rag.max_file_paths),
+            )
             node_rows.append((name, node))
             entity_vdb[_entity_vdb_id(name)] = _entity_vdb_row(name, node)
             entity_tracking[name] = {"chunk_ids": full, "count": len(full)}
@@ -118,8 +131,13 @@ class GraphWriter:
             full = merge_source_ids(_tracked_sources(row, old), acc.sources)
             weight = float(old.get("weight") or 0.0) + acc.weight
             keywords = ", ".join(dict.fromkeys(_keywords(old.get("keywords")) + acc.keywords))
-            edge = self._edge_row(_merge_fragments(old.get("description"), acc.fragments), full, weight, keywords,
-                                  _merge_paths(_split(old.get("file_path")), acc.paths, rag.max_file_paths))
+            edge = self._edge_row(
+                _merge_fragments(old.get("description"), acc.fragments),
+                full,
+                weight,
+                keywords,
+                _merge_paths(_split(old.get("file_path")), acc.paths, rag.max_file_paths),
+            )
             edge_rows.append((a, b, edge))
             relation_vdb[_relation_vdb_id(a, b)] = _relation_vdb_row(a, b, edge)
             relation_tracking[_relation_key(a, b)] = {"chunk_ids": full, "count": len(full)}
@@ -140,7 +158,7 @@ class GraphWriter:
 
     async def delete_graph(
         self, doc_ids: Iterable[str], chunk_ids: Iterable[str], embed: Callable[[list[str]], np.ndarray]
-    ) -> "GraphStats":
+    ) -> GraphStats:
         """Remove the documents' chunk ids from every entity/relation they anchor; an entity
         or relation left without a source disappears (node, edges, vectors, tracking rows).
         Survivors get their source lists, weights and — when one of the chunks that wrote it
@@ -156,9 +174,11 @@ class GraphWriter:
             rag.full_entities.get_by_ids(doc_ids), rag.full_relations.get_by_ids(doc_ids)
         )
         names = list(dict.fromkeys(n for row in anchors_e if row for n in row.get("entity_names") or []))
-        pairs = list(dict.fromkeys(
-            tuple(sorted(p)) for row in anchors_r if row for p in row.get("relation_pairs") or [] if len(p) == 2
-        ))
+        pairs = list(
+            dict.fromkeys(
+                tuple(sorted(p)) for row in anchors_r if row for p in row.get("relation_pairs") or [] if len(p) == 2
+            )
+        )
         if not names and not pairs:
             await asyncio.gather(rag.full_entities.delete(doc_ids), rag.full_relations.delete(doc_ids))
             return stats
@@ -172,15 +192,20 @@ class GraphWriter:
             rag.relation_chunks.get_by_ids([_relation_key(a, b) for a, b in pairs]),
         )
         shrunk_nodes, dead_nodes = _losing_sources(
-            ((name, nodes.get(name), row) for name, row in zip(names, tracked)), removed)
+            ((name, nodes.get(name), row) for name, row in zip(names, tracked)), removed
+        )
         shrunk_edges, dead_edges = _losing_sources(
-            (((a, b), edges.get((a, b)) or edges.get((b, a)), row) for (a, b), row in zip(pairs, rel_tracked)), removed)
+            (((a, b), edges.get((a, b)) or edges.get((b, a)), row) for (a, b), row in zip(pairs, rel_tracked)), removed
+        )
         # name → (old node, remaining, recompute the description); pair → (old edge, remaining, lost, recompute)
-        ent_plan = {name: (old, remaining, any(c in removed for c in full[:_FRAGMENTS]))
-                    for name, (old, full, remaining) in shrunk_nodes.items()}
-        rel_plan = {key: (old, remaining, [c for c in full if c in removed],
-                          any(c in removed for c in full[:_FRAGMENTS]))
-                    for key, (old, full, remaining) in shrunk_edges.items()}
+        ent_plan = {
+            name: (old, remaining, any(c in removed for c in full[:_FRAGMENTS]))
+            for name, (old, full, remaining) in shrunk_nodes.items()
+        }
+        rel_plan = {
+            key: (old, remaining, [c for c in full if c in removed], any(c in removed for c in full[:_FRAGMENTS]))
+            for key, (old, full, remaining) in shrunk_edges.items()
+        }
 
         # edges of nodes that go (LightRAG removes them with the node; their rows must go too)
         if dead_nodes:
@@ -207,10 +232,13 @@ class GraphWriter:
         for name, (old, remaining, again) in ent_plan.items():
             fragments = _split(old.get("description"))
             if again:
-                fragments = list(dict.fromkeys(
-                    entity_fragment(name, texts[c]["content"], texts[c].get("file_path", ""))
-                    for c in remaining[:_FRAGMENTS] if c in texts
-                ))
+                fragments = list(
+                    dict.fromkeys(
+                        entity_fragment(name, texts[c]["content"], texts[c].get("file_path", ""))
+                        for c in remaining[:_FRAGMENTS]
+                        if c in texts
+                    )
+                )
             paths = [p for p in _split(old.get("file_path")) if p not in gone_paths]
             node = self._node_row(name, old.get("entity_type") or "concept", fragments, remaining, paths)
             node_rows.append((name, node))
@@ -224,10 +252,13 @@ class GraphWriter:
             weight = max(round(weight, 6), float(len(remaining)))
             fragments = _split(old.get("description"))
             if again:
-                fragments = list(dict.fromkeys(
-                    relation_fragment(a, b, texts[c]["content"], texts[c].get("file_path", ""))
-                    for c in remaining[:_FRAGMENTS] if c in texts
-                ))
+                fragments = list(
+                    dict.fromkeys(
+                        relation_fragment(a, b, texts[c]["content"], texts[c].get("file_path", ""))
+                        for c in remaining[:_FRAGMENTS]
+                        if c in texts
+                    )
+                )
             paths = [p for p in _split(old.get("file_path")) if p not in gone_paths]
             edge = self._edge_row(fragments, remaining, weight, old.get("keywords") or "", paths)
             edge_rows.append((a, b, edge))
@@ -267,8 +298,9 @@ class GraphWriter:
         """Vectors for the vector-store rows about to be upserted, from the embedding cache."""
         import time
 
-        contents = list(dict.fromkeys([r["content"] for r in entity_vdb.values()]
-                                      + [r["content"] for r in relation_vdb.values()]))
+        contents = list(
+            dict.fromkeys([r["content"] for r in entity_vdb.values()] + [r["content"] for r in relation_vdb.values()])
+        )
         if not contents:
             return 0, 0.0
         t0 = time.perf_counter()
@@ -293,7 +325,9 @@ class GraphWriter:
             "truncate": "",
         }
 
-    def _edge_row(self, fragments: list[str], sources: list[str], weight: float, keywords: str, paths: list[str]) -> dict:
+    def _edge_row(
+        self, fragments: list[str], sources: list[str], weight: float, keywords: str, paths: list[str]
+    ) -> dict:
         import time
 
         from lightrag.utils import GRAPH_FIELD_SEP as SEP

@@ -6,7 +6,7 @@ import asyncio
 import contextlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import numpy as np
 
@@ -43,7 +43,7 @@ class WorkspaceIndex(GraphWriter, GraphReader, LlmExtraction):
         self._vectors = vectors
 
     @classmethod
-    async def open(cls, settings: Settings, workspace: str) -> "WorkspaceIndex":
+    async def open(cls, settings: Settings, workspace: str) -> WorkspaceIndex:
         from lightrag import LightRAG
         from lightrag.utils import EmbeddingFunc, Tokenizer
 
@@ -103,7 +103,7 @@ class WorkspaceIndex(GraphWriter, GraphReader, LlmExtraction):
             for r in records
         }
         paths = {r.doc_id: r.path for r in records}
-        now = datetime.now(timezone.utc).isoformat()
+        now = datetime.now(UTC).isoformat()
         chunk_ids: dict[str, list[str]] = {}
         for r in records:
             chunk_ids.setdefault(r.doc_id, []).append(r.chunk_id)
@@ -147,7 +147,12 @@ class WorkspaceIndex(GraphWriter, GraphReader, LlmExtraction):
         self._vectors.clear()
 
     async def search(
-        self, text: str, top_k: int, *, query_vector: np.ndarray | None = None, keywords: Sequence[str] = (),
+        self,
+        text: str,
+        top_k: int,
+        *,
+        query_vector: np.ndarray | None = None,
+        keywords: Sequence[str] = (),
         graph: bool = True,
     ) -> list[Hit]:
         """Retrieval only (no generation, no LLM): at most ``top_k`` of our chunks.
@@ -197,8 +202,11 @@ class WorkspaceIndex(GraphWriter, GraphReader, LlmExtraction):
         chunks = (data.get("data") or {}).get("chunks") or []
         # mix mode merges vector, entity and relation chunks round-robin: the same
         # number of candidates as naive mode, each of them once
-        hits = {c["chunk_id"]: Hit(c["chunk_id"], c["content"], c["chunk_id"] in plan.reached)
-                for c in chunks if c.get("chunk_id")}
+        hits = {
+            c["chunk_id"]: Hit(c["chunk_id"], c["content"], c["chunk_id"] in plan.reached)
+            for c in chunks
+            if c.get("chunk_id")
+        }
         return list(hits.values())[:top_k]
 
     async def naive_query(self, text: str, top_k: int) -> list[Hit]:

@@ -77,8 +77,14 @@ def _install_pg_client_pools() -> None:
         config["workspace"] = None  # the storage's own workspace always wins
         signature = cls._build_vector_signature(config, vector_storage)
         loop = asyncio.get_running_loop()
-        key = (id(loop), str(config["host"]), str(config["port"]), str(config["user"]), str(config["database"]),
-               repr(sorted(signature.items())))
+        key = (
+            id(loop),
+            str(config["host"]),
+            str(config["port"]),
+            str(config["user"]),
+            str(config["database"]),
+            repr(sorted(signature.items())),
+        )
         async with _loop_lock("pg-client"):
             entry = _pg_clients.get(key)
             if entry is None or entry[0] is not loop:
@@ -134,9 +140,7 @@ def _install_neo4j_batch_deletes() -> None:
         ids = list(dict.fromkeys(nodes))
         if ids:
             label = self._get_workspace_label()
-            await _write_batches(
-                self, f"UNWIND $rows AS id MATCH (n:`{label}` {{entity_id: id}}) DETACH DELETE n", ids
-            )
+            await _write_batches(self, f"UNWIND $rows AS id MATCH (n:`{label}` {{entity_id: id}}) DETACH DELETE n", ids)
 
     async def remove_edges(self, edges: list[tuple[str, str]]) -> None:
         pairs = [list(p) for p in dict.fromkeys(tuple(sorted((s, t))) for s, t in edges)]
@@ -169,8 +173,12 @@ def _configure_production(settings: Settings) -> None:
     _install_pg_client_pools()
     _install_neo4j_batch_deletes()
     os.environ.update(
-        lightrag_env(settings.postgres_dsn, settings.neo4j_uri, neo4j_user=settings.neo4j_user,
-                     neo4j_password=settings.neo4j_password)
+        lightrag_env(
+            settings.postgres_dsn,
+            settings.neo4j_uri,
+            neo4j_user=settings.neo4j_user,
+            neo4j_password=settings.neo4j_password,
+        )
     )
     for var in ("WORKSPACE", "NEO4J_WORKSPACE", "POSTGRES_WORKSPACE"):
         os.environ.pop(var, None)

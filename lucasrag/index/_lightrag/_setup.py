@@ -50,7 +50,7 @@ class _VectorCache:
         for t in texts:
             self._by_text.pop(t, None)
 
-    def __deepcopy__(self, memo: dict) -> "_VectorCache":
+    def __deepcopy__(self, memo: dict) -> _VectorCache:
         # LightRAG deep-copies its config (the embedding function's bound
         # instance included) on every query: share the cache, do not copy it.
         return self
@@ -64,16 +64,16 @@ class _VectorCache:
 
 
 async def _no_llm(*_args, **_kwargs) -> str:
-    raise RuntimeError(
-        "LucasRAG indexes without an LLM; LightRAG asked for one (a code path that should not run)"
-    )
+    raise RuntimeError("LucasRAG indexes without an LLM; LightRAG asked for one (a code path that should not run)")
 
 
 class _DropExpectedNoise(logging.Filter):
     """LightRAG's PostgreSQL storages warn about every workspace that has no rows yet
     (each first ingest) and log a missing-table error while creating a fresh database."""
 
-    _NOISE = re.compile(r'is empty\. Ensure it is caused by new workspace setup|error:relation "lightrag_\w+" does not exist')
+    _NOISE = re.compile(
+        r'is empty\. Ensure it is caused by new workspace setup|error:relation "lightrag_\w+" does not exist'
+    )
 
     def filter(self, record: logging.LogRecord) -> bool:
         return not self._NOISE.search(record.getMessage())

@@ -69,8 +69,9 @@ def note_meta(path: str, frontmatter: Mapping | None = None, *, title: str = "",
     """Tags, aliases and people-like keys from a note's frontmatter (lenient: bad values are skipped)."""
     fm = dict(frontmatter or {})
     all_tags: list[str] = []
-    raw_tags = list(tags) or _names_of(fm.get("tags") if not isinstance(fm.get("tags"), str)
-                                       else re.split(r"[,\s]+", fm["tags"]))
+    raw_tags = list(tags) or _names_of(
+        fm.get("tags") if not isinstance(fm.get("tags"), str) else re.split(r"[,\s]+", fm["tags"])
+    )
     for t in raw_tags:
         t = str(t).strip().lstrip("#").lower()
         if t and "#" + t not in all_tags:
@@ -149,8 +150,13 @@ class _Builder:
     def build(self) -> ChunkGraph:
         entities = tuple(Entity(n, t, entity_fragment(n, self.text, self.path)) for n, t in self.types.items())
         relations = tuple(
-            Relation(a, b, ", ".join(kw), relation_weight(a, b, self.text, self.path),
-                     relation_fragment(a, b, self.text, self.path))
+            Relation(
+                a,
+                b,
+                ", ".join(kw),
+                relation_weight(a, b, self.text, self.path),
+                relation_fragment(a, b, self.text, self.path),
+            )
             for a, b, kw in self.relations.values()
         )
         return ChunkGraph(entities, relations)
@@ -182,8 +188,12 @@ def extract_chunk(text: str, meta: NoteMeta) -> ChunkGraph:
         b.relate(note, tag, TAGGED)
         mentioned.append(tag)
     for heading, _ in an.headings:
-        if (heading.casefold() in (note.casefold(), meta.title.casefold()) or heading.casefold() in _HEADING_GENERIC
-                or len(heading) < 3 or len(heading) > 80):
+        if (
+            heading.casefold() in (note.casefold(), meta.title.casefold())
+            or heading.casefold() in _HEADING_GENERIC
+            or len(heading) < 3
+            or len(heading) > 80
+        ):
             continue
         b.entity(heading, "concept")
         b.relate(note, heading, SECTION)

@@ -66,8 +66,13 @@ def _runs(an: _Analysis) -> list[_Run]:
                 j += 1
                 continue
             # a connector joins two capitalised words
-            if (t.text in _CONNECTORS and j + 1 < len(toks) and _is_cap(toks[j + 1].text)
-                    and toks[j + 1].sentence == t.sentence and _gap_ok(text, t, toks[j + 1])):
+            if (
+                t.text in _CONNECTORS
+                and j + 1 < len(toks)
+                and _is_cap(toks[j + 1].text)
+                and toks[j + 1].sentence == t.sentence
+                and _gap_ok(text, t, toks[j + 1])
+            ):
                 current.extend([t, toks[j + 1]])
                 j += 2
                 continue
@@ -122,10 +127,12 @@ def _next_word(an: _Analysis, token: _Token) -> tuple[str, str]:
     return "", ""
 
 
-_APPOSITIVE = re.compile(r",\s+(?:his|her|my|our|their|the)\s+(?:\w+\s+)?(?:father|mother|dad|mum|mom|son|daughter|"
-                         r"wife|husband|partner|friend|boss|manager|colleague|sister|brother|aunt|uncle|cousin|"
-                         r"grandad|grandma|landlady|landlord|neighbour|neighbor|teacher|doctor|lead|keeper|captain|"
-                         r"girlfriend|boyfriend|flatmate|housemate)\b")
+_APPOSITIVE = re.compile(
+    r",\s+(?:his|her|my|our|their|the)\s+(?:\w+\s+)?(?:father|mother|dad|mum|mom|son|daughter|"
+    r"wife|husband|partner|friend|boss|manager|colleague|sister|brother|aunt|uncle|cousin|"
+    r"grandad|grandma|landlady|landlord|neighbour|neighbor|teacher|doctor|lead|keeper|captain|"
+    r"girlfriend|boyfriend|flatmate|housemate)\b"
+)
 _PAREN_PERSON = re.compile(r"\s*\((?:\d{1,3}|[a-z][a-z ]{1,20})\)")
 
 
@@ -134,8 +141,9 @@ def _person_after(an: _Analysis, run: _Run) -> bool:
     last = run.tokens[-1]
     gap, nxt = _next_word(an, last)
     after = an.text[last.end : last.end + 60]
-    return bool(_APPOSITIVE.match(after) or _PAREN_PERSON.match(after)
-                or (nxt in _PERSON_POST and gap.strip() in ("", ",")))
+    return bool(
+        _APPOSITIVE.match(after) or _PAREN_PERSON.match(after) or (nxt in _PERSON_POST and gap.strip() in ("", ","))
+    )
 
 
 def _votes(an: _Analysis, run: _Run) -> dict[str, int]:
@@ -146,9 +154,9 @@ def _votes(an: _Analysis, run: _Run) -> dict[str, int]:
         votes["person"] += 2
     if len(words) == 1 and words[0] in _KINSHIP:
         votes["person"] += 2
-    if any(w in _PLACE_WORDS for w in words[1:]) or (len(words) >= 2 and words[0] in {"rua", "avenida", "praça",
-                                                                                         "largo", "cais", "mount",
-                                                                                         "lake", "port"}):
+    if any(w in _PLACE_WORDS for w in words[1:]) or (
+        len(words) >= 2 and words[0] in {"rua", "avenida", "praça", "largo", "cais", "mount", "lake", "port"}
+    ):
         votes["place"] += 2
     if any(w in _ORG_WORDS for w in words[1:]) or (len(words) >= 2 and words[0] in {"bank", "university"}):
         votes["organization"] += 2

@@ -79,7 +79,7 @@ def _clean(raw: str) -> tuple[str, list[tuple[str, int]], list[int], list[str]]:
         if heading:
             line = heading.group(2)
         else:
-            line = line[_BULLET.match(line).end():]
+            line = line[_BULLET.match(line).end() :]
         line = _INLINE_CODE.sub(" ", line)
         line = _MD_LINK.sub(lambda m: m.group(1), line)
         line = _URL.sub(" ", line)
@@ -87,7 +87,7 @@ def _clean(raw: str) -> tuple[str, list[tuple[str, int]], list[int], list[str]]:
         pieces: list[str] = []
         last = 0
         for m in _WIKILINK.finditer(line):
-            pieces.append(_EMPHASIS.sub("", line[last:m.start()]))
+            pieces.append(_EMPHASIS.sub("", line[last : m.start()]))
             target = link_target(m.group(1)) if m.group(1).strip() else ""
             shown = (m.group(3) or "").strip() or target or (m.group(2) or "").strip()
             offset = pos + sum(len(p) for p in pieces)
@@ -148,8 +148,9 @@ def _analyse(raw: str) -> _Analysis:
             before = text[max(s0, m.start() - 2) : m.start()]
             at_start = first or before.endswith(": ") or before.endswith(":\t")
             possessive = word.endswith(("'s", "’s"))
-            tokens.append(_Token(word[:-2] if possessive else word, m.start(), m.end(), index, si, at_start,
-                                 possessive))
+            tokens.append(
+                _Token(word[:-2] if possessive else word, m.start(), m.end(), index, si, at_start, possessive)
+            )
             first = False
     offsets = sorted(word_at)
     links: list[tuple[str, int]] = []
@@ -164,5 +165,6 @@ def _analyse(raw: str) -> _Analysis:
             if text[s0:s1].strip() == h:
                 heading_spans.append((h, si))
                 break
-    return _Analysis(text, tuple(spans), tuple(tokens), tuple(links), tuple(tags), tuple(heading_spans),
-                     tuple(word_sentence))
+    return _Analysis(
+        text, tuple(spans), tuple(tokens), tuple(links), tuple(tags), tuple(heading_spans), tuple(word_sentence)
+    )

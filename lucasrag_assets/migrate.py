@@ -26,8 +26,10 @@ from dataclasses import dataclass, replace
 
 from lucasrag.embedding_cache import EmbeddingCache
 from lucasrag.index.stores import index_exists, open_chunk_store
+from lucasrag.progress import Progress
 from lucasrag.settings import PROFILES, Settings
 from lucasrag.vocabulary import WORKSPACES
+from lucasrag_assets.ingest import IngestSummary, run_ingest
 
 _BATCH = 2000
 
@@ -37,7 +39,7 @@ class MigrationSummary:
     source_profile: str
     target_profile: str
     vectors_seeded: dict[str, int]  # workspace → chunk vectors put into the cache (new ones)
-    ingest: object  # lucasrag_assets.ingest.IngestSummary
+    ingest: IngestSummary
 
 
 def embedding_cache_path(settings: Settings):
@@ -63,9 +65,8 @@ def seed_embedding_cache(source: Settings, cache: EmbeddingCache) -> dict[str, i
     return seeded
 
 
-def migrate(target: Settings, progress=None) -> MigrationSummary:
+def migrate(target: Settings, progress: Progress | None = None) -> MigrationSummary:
     """Rebuild ``target``'s profile from the vault with the other profile's vectors (see module doc)."""
-    from lucasrag_assets.ingest import run_ingest
 
     if target.profile not in PROFILES:
         raise ValueError(f"unknown profile {target.profile!r}")

@@ -5,10 +5,10 @@ from __future__ import annotations
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from lucasrag_assets.resources import Progress as ProgressSink
 
+class RichProgress:
+    """A :class:`lucasrag.progress.Progress` that draws one bar per stage."""
 
-class RichProgress(ProgressSink):
     def __init__(self, console: Console) -> None:
         self._bar = Progress(
             TextColumn("{task.description:<22}"),

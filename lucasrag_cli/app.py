@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
-from lucasrag.settings import Settings, SettingsError
+from lucasrag.settings import Settings
+from lucasrag_cli._console import err, fail, out
+from lucasrag_cli._console import settings as _env_settings
 
 app = typer.Typer(
     help="LucasRAG: a personal vault as four LightRAG workspaces, with recency, care and governance.",
@@ -25,31 +25,19 @@ app.add_typer(reranker_app, name="reranker")
 eval_app = typer.Typer(help="Evaluations: retrieval quality and policy behaviour.", no_args_is_help=True)
 app.add_typer(eval_app, name="eval")
 
-# Wide tables when piped: a log or a test reads them, not a narrow terminal.
-out = Console(width=None if sys.stdout.isatty() else 200)
-err = Console(stderr=True)
-
-
-def _fail(message: str, code: int = 1) -> None:
-    err.print(f"[bold red]error:[/] {message}", highlight=False)
-    raise typer.Exit(code)
-
 
 def _settings(vault: Path | None = None) -> Settings:
-    try:
-        return Settings.from_env(**({"vault": vault.resolve()} if vault else {}))
-    except SettingsError as exc:
-        _fail(str(exc), 2)
+    return _env_settings(**({"vault": vault.resolve()} if vault else {}))
 
 
 @app.command()
 def ingest(vault: Path | None = typer.Option(None, help="Vault root (default: LUCASRAG_VAULT or ./vault).")) -> None:
     """Materialise the whole asset graph for the vault, in process, and print a summary."""
-    from lucasrag._progress import RichProgress
+    from lucasrag_cli._progress import RichProgress
 
     settings = _settings(vault)
     if not settings.vault.is_dir():
-        _fail(f"vault folder {settings.vault} does not exist (set LUCASRAG_VAULT or pass --vault)", 2)
+        fail(f"vault folder {settings.vault} does not exist (set LUCASRAG_VAULT or pass --vault)", 2)
     from lucasrag.services import ServiceError
     from lucasrag_assets.ingest import run_ingest
 
@@ -57,7 +45,7 @@ def ingest(vault: Path | None = typer.Option(None, help="Vault root (default: LU
         with RichProgress(err) as progress:
             summary = run_ingest(settings, progress)
     except ServiceError as exc:  # production profile: a server is down or not configured
-        _fail(str(exc))
+        fail(str(exc))
     table = Table(title=f"Ingested {settings.vault} in {summary.seconds:.1f}s")
     for column in ("workspace", "notes", "chunks", "added", "removed", "unchanged", "embedded"):
         table.add_column(column, justify="left" if column == "workspace" else "right")
@@ -98,19 +86,19 @@ def query(
     try:
         result = run_query(text, workspaces=workspace or None, bridge=bridge, top_k=top_k, settings=settings)
     except QueryError as exc:
-        _fail(str(exc), 2)
+        fail(str(exc), 2)
     except IndexMissing as exc:
-        _fail(str(exc), 1)
+        fail(str(exc), 1)
     except RuntimeError as exc:  # production profile: ServiceError names the server and its setting
         from lucasrag.services import ServiceError
 
         if not isinstance(exc, ServiceError):
             raise
-        _fail(str(exc), 1)
+        fail(str(exc), 1)
     if as_json:
         print(json.dumps(result.to_dict(), ensure_ascii=False, indent=2))
         return
-    from lucasrag._render import render_query
+    from lucasrag_cli._render import render_query
 
     render_query(out, result)
 
@@ -123,12 +111,12 @@ def notes(as_json: bool = typer.Option(False, "--json", help="Print rows as JSON
     try:
         frame = read_catalog(_settings())
     except CatalogMissing as exc:
-        _fail(str(exc))
+        fail(str(exc))
     rows = frame.to_dicts()
     if as_json:
         print(json.dumps(rows, ensure_ascii=False, indent=2))
         return
-    from lucasrag._render import render_rows
+    from lucasrag_cli._render import render_rows
 
     render_rows(out, "Notes", rows)
 
@@ -143,7 +131,7 @@ def quarantine_list(as_json: bool = typer.Option(False, "--json", help="Print ro
     try:
         frame = read_catalog(_settings())
     except CatalogMissing as exc:
-        _fail(str(exc))
+        fail(str(exc))
     settings = _settings()
     rows = (
         frame.filter(pl.col("status") == "quarantined")
@@ -155,7 +143,7 @@ def quarantine_list(as_json: bool = typer.Option(False, "--json", help="Print ro
     if as_json:
         print(json.dumps(rows, ensure_ascii=False, indent=2))
         return
-    from lucasrag._render import render_rows
+    from lucasrag_cli._render import render_rows
 
     render_rows(out, "Quarantine", rows)
 
@@ -181,7 +169,7 @@ def quarantine_approve(
     try:
         record_approval(settings.vault, path, workspace)
     except (ValueError, FileNotFoundError) as exc:
-        _fail(str(exc), 2)
+        fail(str(exc), 2)
     out.print(f"approved {path} → {workspace}; run `lucasrag ingest` (or let the vault sensor) to index it")
 
 
@@ -192,29 +180,29 @@ def reranker_serve(
     port: int = typer.Option(8181, help="Port."),
 ) -> None:
     """Serve a GGUF cross-encoder with llama.cpp's /v1/rerank until Ctrl-C."""
-    from lucasrag.reranker_server import RerankerServerError, serve
+    from lucasrag_harness.model_servers.llama_server import RerankerServerError, serve
 
     try:
         serve(model, host, port)
     except RerankerServerError as exc:
-        _fail(str(exc))
+        fail(str(exc))
 
 
 # The evaluation modules import their heavy parts inside the command functions.
-from lucasrag.evaluation.locomo_cli import locomo_command  # noqa: E402
-from lucasrag.evaluation.policy_cli import policy_command  # noqa: E402
+from lucasrag_cli.locomo import locomo_command  # noqa: E402
+from lucasrag_cli.policy import policy_command  # noqa: E402
 
 eval_app.command("locomo")(locomo_command)
 eval_app.command("policy")(policy_command)
 
 # The production profile: local PostgreSQL/Neo4j, and copying an index between profiles.
-from lucasrag.services.cli import migrate_command, services_app  # noqa: E402
+from lucasrag_cli.services import migrate_command, services_app  # noqa: E402
 
 app.add_typer(services_app, name="services")
 app.command("migrate")(migrate_command)
 
-# The entity graph of a workspace (lucasrag/graph_cli.py).
-from lucasrag.graph_cli import graph_command  # noqa: E402
+# The entity graph of a workspace.
+from lucasrag_cli.graph import graph_command  # noqa: E402
 
 app.command("graph")(graph_command)
 

@@ -11,7 +11,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
+REPO_ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_DATA = "../shared/data/locomo/locomo10.json"
 DEFAULT_OUT = ".lucasrag_data/eval/locomo"
 _CATEGORIES = ("single-hop", "multi-hop", "temporal", "open-domain")
@@ -112,8 +112,9 @@ def locomo_command(
     json_path: Path | None = typer.Option(None, "--json", help="Also write the full results as JSON to this file."),
 ) -> None:
     """Evidence recall@5/10/25 on LoCoMo: LucasRAG query(), its ablations, a flat LightRAG index and BM25."""
-    from lucasrag.evaluation.locomo_eval import run_locomo
     from lucasrag.settings import SettingsError
+    from lucasrag_assets.ingest import run_ingest
+    from lucasrag_harness.evaluation.locomo_eval import run_locomo
 
     console = Console(width=None if sys.stdout.isatty() else 200)
     err = Console(stderr=True)
@@ -125,6 +126,7 @@ def locomo_command(
         report = run_locomo(
             data_path,
             _path(out, DEFAULT_OUT),
+            ingest=run_ingest,
             conversations=conversations,
             questions_per_conversation=questions_per_conversation,
             log=lambda line: err.print(line, highlight=False),

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import typer
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
+REPO_ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_OUT = ".lucasrag_data/eval/policy"
 
 
@@ -21,9 +21,9 @@ def prepare(out: Path, notes: int, seed: int):
     unchanged vault costs seconds). Returns (settings, truth, ingest summary)."""
     import datetime as dt
 
-    from lucasrag.evaluation.vault_generator import GroundTruth, generate_vault, truth_path
     from lucasrag.settings import Settings
     from lucasrag_assets.ingest import run_ingest
+    from lucasrag_harness.evaluation.vault_generator import GroundTruth, generate_vault, truth_path
 
     vault = out / f"vault-n{notes}-s{seed}"
     tpath = truth_path(vault)
@@ -46,7 +46,7 @@ def policy_command(
     ),
 ) -> None:
     """Judge every generated query case (present facts, archive, care, quarantine, workspaces) and the ingest."""
-    from lucasrag.evaluation.policy_eval import run_policy_eval
+    from lucasrag_harness.evaluation.policy_eval import run_policy_eval
 
     folder = (out.expanduser() if out else REPO_ROOT / DEFAULT_OUT).resolve()
     folder.mkdir(parents=True, exist_ok=True)

@@ -11,32 +11,17 @@ from __future__ import annotations
 
 import json
 import shlex
-import sys
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
-from lucasrag.settings import Settings, SettingsError, mask_secrets
+from lucasrag.settings import mask_secrets
+from lucasrag_cli._console import err, fail, out
+from lucasrag_cli._console import settings as _settings
 
 services_app = typer.Typer(
     help="The production profile's PostgreSQL (pgvector) and Neo4j, run locally by LucasRAG.", no_args_is_help=True
 )
-
-_out = Console(width=None if sys.stdout.isatty() else 200)
-_err = Console(stderr=True)
-
-
-def _fail(message: str, code: int = 1) -> None:
-    _err.print(f"[bold red]error:[/] {mask_secrets(message)}", highlight=False)
-    raise typer.Exit(code)
-
-
-def _settings(**overrides) -> Settings:
-    try:
-        return Settings.from_env(**overrides)
-    except SettingsError as exc:
-        _fail(str(exc), 2)
 
 
 @services_app.command("start")
@@ -46,24 +31,24 @@ def start(
     database: str = typer.Option("lucasrag", help="PostgreSQL database to create (with pgvector)."),
 ) -> None:
     """Start (or find running) the services under LUCASRAG_DATA/services; print the settings to export."""
-    from lucasrag.services import ServiceError, start_services
     from lucasrag_assets.ingest import dagster_postgres_url
+    from lucasrag_harness.services import ServiceError, start_services
 
     settings = _settings()
-    _err.print(f"starting services under {settings.data / 'services'} …", highlight=False)
+    err.print(f"starting services under {settings.data / 'services'} …", highlight=False)
     try:
         running = start_services(settings, postgres=postgres, neo4j=neo4j, database=database)
     except ServiceError as exc:
-        _fail(str(exc))
+        fail(str(exc))
     for name, seconds in running.timings.items():
-        _err.print(f"  {name.removesuffix('_s')} ready in {seconds:.1f}s", highlight=False)
+        err.print(f"  {name.removesuffix('_s')} ready in {seconds:.1f}s", highlight=False)
     env = {"LUCASRAG_PROFILE": "production", **running.env()}
     if running.postgres_dsn:
         env["LUCASRAG_DAGSTER_PG_URL"] = dagster_postgres_url(running.postgres_dsn)
     for key, value in env.items():
         # The managed servers use trust auth: their DSNs carry no password. Mask one anyway.
         print(f"export {key}={shlex.quote(mask_secrets(value))}")
-    _err.print('switch this shell with:  eval "$(lucasrag services start)"', highlight=False)
+    err.print('switch this shell with:  eval "$(lucasrag services start)"', highlight=False)
 
 
 @services_app.command("stop")
@@ -72,13 +57,13 @@ def stop(
     neo4j: bool = typer.Option(True, "--neo4j/--no-neo4j"),
 ) -> None:
     """Stop the services `start` started (found through LUCASRAG_DATA/services/state.json)."""
-    from lucasrag.services import ServiceError, stop_services
+    from lucasrag_harness.services import ServiceError, stop_services
 
     try:
         stop_services(_settings(), postgres=postgres, neo4j=neo4j)
     except ServiceError as exc:
-        _fail(str(exc))
-    _err.print("stopped", highlight=False)
+        fail(str(exc))
+    err.print("stopped", highlight=False)
 
 
 def _reachable(check, *args, **kwargs) -> str:
@@ -94,7 +79,7 @@ def _reachable(check, *args, **kwargs) -> str:
 @services_app.command("status")
 def status(as_json: bool = typer.Option(False, "--json", help="Print the status as JSON.")) -> None:
     """The managed services (pid, address, data dir) and whether the configured addresses answer."""
-    from lucasrag.services import require_neo4j, require_postgres, services_status
+    from lucasrag_harness.services import require_neo4j, require_postgres, services_status
 
     settings = _settings()
     managed = services_status(settings)
@@ -119,9 +104,9 @@ def status(as_json: bool = typer.Option(False, "--json", help="Print the status 
         table.add_row(
             st.service, "yes" if st.running else "no", str(st.pid or ""), st.address, str(st.data_dir), st.detail
         )
-    _out.print(table)
+    out.print(table)
     for key, value in configured.items():
-        _out.print(f"{key}: {value if value is not None else '(not set)'}", highlight=False)
+        out.print(f"{key}: {value if value is not None else '(not set)'}", highlight=False)
 
 
 def migrate_command(
@@ -130,20 +115,20 @@ def migrate_command(
     ),
 ) -> None:
     """Rebuild the index on profile TO from the vault, with the other profile's vectors: nothing is re-embedded."""
-    from lucasrag._progress import RichProgress
-    from lucasrag.index.migrate import migrate
     from lucasrag.services import ServiceError
+    from lucasrag_assets.migrate import migrate
+    from lucasrag_cli._progress import RichProgress
 
     if to not in ("production", "embedded"):
-        _fail(f"--to {to!r}: expected production or embedded", 2)
+        fail(f"--to {to!r}: expected production or embedded", 2)
     target = _settings(profile=to)
     if not target.vault.is_dir():
-        _fail(f"vault folder {target.vault} does not exist (set LUCASRAG_VAULT)", 2)
+        fail(f"vault folder {target.vault} does not exist (set LUCASRAG_VAULT)", 2)
     try:
-        with RichProgress(_err) as progress:
+        with RichProgress(err) as progress:
             result = migrate(target, progress)
     except ServiceError as exc:
-        _fail(str(exc))
+        fail(str(exc))
     table = Table(title=f"Migrated {result.source_profile} → {result.target_profile} in {result.ingest.seconds:.1f}s")
     for column in ("workspace", "vectors from source", "documents", "chunks", "texts embedded", "graph texts embedded"):
         table.add_column(column, justify="left" if column == "workspace" else "right")
@@ -156,7 +141,7 @@ def migrate_command(
             str(meta.get("texts_embedded", 0)),
             str(meta.get("graph_texts_embedded", 0)),
         )
-    _out.print(table)
+    out.print(table)
 
 
 __all__ = ["migrate_command", "services_app"]

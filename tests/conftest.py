@@ -89,7 +89,7 @@ RERANK_THREADS = 1  # steadier timings on two shared cores
 @pytest.fixture(scope="session")
 def rank_model(request, tmp_path_factory):
     """Built once (≈1 s) and kept in pytest's cache dir between runs."""
-    from lucasrag.reranker_model import ensure_rank_gguf
+    from lucasrag_harness.model_servers.reranker_model import ensure_rank_gguf
 
     cache = getattr(request.config, "cache", None)  # absent under -p no:cacheprovider
     folder = cache.mkdir("lucasrag-test-models") if cache else tmp_path_factory.mktemp("test-models")
@@ -98,7 +98,7 @@ def rank_model(request, tmp_path_factory):
 
 @pytest.fixture(scope="session")
 def reranker_url(rank_model):
-    from lucasrag.reranker_server import serve_reranker
+    from lucasrag_harness.model_servers.llama_server import serve_reranker
 
     with serve_reranker(rank_model, threads=RERANK_THREADS) as url:
         yield url

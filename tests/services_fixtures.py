@@ -26,8 +26,8 @@ from pathlib import Path
 
 import pytest
 
-from lucasrag.services import Neo4jServer, PostgresServer, ServiceError, free_port, lightrag_env
-from lucasrag.services.postgres import ensure_database
+from lucasrag_harness.services import Neo4jServer, PostgresServer, ServiceError, free_port, lightrag_env
+from lucasrag_harness.services.postgres import ensure_database
 
 TEST_DATABASE = "lucasrag_test"
 

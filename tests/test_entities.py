@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from lucasrag_assets.rules.entities import (
+from lucasrag.entities import (
     ALIAS_OF,
     CO_OCCURS,
     LINKS_TO,

@@ -214,7 +214,7 @@ def test_a_workspace_restricted_query_never_reaches_another_workspace(graph_vaul
 def test_graph_command_shows_entities_relations_and_supporting_notes(graph_vault, monkeypatch):
     from typer.testing import CliRunner
 
-    from lucasrag.cli import app
+    from lucasrag_cli import app
 
     settings, _ = graph_vault
     monkeypatch.setenv("LUCASRAG_VAULT", str(settings.vault))
@@ -237,7 +237,7 @@ def test_graph_command_shows_entities_relations_and_supporting_notes(graph_vault
 def test_charged_text_is_withheld_from_the_graph_command(graph_vault, monkeypatch):
     from typer.testing import CliRunner
 
-    from lucasrag.cli import app
+    from lucasrag_cli import app
 
     settings, _ = graph_vault
     monkeypatch.setenv("LUCASRAG_VAULT", str(settings.vault))

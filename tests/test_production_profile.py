@@ -28,10 +28,10 @@ from services_fixtures import clean_neo4j
 
 from lucasrag.index._lightrag import WorkspaceIndex
 from lucasrag.index.stores import index_exists, open_chunk_store
-from lucasrag.services import ServiceError, free_port
-from lucasrag.services.postgres import ensure_database
 from lucasrag.settings import Settings
 from lucasrag.vocabulary import WORKSPACES, ChunkRecord
+from lucasrag_harness.services import ServiceError, free_port
+from lucasrag_harness.services.postgres import ensure_database
 
 pytestmark = pytest.mark.slow
 production = pytest.mark.production
@@ -124,7 +124,7 @@ def workspace_rows(dsn: str, workspace: str) -> dict[str, list]:
 def production_ingested(ingested, tmp_path_factory, postgres_server, neo4j_server):
     """The sample vault on the production profile, through ``lucasrag migrate --to production``: the
     ordinary ingest on a copy of the vault, its vectors from the embedded index (nothing re-embedded)."""
-    from lucasrag.index.migrate import migrate
+    from lucasrag_assets.migrate import migrate
 
     root = tmp_path_factory.mktemp("production")
     settings = warm_copy(ingested, root, postgres_server, neo4j_server)
@@ -342,7 +342,7 @@ def test_a_down_server_is_named_with_its_setting(tmp_path, postgres_server, neo4
 def test_embedding_cache_is_seeded_from_a_chunk_store(ingested, tmp_path):
     """``migrate``'s first step: every chunk vector of the source index lands in the cache (no model)."""
     from lucasrag.embedding_cache import EmbeddingCache
-    from lucasrag.index.migrate import seed_embedding_cache
+    from lucasrag_assets.migrate import seed_embedding_cache
 
     cache = EmbeddingCache(tmp_path / "embeddings.sqlite")
     try:
@@ -368,8 +368,8 @@ def test_secrets_are_masked(tmp_path, monkeypatch):
 
     from typer.testing import CliRunner
 
-    from lucasrag.cli import app
     from lucasrag.settings import mask_secrets
+    from lucasrag_cli import app
 
     settings = settings_for(
         tmp_path,
@@ -419,7 +419,7 @@ def test_services_cli_start_status_stop(tmp_path, monkeypatch):
     """`lucasrag services start` prints the settings to export; status and stop find the server."""
     from typer.testing import CliRunner
 
-    from lucasrag.cli import app
+    from lucasrag_cli import app
 
     monkeypatch.setenv("LUCASRAG_DATA", str(tmp_path / "data"))
     monkeypatch.setenv("LUCASRAG_PG_PORT", str(free_port()))

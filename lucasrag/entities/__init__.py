@@ -28,14 +28,14 @@ can recompute them from a stored chunk when another chunk goes away.
 
 from __future__ import annotations
 
-from lucasrag_assets.rules.entities._extract import ChunkGraph, Entity, NoteMeta, Relation, extract_chunk, note_meta
-from lucasrag_assets.rules.entities._fragments import (
+from lucasrag.entities._extract import ChunkGraph, Entity, NoteMeta, Relation, extract_chunk, note_meta
+from lucasrag.entities._fragments import (
     entity_fragment,
     mention_positions,
     relation_fragment,
     relation_weight,
 )
-from lucasrag_assets.rules.entities._lexicon import (
+from lucasrag.entities._lexicon import (
     ALIAS_KEYS,
     ALIAS_OF,
     CO_OCCURS,
@@ -49,9 +49,9 @@ from lucasrag_assets.rules.entities._lexicon import (
     TYPE_RANK,
     WINDOW,
 )
-from lucasrag_assets.rules.entities._names import Name, recognise_names
-from lucasrag_assets.rules.entities._query import QueryTerms, query_terms
-from lucasrag_assets.rules.entities._text import link_target, note_name
+from lucasrag.entities._names import Name, recognise_names
+from lucasrag.entities._query import QueryTerms, query_terms
+from lucasrag.entities._text import link_target, note_name
 
 __all__ = [
     "ALIAS_KEYS",

@@ -6,14 +6,14 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from lucasrag_assets.rules.entities._fragments import (
+from lucasrag.entities._fragments import (
     _closest,
     entity_fragment,
     mention_positions,
     relation_fragment,
     relation_weight,
 )
-from lucasrag_assets.rules.entities._lexicon import (
+from lucasrag.entities._lexicon import (
     _HEADING_GENERIC,
     ALIAS_KEYS,
     ALIAS_OF,
@@ -26,8 +26,8 @@ from lucasrag_assets.rules.entities._lexicon import (
     TYPE_RANK,
     WINDOW,
 )
-from lucasrag_assets.rules.entities._names import recognise_names
-from lucasrag_assets.rules.entities._text import _WIKILINK, _analyse, link_target, note_name
+from lucasrag.entities._names import recognise_names
+from lucasrag.entities._text import _WIKILINK, _analyse, link_target, note_name
 
 
 @dataclass(frozen=True)

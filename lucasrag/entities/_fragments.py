@@ -3,8 +3,8 @@
 
 from __future__ import annotations
 
-from lucasrag_assets.rules.entities._lexicon import MAX_FRAGMENT_CHARS
-from lucasrag_assets.rules.entities._text import _analyse, _Analysis, note_name
+from lucasrag.entities._lexicon import MAX_FRAGMENT_CHARS
+from lucasrag.entities._text import _analyse, _Analysis, note_name
 
 
 def _sequence_positions(an: _Analysis, name: str) -> list[int]:

@@ -6,7 +6,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from lucasrag_assets.rules.entities._lexicon import (
+from lucasrag.entities._lexicon import (
     _AFTER_NAME,
     _CONNECTORS,
     _HONORIFICS,
@@ -24,7 +24,7 @@ from lucasrag_assets.rules.entities._lexicon import (
     _VERB_STARTERS,
     _WORK_WORDS,
 )
-from lucasrag_assets.rules.entities._text import _analyse, _Analysis, _is_cap, _Token
+from lucasrag.entities._text import _analyse, _Analysis, _is_cap, _Token
 
 
 @dataclass(frozen=True)

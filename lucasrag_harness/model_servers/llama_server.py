@@ -9,10 +9,10 @@ against it work unchanged against a real ``llama-server --reranking``.
 Two ways to run it:
 
 * in-process (default): start ≈0.3 s, port 0 lets the OS pick a free port;
-* ``isolated=True``: a child process (``python -m lucasrag.reranker_server``),
+* ``isolated=True``: a child process (``python -m lucasrag_harness.model_servers.llama_server``),
   so a crash inside llama.cpp cannot take the caller down; stopped by SIGTERM.
 
-CLI: ``python -m lucasrag.reranker_server --model PATH [--host H] [--port N]``
+CLI: ``python -m lucasrag_harness.model_servers.llama_server --model PATH [--host H] [--port N]``
 (``--test-model`` builds and serves the protocol-test GGUF instead).
 """
 
@@ -132,7 +132,7 @@ def _serve_subprocess(
     cmd = [
         sys.executable,
         "-m",
-        "lucasrag.reranker_server",
+        "lucasrag_harness.model_servers.llama_server",
         "--model",
         str(model),
         "--host",
@@ -227,7 +227,9 @@ def serve(
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m lucasrag.reranker_server", description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(
+        prog="python -m lucasrag_harness.model_servers.llama_server", description=__doc__.split("\n")[0]
+    )
     src = ap.add_mutually_exclusive_group(required=True)
     src.add_argument("--model", type=Path, help="GGUF reranker (BERT/XLM-R cross-encoder with a rank head)")
     src.add_argument(
@@ -244,7 +246,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     model = args.model
     if args.test_model is not None:
-        from lucasrag.reranker_model import ensure_rank_gguf
+        from lucasrag_harness.model_servers.reranker_model import ensure_rank_gguf
 
         model = ensure_rank_gguf(args.test_model)
     try:

@@ -14,11 +14,9 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from lucasrag.services import ServiceError  # re-exported for the runners
+
 log = logging.getLogger(__name__)
-
-
-class ServiceError(RuntimeError):
-    """A managed service could not be started, stopped or reached; the message says which and why."""
 
 
 @dataclass(frozen=True)
@@ -58,14 +56,6 @@ def port_in_use(host: str, port: int) -> bool:
                 return True
             raise ServiceError(f"cannot bind {host}:{port}: {exc}") from exc
     return False
-
-
-def can_connect(host: str, port: int, timeout: float = 0.5) -> bool:
-    try:
-        with socket.create_connection((host, port), timeout=timeout):
-            return True
-    except OSError:
-        return False
 
 
 def log_tail(path: Path, lines: int = 30, *, since: int = 0) -> str:

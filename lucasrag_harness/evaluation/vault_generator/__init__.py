@@ -33,7 +33,7 @@ What the vault contains (fractions of ``n_notes``):
   (malformed YAML frontmatter, empty, not UTF-8, NUL bytes);
 * a few ignored files (``.obsidian/``, ``.trash/``, an image).
 
-Run ``python -m lucasrag.evaluation.vault_generator OUT_DIR --notes N --seed S``.
+Run ``python -m lucasrag_harness.evaluation.vault_generator OUT_DIR --notes N --seed S``.
 """
 
 from __future__ import annotations
@@ -45,9 +45,15 @@ import time
 from datetime import date
 from pathlib import Path
 
-from lucasrag.evaluation.vault_generator._generator import DEFERENCE_YAML, _Generator, _tiny_png
-from lucasrag.evaluation.vault_generator._persona import GRIEF_CUES, PAST_CUES, SUBJECT_MENTION
-from lucasrag.evaluation.vault_generator._truth import GroundTruth, NoteTruth, QueryCase, archival_cutoff, truth_path
+from lucasrag_harness.evaluation.vault_generator._generator import DEFERENCE_YAML, _Generator, _tiny_png
+from lucasrag_harness.evaluation.vault_generator._persona import GRIEF_CUES, PAST_CUES, SUBJECT_MENTION
+from lucasrag_harness.evaluation.vault_generator._truth import (
+    GroundTruth,
+    NoteTruth,
+    QueryCase,
+    archival_cutoff,
+    truth_path,
+)
 
 __all__ = [
     "GRIEF_CUES",
@@ -102,7 +108,7 @@ def generate_vault(
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(
-        prog="python -m lucasrag.evaluation.vault_generator",
+        prog="python -m lucasrag_harness.evaluation.vault_generator",
         description="Write a deterministic synthetic vault and its ground truth.",
     )
     ap.add_argument("out_dir", type=Path, help="the vault root to create (truth goes to OUT_DIR.truth.json)")

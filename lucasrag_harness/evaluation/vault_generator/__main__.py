@@ -1,5 +1,5 @@
-"""``python -m lucasrag.evaluation.vault_generator OUT_DIR --notes N --seed S``."""
+"""``python -m lucasrag_harness.evaluation.vault_generator OUT_DIR --notes N --seed S``."""
 
-from lucasrag.evaluation.vault_generator import main
+from lucasrag_harness.evaluation.vault_generator import main
 
 raise SystemExit(main())

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from lucasrag.evaluation.vault_generator._persona import value_at
-from lucasrag.evaluation.vault_generator._truth import NoteTruth, QueryCase
 from lucasrag.vocabulary import WORKSPACES
+from lucasrag_harness.evaluation.vault_generator._persona import value_at
+from lucasrag_harness.evaluation.vault_generator._truth import NoteTruth, QueryCase
 
 #: Forbidden paths listed per case at most (a sample keeps the truth file small).
 FORBID_CAP = 200

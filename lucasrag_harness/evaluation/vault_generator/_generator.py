@@ -10,8 +10,9 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from pathlib import Path
 
-from lucasrag.evaluation.vault_generator._cases import CaseMaker
-from lucasrag.evaluation.vault_generator._persona import (
+from lucasrag.vocabulary import WORKSPACES
+from lucasrag_harness.evaluation.vault_generator._cases import CaseMaker
+from lucasrag_harness.evaluation.vault_generator._persona import (
     FACT_DOMAINS,
     FIRST_DAY,
     PAST_CUES,
@@ -20,7 +21,7 @@ from lucasrag.evaluation.vault_generator._persona import (
     TIMELINES,
     value_at,
 )
-from lucasrag.evaluation.vault_generator._phrases import (
+from lucasrag_harness.evaluation.vault_generator._phrases import (
     ADMIN,
     ADMIN_ITEMS,
     ADMIN_TITLES,
@@ -41,9 +42,9 @@ from lucasrag.evaluation.vault_generator._phrases import (
     TECH_ITEMS,
     TECH_TITLES,
 )
-from lucasrag.evaluation.vault_generator._subjects import SubjectNotes
-from lucasrag.evaluation.vault_generator._truth import GroundTruth, NoteTruth, archival_cutoff
-from lucasrag.evaluation.vault_generator._writer import (
+from lucasrag_harness.evaluation.vault_generator._subjects import SubjectNotes
+from lucasrag_harness.evaluation.vault_generator._truth import GroundTruth, NoteTruth, archival_cutoff
+from lucasrag_harness.evaluation.vault_generator._writer import (
     FOLDERS,
     UNKNOWN_KEYS,
     _frontmatter,
@@ -52,7 +53,6 @@ from lucasrag.evaluation.vault_generator._writer import (
     _slug,
     _Writer,
 )
-from lucasrag.vocabulary import WORKSPACES
 
 
 @dataclass

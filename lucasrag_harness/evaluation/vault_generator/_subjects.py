@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import date, timedelta
 from typing import TYPE_CHECKING
 
-from lucasrag.evaluation.vault_generator._persona import (
+from lucasrag_harness.evaluation.vault_generator._persona import (
     FIRST_DAY,
     GRANDAD_DIED,
     GRANDAD_FUNERAL,
@@ -18,7 +18,7 @@ from lucasrag.evaluation.vault_generator._persona import (
     TESSELLATE_START,
     TIMELINES,
 )
-from lucasrag.evaluation.vault_generator._phrases import (
+from lucasrag_harness.evaluation.vault_generator._phrases import (
     ADMIN,
     CHARGED_FILLER,
     CHILDHOOD_OPENINGS,
@@ -40,11 +40,11 @@ from lucasrag.evaluation.vault_generator._phrases import (
     TECH_TITLES,
     TOM_COLLEAGUE,
 )
-from lucasrag.evaluation.vault_generator._truth import NoteTruth
-from lucasrag.evaluation.vault_generator._writer import FOLDERS, _frontmatter, _poem, _prose, _slug
+from lucasrag_harness.evaluation.vault_generator._truth import NoteTruth
+from lucasrag_harness.evaluation.vault_generator._writer import FOLDERS, _frontmatter, _poem, _prose, _slug
 
 if TYPE_CHECKING:
-    from lucasrag.evaluation.vault_generator._generator import _Spec
+    from lucasrag_harness.evaluation.vault_generator._generator import _Spec
 
 
 class SubjectNotes:

@@ -7,8 +7,8 @@ import random
 import re
 from datetime import date
 
-from lucasrag.evaluation.vault_generator._persona import MAX_WORDS, city_at
-from lucasrag.evaluation.vault_generator._phrases import POEM_LINES, SLOTS
+from lucasrag_harness.evaluation.vault_generator._persona import MAX_WORDS, city_at
+from lucasrag_harness.evaluation.vault_generator._phrases import POEM_LINES, SLOTS
 
 
 class _Writer:

@@ -16,7 +16,7 @@ flushes per document and rebuilds surviving entities from its LLM extraction cac
 which the structural extractor never fills; delete_graph() applies the same rule
 (drop the document's chunk ids from every entity/relation it anchors; what has no
 source left disappears) and recomputes descriptions and weights from the stored
-chunks (rules/entities.py makes them pure functions of chunk text and path).
+chunks (lucasrag.entities makes them pure functions of chunk text and path).
 """
 
 from __future__ import annotations

@@ -9,7 +9,6 @@ import shutil
 from dataclasses import replace
 
 import pytest
-from conftest import copy_vault, settings_for
 
 from lucasrag.index._lightrag import WorkspaceIndex
 from lucasrag.index.stores import open_chunk_store
@@ -104,7 +103,7 @@ def check_graph_invariants(settings, workspace) -> tuple[int, int]:
 
 
 @pytest.fixture(scope="module")
-def graph_vault(tmp_path_factory, ingested):
+def graph_vault(tmp_path_factory, ingested, copy_vault, settings_for):
     """The sample vault plus the payroll call, ingested once with the graph on,
     starting from the session ingest's embedding cache (only the payroll call is new)."""
     from lucasrag_assets.ingest import run_ingest

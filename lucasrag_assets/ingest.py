@@ -12,8 +12,8 @@ from pathlib import Path
 
 import polars as pl
 
+from lucasrag.progress import Progress
 from lucasrag.settings import Settings
-from lucasrag_assets.resources import Progress
 
 # CLI runs skip per-step stdout capture: it spawns two `tail` processes per step
 # (seconds per ingest on two cores) and the CLI shows its own progress anyway.

@@ -10,9 +10,10 @@ import polars as pl
 from dagster import AssetExecutionContext, AssetsDefinition, MaterializeResult, ResourceParam, asset
 
 from lucasrag.index.sync import sync_workspace
+from lucasrag.progress import Progress
 from lucasrag.settings import Settings
 from lucasrag.vocabulary import WORKSPACES, ChunkRecord
-from lucasrag_assets.resources import LucasragSettings, Progress
+from lucasrag_assets.resources import LucasragSettings
 from lucasrag_assets.rules.chunking import doc_id
 
 
@@ -38,7 +39,7 @@ def chunk_records(chunks: pl.DataFrame) -> list[ChunkRecord]:
 def note_meta_reader(settings: Settings, docs: pl.DataFrame):
     """doc id → the entity extractor's view of the note (title, tags, frontmatter aliases
     and people). Frontmatter is read from the vault file only for documents being written."""
-    from lucasrag_assets.rules.entities import note_meta
+    from lucasrag.entities import note_meta
     from lucasrag_assets.rules.vault_scan import _parse_text
 
     rows = {
@@ -85,7 +86,7 @@ def index_asset(workspace: str) -> AssetsDefinition:
                     chunk_records(mine),
                     full_texts,
                     cache,
-                    progress=lambda done, total: progress.update(f"index {workspace}", done, total),
+                    progress=progress,
                     note_meta=note_meta_reader(settings, docs),
                 )
             )

@@ -19,7 +19,9 @@ WORDS = [
     pytest.param("![photo](img/cat.png) the cat", ["cat"], id="image-embed"),
     pytest.param("[About](https://x.com/about)[Press](https://x.com/press) hi", [], id="link-navigation-junk"),
     pytest.param("see https://example.com/long/path?q=1 now", ["see", "now"], id="bare-url"),
-    pytest.param("Met [[Kevin Kelly]] about [[Out of Control]]", ["met", "kevin", "kelly", "control"], id="wikilinks-kept"),
+    pytest.param(
+        "Met [[Kevin Kelly]] about [[Out of Control]]", ["met", "kevin", "kelly", "control"], id="wikilinks-kept"
+    ),
     pytest.param("the and of to it is", [], id="stop-words"),
 ]
 

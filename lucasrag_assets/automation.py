@@ -20,7 +20,7 @@ from dagster import (
 )
 
 from lucasrag.vocabulary import WORKSPACES
-from lucasrag_assets.approvals import approve_quarantined
+from lucasrag_assets.approvals import approve_folder, approve_quarantined
 from lucasrag_assets.resources import LucasragSettings
 from lucasrag_assets.rules.vault_scan import vault_fingerprint
 
@@ -82,6 +82,7 @@ class ApprovalConfig(Config):
     # Defaults make the launchpad open with a valid example (a quarantined note of the sample vault).
     path: str = "inbox/ideas.md"  # vault-relative path of a note quarantined at the last ingest
     workspace: WorkspaceChoice = WorkspaceChoice.creative
+    folder: str = ""  # instead of path: approve every note quarantined under this folder
 
 
 @op(description="Approve a quarantined note: the same checks as `lucasrag quarantine approve` (body bytes untouched).")
@@ -90,12 +91,18 @@ def approve_note(context: OpExecutionContext, config: ApprovalConfig, lucasrag: 
 
     workspace = WorkspaceChoice(config.workspace).value
     try:
-        message = approve_quarantined(lucasrag.get(), config.path, workspace)
+        if config.folder:
+            approved, skipped = approve_folder(lucasrag.get(), config.folder, workspace)
+            message = f"approved {len(approved)} notes under {config.folder} → {workspace}: {', '.join(approved)}"
+            for line in skipped:
+                context.log.warning(f"skipped {line}")
+        else:
+            message = approve_quarantined(lucasrag.get(), config.path, workspace)
     except (CatalogMissing, ValueError, FileNotFoundError) as exc:
         raise Failure(description=str(exc)) from None  # one line in the UI, not a stack trace
     context.log.info(f"{message}; the vault sensor will re-ingest it")
 
 
-@job(description="Approve a quarantined note into a workspace (fill in path and workspace in the launchpad).")
+@job(description="Approve a quarantined note (path) or every one under a folder into a workspace (launchpad).")
 def approve_quarantined_note():
     approve_note()

@@ -91,6 +91,16 @@ def test_approval_job_shares_the_cli_checks(fresh_vault, path, status, message):
     assert {p: p.read_bytes() for p in fresh_vault.vault.rglob("*.md")} == before
 
 
+def test_approval_job_approves_a_folder(fresh_vault):
+    _last_ingest(
+        fresh_vault, **{"inbox/ideas.md": "quarantined", "inbox/todo.md": "quarantined", "tech/homelab.md": "indexed"}
+    )
+    assert _approve(fresh_vault, folder="inbox", workspace="personal").success
+    for note in ("inbox/ideas.md", "inbox/todo.md"):
+        assert (fresh_vault.vault / note).read_text().startswith("---\nworkspace: personal\n---\n")
+    assert b"workspace:" not in (fresh_vault.vault / "tech/homelab.md").read_bytes()
+
+
 def test_approval_workspace_is_an_enum(fresh_vault):
     from dagster import DagsterInvalidConfigError
 

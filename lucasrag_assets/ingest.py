@@ -12,6 +12,7 @@ from pathlib import Path
 
 import polars as pl
 
+from lucasrag.catalog import read_changes
 from lucasrag.progress import Progress
 from lucasrag.settings import Settings
 
@@ -107,6 +108,7 @@ class IngestSummary:
     invalid: list[tuple[str, str]] = field(default_factory=list)  # path, reason
     index_metadata: dict[str, dict] = field(default_factory=dict)
     step_seconds: dict[str, float] = field(default_factory=dict)  # Dagster step → wall seconds
+    changes: list[dict] = field(default_factory=list)  # notes moved since the last ingest (lucasrag notes --changed)
 
 
 def run_ingest(settings: Settings, progress: Progress | None = None) -> IngestSummary:
@@ -138,6 +140,7 @@ def run_ingest(settings: Settings, progress: Progress | None = None) -> IngestSu
     summary.per_workspace = {ws: n for ws, n in indexed.group_by("workspace").len().iter_rows()}
     summary.quarantined = list(quarantine.select("path", "suggestion", "reason").iter_rows())
     summary.invalid = list(catalog.filter(pl.col("status") == "invalid").select("path", "reason").iter_rows())
+    summary.changes = read_changes(settings).to_dicts()
     for mat in materializations:
         key = mat.asset_key.to_user_string()
         if key.endswith("_index"):

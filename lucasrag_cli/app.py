@@ -66,6 +66,7 @@ def ingest(vault: Path | None = typer.Option(None, help="Vault root (default: LU
     out.print(f"[red]invalid: {len(summary.invalid)}[/]")
     for path, reason in summary.invalid:
         out.print(f"  {path} — {reason}", highlight=False)
+    print_changes(out, summary.changes)
 
 
 @app.command()
@@ -101,24 +102,6 @@ def query(
     from lucasrag_cli._render import render_query
 
     render_query(out, result)
-
-
-@app.command()
-def notes(as_json: bool = typer.Option(False, "--json", help="Print rows as JSON.")) -> None:
-    """One row per vault file: status, workspace, confidence, band, date, charged, reason."""
-    from lucasrag.catalog import CatalogMissing, read_catalog
-
-    try:
-        frame = read_catalog(_settings())
-    except CatalogMissing as exc:
-        fail(str(exc))
-    rows = frame.to_dicts()
-    if as_json:
-        print(json.dumps(rows, ensure_ascii=False, indent=2))
-        return
-    from lucasrag_cli._render import render_rows
-
-    render_rows(out, "Notes", rows)
 
 
 @quarantine_app.command("list")
@@ -157,22 +140,6 @@ def _approved_workspace(settings: Settings, path: str) -> str | None:
     return parse_note(settings.vault, note_path, max_bytes=settings.max_note_bytes).workspace
 
 
-@quarantine_app.command("approve")
-def quarantine_approve(
-    path: str = typer.Argument(..., help="Vault-relative path of the note."),
-    workspace: str = typer.Option(..., "--workspace", "-w", help="The workspace to index it in."),
-) -> None:
-    """Approve a note into a workspace (recorded in its frontmatter; the body is untouched)."""
-    from lucasrag_assets.rules.approval import record_approval
-
-    settings = _settings()
-    try:
-        record_approval(settings.vault, path, workspace)
-    except (ValueError, FileNotFoundError) as exc:
-        fail(str(exc), 2)
-    out.print(f"approved {path} → {workspace}; run `lucasrag ingest` (or let the vault sensor) to index it")
-
-
 @reranker_app.command("serve")
 def reranker_serve(
     model: Path = typer.Option(..., "--model", help="A GGUF reranker (e.g. bge-reranker-v2-m3)."),
@@ -187,6 +154,13 @@ def reranker_serve(
     except RerankerServerError as exc:
         fail(str(exc))
 
+
+# Governance: notes [--changed], quarantine approve [--folder], route PATH / route suggest (route.py).
+from lucasrag_cli.route import notes_command, print_changes, quarantine_approve_command, route_app  # noqa: E402
+
+app.command("notes")(notes_command)
+quarantine_app.command("approve")(quarantine_approve_command)
+app.add_typer(route_app, name="route")
 
 # The evaluation modules import their heavy parts inside the command functions.
 from lucasrag_cli.locomo import locomo_command  # noqa: E402

@@ -1,11 +1,23 @@
 """note_catalog: one row per vault file and what became of it (``lucasrag notes`` reads it)."""
 
 import polars as pl
-from dagster import AssetExecutionContext, AssetKey, asset
+from dagster import AssetExecutionContext, AssetKey, MetadataValue, asset
 
-from lucasrag.catalog import CATALOG_SCHEMA, catalog_path, write_catalog
+from lucasrag.catalog import (
+    CATALOG_SCHEMA,
+    STATE_SCHEMA,
+    catalog_path,
+    read_decisions,
+    read_previous_catalog,
+    read_state,
+    write_catalog,
+    write_changes,
+    write_state,
+)
 from lucasrag.vocabulary import WORKSPACES
+from lucasrag_assets.assets._metadata import markdown_table
 from lucasrag_assets.resources import LucasragSettings
+from lucasrag_assets.rules.changes import note_changes
 
 
 def catalog_frame(
@@ -48,6 +60,18 @@ def catalog_frame(
     return pl.concat(frames).with_columns(pl.col("charged").fill_null([])).sort("path")
 
 
+def decision_inputs(notes: pl.DataFrame, decided: pl.DataFrame, chunks: pl.DataFrame | None) -> pl.DataFrame:
+    """Per note, the inputs of its decision (what a later ingest compares to explain a change)."""
+    frame = notes.select("path", "content_hash", "declared_workspace").join(
+        decided.select("path", "route_reason"), on="path", how="left"
+    )
+    if chunks is not None and not chunks.is_empty():
+        frame = frame.join(chunks.group_by("path").agg(pl.col("band_rule").first()), on="path", how="left")
+    else:
+        frame = frame.with_columns(pl.lit(None, pl.String).alias("band_rule"))
+    return frame.select(list(STATE_SCHEMA)).cast(STATE_SCHEMA)
+
+
 @asset(
     group_name="indexes",
     deps=[AssetKey(f"{ws}_index") for ws in WORKSPACES],
@@ -63,11 +87,25 @@ def note_catalog(
 ) -> pl.DataFrame:
     settings = lucasrag.get()
     frame = catalog_frame(vault_notes, routed_documents, quarantine, banded_chunks)
+    decided = pl.concat(
+        [
+            routed_documents.select("path", "route_reason"),
+            quarantine.select("path", "reason").rename({"reason": "route_reason"}),
+        ]
+    )
+    inputs = decision_inputs(vault_notes, decided, banded_chunks)
+    changes = note_changes(
+        read_previous_catalog(settings), frame, read_state(settings), inputs, read_decisions(settings)
+    )
     write_catalog(settings, frame)
+    write_state(settings, inputs)
+    write_changes(settings, changes)
     context.add_output_metadata(
         {
             "rows": frame.height,
             "path": str(catalog_path(settings)),
+            "changed": changes.height,
+            "changes": MetadataValue.md(markdown_table(changes)),
             **{s: frame.filter(pl.col("status") == s).height for s in ("indexed", "quarantined", "invalid")},
         }
     )

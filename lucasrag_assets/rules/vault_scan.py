@@ -14,6 +14,7 @@ import yaml
 
 from lucasrag.deference import deference_path
 from lucasrag.vocabulary import BANDS, WORKSPACES
+from lucasrag_assets.rules.routing_rules import routing_rules_path
 
 
 def _is_hidden(rel: Path) -> bool:
@@ -249,10 +250,10 @@ def scan_vault(root: Path, *, max_bytes: int) -> list[Note]:
 def vault_fingerprint(root: Path) -> str:
     """A cheap change detector: relative path, size and mtime of every input file."""
     h = hashlib.sha256()
-    for path in [*iter_vault_files(root), deference_path(root)]:
+    for path in [*iter_vault_files(root), deference_path(root), routing_rules_path(root)]:
         try:
             st = path.stat()
-        except OSError:  # absent deference.yaml, or a note deleted mid-scan
+        except OSError:  # absent deference.yaml/routing.yaml, or a note deleted mid-scan
             continue
         h.update(f"{path.relative_to(root).as_posix()}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
     return h.hexdigest()

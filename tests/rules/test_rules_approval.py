@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from lucasrag_assets.rules.approval import record_approval, with_workspace
+from lucasrag_assets.rules.approval import InvalidNoteRefused, record_approval, with_workspace
 from lucasrag_assets.rules.vault_scan import parse_note
 
 BODY = b"# Note\n\nSome  text with\ttabs, trailing space \n\n---\nnot: frontmatter\n---\nend"
@@ -120,6 +120,10 @@ ERRORS = [
     pytest.param("unclosed.md", "personal", ValueError, "never closes", id="unclosed-frontmatter"),
     pytest.param("badyaml.md", "personal", ValueError, "not valid YAML", id="bad-yaml"),
     pytest.param("listfm.md", "personal", ValueError, "not a 'key: value' mapping", id="list-frontmatter"),
+    pytest.param("binary.md", "personal", InvalidNoteRefused, r"is invalid \(binary content", id="binary"),
+    pytest.param("latin1.md", "personal", InvalidNoteRefused, r"is invalid \(not UTF-8", id="latin1"),
+    pytest.param("empty.md", "personal", InvalidNoteRefused, r"is invalid \(empty file", id="empty"),
+    pytest.param("blank.md", "personal", InvalidNoteRefused, r"is invalid \(file contains only whitespace", id="blank"),
 ]
 
 
@@ -133,6 +137,10 @@ def test_errors_leave_files_alone(tmp_path, rel, workspace, exc, message):
         "unclosed.md": b"---\ntitle: T\nB\n",
         "badyaml.md": b"---\ntitle: [x\n---\nB\n",
         "listfm.md": b"---\n- a\n---\nB\n",
+        "binary.md": b"ab\x00cd\n",
+        "latin1.md": b"caf\xe9 au lait\n",
+        "empty.md": b"",
+        "blank.md": b"  \n\n",
     }
     for name, data in files.items():
         write(vault, name, data)

@@ -1,4 +1,7 @@
-"""note_catalog: one row per vault file and what became of it (``lucasrag notes`` reads it)."""
+"""note_catalog: one row per vault file and what became of it (``lucasrag notes`` reads it).
+
+Status: ``indexed``, ``quarantined``, ``invalid`` or ``skipped`` (a template, or a page with nothing of
+its own to index: deliberately not a note, and not a problem to fix)."""
 
 import polars as pl
 from dagster import AssetExecutionContext, AssetKey, asset
@@ -30,11 +33,10 @@ def catalog_frame(
         pl.lit(None, pl.String).alias("band"),
         pl.lit([], pl.List(pl.String)).alias("charged"),
     )
-    invalid = (
-        notes.filter(pl.col("status") == "invalid")
-        .select("path", "reason")
+    not_notes = (  # invalid files and skipped ones, each with its reason
+        notes.filter(pl.col("status").is_in(["invalid", "skipped"]))
+        .select("path", "reason", "status")
         .with_columns(
-            pl.lit("invalid").alias("status"),
             pl.lit(None, pl.String).alias("workspace"),
             pl.lit(None, pl.Float64).alias("confidence"),
             pl.lit(None, pl.String).alias("band"),
@@ -43,9 +45,16 @@ def catalog_frame(
             pl.lit(None, pl.String).alias("suggestion"),
         )
     )
-    columns = list(CATALOG_SCHEMA)
-    frames = [f.with_columns(pl.col("date").cast(pl.String)).select(columns) for f in (indexed, held, invalid)]
-    return pl.concat(frames).with_columns(pl.col("charged").fill_null([])).sort("path")
+    columns = [c for c in CATALOG_SCHEMA if c not in ("date_source", "warnings")]
+    frames = [f.with_columns(pl.col("date").cast(pl.String)).select(columns) for f in (indexed, held, not_notes)]
+    dating = notes.select("path", "date_source", pl.col("warnings").fill_null([]))
+    return (
+        pl.concat(frames)
+        .join(dating, on="path", how="left")
+        .with_columns(pl.col("charged").fill_null([]), pl.col("warnings").fill_null([]))
+        .select(list(CATALOG_SCHEMA))
+        .sort("path")
+    )
 
 
 @asset(
@@ -68,7 +77,7 @@ def note_catalog(
         {
             "rows": frame.height,
             "path": str(catalog_path(settings)),
-            **{s: frame.filter(pl.col("status") == s).height for s in ("indexed", "quarantined", "invalid")},
+            **{s: frame.filter(pl.col("status") == s).height for s in ("indexed", "quarantined", "invalid", "skipped")},
         }
     )
     return frame

@@ -134,3 +134,30 @@ def aliases_of(meta: Mapping[str, object]) -> tuple[str, ...]:
         names = [link_name(str(_flatten_link(v))) for v in items if v is not None and not isinstance(v, dict)]
         return tuple(dict.fromkeys(n for n in names if n))
     return ()
+
+
+_NAME_DATE_PREFIX = re.compile(r"^\d{4}[-_.]?\d{2}[-_.]?\d{2}(?:\d{4}(?:\d{2})?)?[\s_-]*")
+_HEAD_CHARS = 300  # a name already written this early in the note needs no repeating
+
+
+def note_names(title: str, stem: str, aliases: tuple[str, ...]) -> list[str]:
+    """The names a note is searched by: its title, its file name (less a date or zettel-id prefix,
+    which is a date, not a name) and its aliases, without repeats."""
+    names: list[str] = []
+    name_part = _NAME_DATE_PREFIX.sub("", stem)
+    for name in (name_part if title == stem else title, name_part, *aliases):
+        name = " ".join(name.split())
+        if name and name.casefold() not in (n.casefold() for n in names):
+            names.append(name)
+    return names
+
+
+def with_names(body: str, title: str, stem: str, aliases: tuple[str, ...]) -> str:
+    """``body`` led by a heading of the names it does not already show near its top, so that title,
+    file name and aliases reach the chunk text (and through it both profiles' keyword and vector
+    indexes) while the text stays readable: ``# Alien · Alien (1979)``."""
+    head = body[:_HEAD_CHARS].casefold()
+    missing = [n for n in note_names(title, stem, aliases) if n.casefold() not in head]
+    if not missing:
+        return body
+    return f"# {' · '.join(missing)}\n\n{body}"

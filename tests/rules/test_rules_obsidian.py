@@ -125,3 +125,22 @@ def test_bad_date_order_setting_is_ignored_with_a_warning(tmp_path):
     write(tmp_path, ".lucasrag/vault.yaml", "date_order: YMD\n")
     conventions = load_conventions(tmp_path)
     assert conventions.date_order is None and "expected one of DMY, MDY" in conventions.warnings[0]
+
+
+NAMES = [
+    pytest.param("# Alien\nA film.\n", "Alien", "Alien", (), "# Alien\nA film.\n", id="title-already-the-heading"),
+    pytest.param("rating: 7\n", "Alien", "Alien", (), "# Alien\n\nrating: 7\n", id="properties-only-gets-its-name"),
+    pytest.param(
+        "# Lease\nRent.\n", "Lease", "2024-01-28 lisbon lease", (), "# lisbon lease\n\n# Lease\nRent.\n", id="file-name"
+    ),
+    pytest.param("Rent.\n", "2021-03-04", "2021-03-04", (), "Rent.\n", id="daily-note-name-is-a-date"),
+    pytest.param("x\n", "Idea", "202103041022 Idea", ("Thought",), "# Idea · Thought\n\nx\n", id="zettel-and-alias"),
+    pytest.param("About idea here.\n", "idea", "idea", (), "About idea here.\n", id="name-in-text-already"),
+]
+
+
+@pytest.mark.parametrize("body, title, stem, aliases, expected", NAMES)
+def test_names_lead_the_indexed_text(body, title, stem, aliases, expected):
+    from lucasrag_assets.rules.obsidian import with_names
+
+    assert with_names(body, title, stem, aliases) == expected

@@ -7,6 +7,7 @@ import polars as pl
 from dagster import AssetExecutionContext, AssetKey, asset
 
 from lucasrag.catalog import CATALOG_SCHEMA, catalog_path, write_catalog
+from lucasrag.vault_health import unsearchable_warning, vault_health, write_health
 from lucasrag.vocabulary import WORKSPACES
 from lucasrag_assets.resources import LucasragSettings
 
@@ -73,10 +74,18 @@ def note_catalog(
     settings = lucasrag.get()
     frame = catalog_frame(vault_notes, routed_documents, quarantine, banded_chunks)
     write_catalog(settings, frame)
+    health = vault_health(
+        frame.select("path", "status", "reason").iter_rows(),
+        undated_warnings=frame.filter(pl.col("warnings").list.len() > 0).height,
+    )
+    write_health(settings, health)  # the query side's "mostly unsearchable" hint reads this
+    if (warning := unsearchable_warning(health)) is not None:
+        context.log.warning(warning)
     context.add_output_metadata(
         {
             "rows": frame.height,
             "path": str(catalog_path(settings)),
+            "unsearchable_share": round(health.unsearchable_share, 3),
             **{s: frame.filter(pl.col("status") == s).height for s in ("indexed", "quarantined", "invalid", "skipped")},
         }
     )

@@ -178,10 +178,11 @@ def _indexed_body(meta: dict, body: str) -> str:
     cleaned = clean_markup(strip_comments(body))
     if cleaned.strip():
         return cleaned
-    if (props := properties_text(meta)).strip():  # a properties-only note: its properties are its content
-        return props + "\n"
-    if body.strip():
-        raise _Skipped("nothing to index: only embeds, queries, comments or markup")
+    # A properties-only note: its properties are its content (tags alone are a label, not content).
+    if properties_text({k: v for k, v in meta.items() if str(k).lower() not in ("tags", "tag")}).strip():
+        return properties_text(meta) + "\n"
+    if body.strip():  # e.g. a category page that only embeds a Base
+        raise _Skipped("nothing to index: only embeds, queries, comments or markup (and tags)")
     raise _Invalid("note has frontmatter but no body text or properties")
 
 

@@ -75,10 +75,19 @@ def test_properties_only_note_is_indexed_from_its_properties(tmp_path):
     assert note.title == "Alien"
 
 
-def test_embed_only_page_is_skipped_not_invalid(tmp_path):
-    path = write(tmp_path, "Categories/Films.md", "![[Films.base]]\n")
-    note = parse_note(tmp_path, path, max_bytes=MiB)
+@pytest.mark.parametrize(
+    "text",
+    ["![[Films.base]]\n", "---\ntags: [categories]\n---\n\n![[Films.base]]\n", "```dataview\nLIST\n```\n"],
+    ids=["embed-only", "embed-and-tags", "query-only"],
+)
+def test_embed_only_page_is_skipped_not_invalid(tmp_path, text):
+    note = parse_note(tmp_path, write(tmp_path, "Categories/Films.md", text), max_bytes=MiB)
     assert note.status == "skipped" and "only embeds" in note.reason
+
+
+def test_tags_alone_are_not_a_properties_only_note(tmp_path):
+    note = parse_note(tmp_path, write(tmp_path, "n.md", "---\ntags: [idea]\n---\n"), max_bytes=MiB)
+    assert note.status == "invalid" and "no body text or properties" in note.reason
 
 
 def test_comment_text_never_reaches_the_note(tmp_path):

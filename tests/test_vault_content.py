@@ -3,14 +3,22 @@ then searched. Each note reproduces one convention; the rules' own tables are in
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 from pathlib import Path
 
 import pytest
-from conftest import settings_for
 from typer.testing import CliRunner
 
+from lucasrag.settings import Settings
+
 pytestmark = pytest.mark.slow
+NOW = dt.date(2026, 6, 1)
+
+
+def settings_for(vault: Path, data: Path) -> Settings:
+    return Settings(vault=vault, data=data, now=NOW)
+
 
 NOTES = {
     ".obsidian/templates.json": json.dumps({"folder": "Templates"}),

@@ -93,6 +93,8 @@ def vault_notes(context: AssetExecutionContext, lucasrag: LucasragSettings) -> p
     if not settings.vault.is_dir():
         raise FileNotFoundError(f"vault folder {settings.vault} does not exist (set LUCASRAG_VAULT or --vault)")
     frame, parsed = scan_with_memo(settings)
+    for warning in load_conventions(settings.vault).warnings:  # e.g. a date_order that is not DMY or MDY
+        context.log.warning(warning)
     invalid = frame.filter(pl.col("status") == "invalid").select("path", "reason")
     context.add_output_metadata(
         {

@@ -62,6 +62,10 @@ class _Invalid(Exception):
     """Internal: carries the reason string of an invalid note."""
 
 
+class _Skipped(Exception):
+    """Internal: carries the reason a file is deliberately not a note."""
+
+
 class _NoTimestampLoader(yaml.SafeLoader):
     """SafeLoader that leaves YYYY-MM-DD as a string.
 
@@ -174,7 +178,8 @@ def _parse_text(raw: bytes, max_bytes: int) -> tuple[str, dict, str]:
 
 
 def _indexed_body(meta: dict, body: str) -> str:
-    """The text the note is indexed by; raises _Invalid when there is none."""
+    """The text the note is indexed by. Raises _Skipped when the body is only markup (embeds, queries,
+    comments), _Invalid when there is no body and no properties at all."""
     cleaned = clean_markup(strip_comments(body))
     if cleaned.strip():
         return cleaned
@@ -184,10 +189,6 @@ def _indexed_body(meta: dict, body: str) -> str:
     if body.strip():  # e.g. a category page that only embeds a Base
         raise _Skipped("nothing to index: only embeds, queries, comments or markup (and tags)")
     raise _Invalid("note has frontmatter but no body text or properties")
-
-
-class _Skipped(Exception):
-    """Internal: carries the reason a file is deliberately not a note."""
 
 
 def parse_note(root: Path, path: Path, *, max_bytes: int, conventions: VaultConventions | None = None) -> Note:

@@ -22,6 +22,8 @@ CATALOG_SCHEMA = {
     "charged": pl.List(pl.String),
     "reason": pl.String,
     "suggestion": pl.String,  # the router's best guess, for quarantined notes
+    "date_source": pl.String,  # what dated the note: "frontmatter:<key>", "filename", "zettel-id", "folder"
+    "warnings": pl.List(pl.String),  # e.g. a date that could not be read (the note is then undated)
 }
 
 

@@ -31,7 +31,10 @@ def _settings(vault: Path | None = None) -> Settings:
 
 
 @app.command()
-def ingest(vault: Path | None = typer.Option(None, help="Vault root (default: LUCASRAG_VAULT or ./vault).")) -> None:
+def ingest(
+    vault: Path | None = typer.Option(None, help="Vault root (default: LUCASRAG_VAULT or ./vault)."),
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="List every quarantined, invalid and skipped file."),
+) -> None:
     """Materialise the whole asset graph for the vault, in process, and print a summary."""
     from lucasrag_cli._progress import RichProgress
 
@@ -60,12 +63,9 @@ def ingest(vault: Path | None = typer.Option(None, help="Vault root (default: LU
             str(meta.get("texts_embedded", 0)),
         )
     out.print(table)
-    out.print(f"[yellow]quarantined: {len(summary.quarantined)}[/]")
-    for path, suggestion, reason in summary.quarantined:
-        out.print(f"  {path} — {reason} (suggestion: {suggestion})", highlight=False)
-    out.print(f"[red]invalid: {len(summary.invalid)}[/]")
-    for path, reason in summary.invalid:
-        out.print(f"  {path} — {reason}", highlight=False)
+    from lucasrag_cli._ingest_report import print_problems
+
+    print_problems(out, summary, verbose=verbose)
     print_changes(out, summary.changes)
 
 

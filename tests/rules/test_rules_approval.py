@@ -6,6 +6,7 @@ import pytest
 import yaml
 
 from lucasrag_assets.rules.approval import InvalidNoteRefused, record_approval, with_workspace
+from lucasrag_assets.rules.markup import indexed_text
 from lucasrag_assets.rules.vault_scan import parse_note
 
 BODY = b"# Note\n\nSome  text with\ttabs, trailing space \n\n---\nnot: frontmatter\n---\nend"
@@ -72,7 +73,7 @@ def test_record_approval_keeps_body_and_keys(tmp_path, header):
     assert raw.endswith(b"---\n" + BODY) and raw.count(BODY) == 1
     note = parse_note(tmp_path, path, max_bytes=1 << 20)
     assert note.status == "ok" and note.workspace == "creative"
-    assert note.body.encode() == BODY
+    assert note.body == indexed_text(BODY.decode())  # Note.body is the indexed text; the bytes are checked above
     assert [k for k in note.frontmatter if k != "workspace"] == [k for k in old_keys if k != "workspace"]
 
 

@@ -189,6 +189,15 @@ class SqliteChunkStore:
         best = np.argsort(-scores)[:k]
         return [rows[i][0] for i in best]
 
+    def band_counts(self, periods: Sequence[tuple[str, str]] = ()) -> dict[str, int]:
+        """Chunks per band, only those dated inside any period (ISO bounds, inclusive) when
+        periods are given: the query stops over-fetching when no more eligible chunks exist."""
+        sql, params = "SELECT band, count(*) FROM chunks", []
+        if periods:
+            sql += " WHERE " + " OR ".join(["substr(date, 1, 10) BETWEEN ? AND ?"] * len(periods))
+            params = [b for period in periods for b in period]
+        return dict(self._db.execute(sql + " GROUP BY band", params).fetchall())
+
     def keyword_search(self, query: Sequence[str], k: int) -> list[str]:
         """Chunk ids of the ``k`` best BM25 matches for any of the ``query`` terms (see :mod:`lucasrag.lexical`)."""
         match = lexical.fts_match(query)

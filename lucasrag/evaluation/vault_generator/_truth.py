@@ -36,6 +36,7 @@ class QueryCase:
     archival_open: bool = False  # expected temporal.archival_open
     withheld: list[str] = field(default_factory=list)  # subjects that must get a hint
     expect_text: str | None = None  # a phrase the expected answer contains
+    period: list[str] | None = None  # period_* cases: the named period, [start, end] (ISO, inclusive)
 
 
 @dataclass

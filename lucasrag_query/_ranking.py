@@ -148,7 +148,10 @@ def rank_pool(
         time_fit,
         PERIOD_WEIGHT * strength if temporal.periods else RECENCY_WEIGHT,
     )
-    if time_fit is not None and not timed:
+    if time_fit is not None and (not timed or temporal.periods):
+        # A named period also scales the scores by its time fit, as strongly as it is precise:
+        # a rank fusion alone cannot lift the one chunk dated on the asked-for day above
+        # the undated chunks that tie just behind it.
         share = TEMPORAL_SHARE * (strength or 1.0)
         relevance = [r * (1 - share + share * t) for r, t in zip(relevance, time_fit)]
     scored = list(zip(pool, relevance))

@@ -175,6 +175,9 @@ PERIOD_HALF_LIFE_DAYS = {"day": 3.0, "week": 7.0, "month": 30.0, "season": 45.0,
 PRECISION_STRENGTH = {"day": 2.0, "week": 1.75, "month": 1.5, "season": 1.25, "year": 1.0, "decade": 0.5}
 #: Weight of a chunk without a usable date (equal to a note HALF_LIFE_YEARS old).
 UNDATED_WEIGHT = 0.5
+#: Weight of an undated chunk when the query names a period: it cannot be shown to fall inside,
+#: so it ranks below a dated chunk within one half-life of the period (0.5).
+UNDATED_IN_PERIOD_WEIGHT = 0.25
 #: Floor, so that a weight never reaches 0 and blending keeps every candidate rankable.
 MIN_WEIGHT = 0.01
 
@@ -213,7 +216,7 @@ def period_strength(periods: Sequence[tuple[date, date]]) -> float:
 def recency_weight(date: str | None, *, now: date, periods: Sequence[tuple[date, date]] = ()) -> float:
     """A weight in (0, 1] to blend with a rerank score.
 
-    * undated or unparseable: ``UNDATED_WEIGHT`` (0.5);
+    * undated or unparseable: ``UNDATED_WEIGHT`` (0.5), ``UNDATED_IN_PERIOD_WEIGHT`` (0.25) with periods;
     * no periods: ``0.5 ** (age_years / HALF_LIFE_YEARS)`` (future dates: 1.0);
     * periods: 1.0 inside any period, else ``0.5 ** (days_outside / half_life)`` with the
       half-life of that period's precision (:data:`PERIOD_HALF_LIFE_DAYS`), best period wins;
@@ -221,7 +224,7 @@ def recency_weight(date: str | None, *, now: date, periods: Sequence[tuple[date,
     """
     d = parse_date(date)
     if d is None:
-        return UNDATED_WEIGHT
+        return UNDATED_IN_PERIOD_WEIGHT if periods else UNDATED_WEIGHT
     if periods:
         w = max(
             0.5 ** (max((lo - d).days, (d - hi).days, 0) / PERIOD_HALF_LIFE_DAYS[precision_of(lo, hi)])

@@ -36,6 +36,8 @@ CREATE TABLE IF NOT EXISTS chunks (
     vector BLOB NOT NULL
 );
 CREATE INDEX IF NOT EXISTS chunks_doc ON chunks (doc_id);
+-- Covers band_counts() (per band, optionally within periods) without reading the vectors.
+CREATE INDEX IF NOT EXISTS chunks_band_date ON chunks (band, date);
 CREATE TABLE IF NOT EXISTS docs (
     doc_id TEXT PRIMARY KEY,
     path TEXT NOT NULL,

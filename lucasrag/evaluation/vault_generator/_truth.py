@@ -27,7 +27,7 @@ class NoteTruth:
 
 @dataclass
 class QueryCase:
-    kind: str  # present_fact | archive_year | archive_cue | charged_withheld | charged_bridged | quarantine_never | workspace_restriction
+    kind: str  # present_fact | archive_year | archive_cue | charged_withheld | charged_bridged | quarantine_never | workspace_restriction | period_* | false_alarm_* (see policy_eval.KINDS)
     query: str
     expect_paths: list[str]  # any of these should be returned (empty: nothing in particular)
     forbid_paths: list[str]  # none of these may be returned (a sample, at most FORBID_CAP)

@@ -21,9 +21,9 @@ def render_rows(console: Console, title: str, rows: list[dict]) -> None:
 
 
 def render_query(console: Console, result) -> None:
-    temporal = "archive open" if result.archival_open else "archive closed"
-    signals = f" (signals: {', '.join(result.signals)})" if result.signals else ""
-    console.print(f"[bold]{result.query}[/] — {temporal}{signals}; ranked by {result.reranker}", highlight=False)
+    console.print(f"[bold]{result.query}[/] — ranked by {result.reranker}", highlight=False)
+    line = result.temporal_line or ("archive open" if result.archival_open else "archive closed")
+    console.print(f"[cyan]temporal:[/] {line}", highlight=False, soft_wrap=True)
     table = Table(show_lines=False)
     for column in ("#", "score", "workspace", "band", "date", "path", "text"):
         table.add_column(column, overflow="fold")

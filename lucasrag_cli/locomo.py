@@ -45,10 +45,11 @@ def markdown_tables(report: dict) -> str:
         )
     lines += ["", "Recall by category (R@5 / R@10 / R@25; n = questions):", ""]
     first = report["systems"][0]["recall"]
-    lines.append("| system | " + " | ".join(f"{c} (n={first[c]['n']})" for c in _CATEGORIES) + " |")
-    lines.append("|---|" + "---|" * len(_CATEGORIES))
+    columns = [c for c in (*_CATEGORIES, "date cue") if c in first]
+    lines.append("| system | " + " | ".join(f"{c} (n={first[c]['n']})" for c in columns) + " |")
+    lines.append("|---|" + "---|" * len(columns))
     for s in report["systems"]:
-        cells = [" / ".join(_f(s["recall"][c][f"R@{k}"], 2) for k in (5, 10, 25)) for c in _CATEGORIES]
+        cells = [" / ".join(_f(s["recall"][c][f"R@{k}"], 2) for k in (5, 10, 25)) for c in columns]
         lines.append(f"| {s['system']} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
@@ -74,11 +75,12 @@ def render(console: Console, report: dict) -> None:
     console.print(table)
     by_cat = Table(title="By category: R@5 / R@10 / R@25")
     by_cat.add_column("system")
-    for c in _CATEGORIES:
+    columns = [c for c in (*_CATEGORIES, "date cue") if c in report["systems"][0]["recall"]]
+    for c in columns:
         by_cat.add_column(f"{c} (n={report['systems'][0]['recall'][c]['n']})", justify="right")
     for s in report["systems"]:
         by_cat.add_row(
-            s["system"], *(" / ".join(_f(s["recall"][c][f"R@{k}"], 2) for k in (5, 10, 25)) for c in _CATEGORIES)
+            s["system"], *(" / ".join(_f(s["recall"][c][f"R@{k}"], 2) for k in (5, 10, 25)) for c in columns)
         )
     console.print(by_cat)
     ev, ch = report["evidence"], report["chunks"]
@@ -110,6 +112,9 @@ def locomo_command(
         None, "--questions-per-conversation", min=1, help="Only the first M scored questions of each conversation."
     ),
     json_path: Path | None = typer.Option(None, "--json", help="Also write the full results as JSON to this file."),
+    date_cue_only: bool = typer.Option(
+        False, "--date-cue-only", help="Only the questions whose text names a date (the date-cue slice)."
+    ),
 ) -> None:
     """Evidence recall@5/10/25 on LoCoMo: LucasRAG query(), its ablations, a flat LightRAG index and BM25."""
     from lucasrag.settings import SettingsError
@@ -130,6 +135,7 @@ def locomo_command(
             conversations=conversations,
             questions_per_conversation=questions_per_conversation,
             log=lambda line: err.print(line, highlight=False),
+            date_cue_only=date_cue_only,
         )
     except SettingsError as exc:
         err.print(f"[bold red]error:[/] {exc}", highlight=False)

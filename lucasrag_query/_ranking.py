@@ -16,7 +16,7 @@ import numpy as np
 from lucasrag import lexical
 from lucasrag.settings import Settings
 from lucasrag_query.options import DEFAULT_OPTIONS, QueryOptions
-from lucasrag_query.policy import Candidate, temporal_weight
+from lucasrag_query.policy import Candidate, period_strength, temporal_weight
 from lucasrag_query.rerank import LlamaCppReranker, RerankUnavailable, similarity_scores
 from lucasrag_query.temporal import TemporalSignals
 
@@ -26,8 +26,9 @@ TEMPORAL_SHARE = 0.25
 #: Weights of the keyword and graph-reach rankings against embedding similarity (1.0) in the fallback fusion.
 KEYWORD_WEIGHT = 1.0
 GRAPH_WEIGHT = 1.0
-#: Weights of the time-fit ranking: a named year or decade is close to a constraint, so it
-#: weighs as much as similarity and keywords together; recency is a gentle preference.
+#: Weights of the time-fit ranking: a named year is close to a constraint, so it weighs as
+#: much as similarity and keywords together; recency is a gentle preference. A named period
+#: scales PERIOD_WEIGHT by its precision (policy.PRECISION_STRENGTH: a day 2×, a decade ½×).
 #: Chosen on the policy evaluation (archive_year 14 → 17/24 against a multiplier) and a
 #: LoCoMo subset (recency 0.5 cost 0.02 R@5, 0.25 nothing); see docs/evaluation.md.
 PERIOD_WEIGHT = 2.0
@@ -134,6 +135,7 @@ def rank_pool(
     if not pool:
         return Ranked([], "llama.cpp" if settings.reranker_url and options.rerank else "embedding-similarity")
     time_fit = [_temporal(c, settings, temporal) for c in pool] if options.temporal_preference else None
+    strength = period_strength(temporal.periods)
     relevance, name, note, timed = _relevance(
         text,
         vector,
@@ -144,10 +146,14 @@ def rank_pool(
         keywords,
         reached,
         time_fit,
-        PERIOD_WEIGHT if temporal.periods else RECENCY_WEIGHT,
+        PERIOD_WEIGHT * strength if temporal.periods else RECENCY_WEIGHT,
     )
-    if time_fit is not None and not timed:
-        relevance = [r * (1 - TEMPORAL_SHARE + TEMPORAL_SHARE * t) for r, t in zip(relevance, time_fit)]
+    if time_fit is not None and (not timed or temporal.periods):
+        # A named period also scales the scores by its time fit, as strongly as it is precise:
+        # a rank fusion alone cannot lift the one chunk dated on the asked-for day above
+        # the undated chunks that tie just behind it.
+        share = TEMPORAL_SHARE * (strength or 1.0)
+        relevance = [r * (1 - share + share * t) for r, t in zip(relevance, time_fit)]
     scored = list(zip(pool, relevance))
     scored.sort(key=lambda cs: (-cs[1], cs[0].chunk_id))
     return Ranked(scored, name, note)

@@ -30,13 +30,21 @@ class QueryResult:
     reranker: str  # "llama.cpp" | "embedding-similarity"
     reranker_note: str | None = None  # why the fallback ran, when it did
     timings_ms: dict[str, float] = field(default_factory=dict)
+    #: The full ``temporal`` block: the §3.9 keys plus ``archive`` (closed | whole | periods) and
+    #: ``details`` (per signal: text, kind, period {start, end, precision}, opens, opened_archive).
+    temporal: dict[str, Any] | None = None
+    temporal_line: str | None = None  # the same, in one line for the CLI
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
             "query": self.query,
             "results": [asdict(r) for r in self.results],
             "hints": [h.to_dict() for h in self.hints],
-            "temporal": {"archival_open": self.archival_open, "signals": list(self.signals)},
+            "temporal": {
+                **(self.temporal or {}),
+                "archival_open": self.archival_open,
+                "signals": list(self.signals),
+            },
             "reranker": self.reranker,
         }
         if self.reranker_note:

@@ -233,6 +233,19 @@ def parse_conversation(sample: dict) -> Conversation:
     )
 
 
+_MONTH = r"(?:January|February|March|April|May|June|July|August|September|October|November|December)"
+#: A question names a date: a month with a day or a year ("7 May 2023", "May 7", "May, 2023") or an ISO date.
+DATE_CUE = re.compile(
+    rf"\b\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}\b|\b{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?\b"
+    rf"|\b{_MONTH},?\s+(?:19|20)\d\d\b|\b(?:19|20)\d\d-\d\d-\d\d\b"
+)
+
+
+def names_a_date(text: str) -> bool:
+    """Whether a question names a date (the LoCoMo date-cue slice); written apart from the detector it tests."""
+    return bool(DATE_CUE.search(text))
+
+
 def load_locomo(path: Path) -> list[Conversation]:
     with open(path, encoding="utf-8") as f:
         return [parse_conversation(sample) for sample in json.load(f)]

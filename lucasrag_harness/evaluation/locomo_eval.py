@@ -18,7 +18,14 @@ import numpy as np
 
 from lucasrag.settings import Settings
 from lucasrag_harness.evaluation.baselines import BM25, FlatIndex, build_flat_index
-from lucasrag_harness.evaluation.locomo import CATEGORIES, Conversation, EvidenceStats, load_locomo, write_vault
+from lucasrag_harness.evaluation.locomo import (
+    CATEGORIES,
+    Conversation,
+    EvidenceStats,
+    load_locomo,
+    names_a_date,
+    write_vault,
+)
 from lucasrag_harness.evaluation.recall import KS, TURN_MARKER, SystemScores
 
 #: builds the indexes of a vault: ``lucasrag_assets.ingest.run_ingest`` (settings → IngestSummary)
@@ -109,7 +116,13 @@ def _prepare(conv: Conversation, root: Path, log: Log, ingest: Ingest, **overrid
 
 
 def _evaluate(
-    conv: Conversation, settings: Settings, records, scores: dict[str, SystemScores], limit: int | None, log: Log
+    conv: Conversation,
+    settings: Settings,
+    records,
+    scores: dict[str, SystemScores],
+    limit: int | None,
+    log: Log,
+    date_cue_only: bool = False,
 ) -> None:
     from lucasrag.embedding import get_embedder
     from lucasrag_query import _loop, query
@@ -124,30 +137,35 @@ def _evaluate(
     bounds = [round(j * per_chunk) for j in range(TOP_K + 1)]
     variants = _variants(settings)
     flat = _loop.run(FlatIndex.open(settings))
-    questions = conv.questions[:limit] if limit else conv.questions
+    questions = [q for q in conv.questions if names_a_date(q.text)] if date_cue_only else conv.questions
+    questions = questions[:limit] if limit else questions
     started = time.perf_counter()
     try:
         for q in questions:
-            category = CATEGORIES[q.category]
+            category, cue = CATEGORIES[q.category], names_a_date(q.text)
             for name, options in variants.items():
                 t0 = time.perf_counter()
                 result = query(q.text, top_k=TOP_K, settings=settings, options=options)
                 ms = (time.perf_counter() - t0) * 1000
-                scores[name].add(category, q.evidence, [r.text for r in result.results], ms)
+                scores[name].add(category, q.evidence, [r.text for r in result.results], ms, cue)
             t0 = time.perf_counter()
             vector = get_embedder().embed([q.text])[0]
             hits = _loop.run(flat.search(q.text, TOP_K, vector))
-            scores[FLAT].add(category, q.evidence, hits, (time.perf_counter() - t0) * 1000)
+            scores[FLAT].add(category, q.evidence, hits, (time.perf_counter() - t0) * 1000, cue)
             t0 = time.perf_counter()
             top = bm25_chunks.top(q.text, TOP_K)
-            scores[BM25_CHUNKS].add(category, q.evidence, [texts[i] for i in top], (time.perf_counter() - t0) * 1000)
+            scores[BM25_CHUNKS].add(
+                category, q.evidence, [texts[i] for i in top], (time.perf_counter() - t0) * 1000, cue
+            )
             t0 = time.perf_counter()
             top = bm25_turns.top(q.text, TOP_K)
-            scores[BM25_TURNS].add(category, q.evidence, [turns[i] for i in top], (time.perf_counter() - t0) * 1000)
+            scores[BM25_TURNS].add(
+                category, q.evidence, [turns[i] for i in top], (time.perf_counter() - t0) * 1000, cue
+            )
             t0 = time.perf_counter()
             top = bm25_turns.top(q.text, bounds[-1])
             grouped = ["\n\n".join(turns[i] for i in top[a:b]) for a, b in zip(bounds, bounds[1:])]
-            scores[BM25_TURNS_EQUAL].add(category, q.evidence, grouped, (time.perf_counter() - t0) * 1000)
+            scores[BM25_TURNS_EQUAL].add(category, q.evidence, grouped, (time.perf_counter() - t0) * 1000, cue)
     finally:
         _loop.run(flat.close())
     log(f"{conv.sample_id}: {len(questions)} questions × {len(scores)} systems in {time.perf_counter() - started:.1f}s")
@@ -161,6 +179,7 @@ def run_locomo(
     conversations: int | None = None,
     questions_per_conversation: int | None = None,
     log: Log = print,
+    date_cue_only: bool = False,
 ) -> dict:
     """Evaluate and return a JSON-serialisable report (see ``lucasrag_cli.locomo`` for the tables).
 
@@ -178,7 +197,7 @@ def run_locomo(
     for conv in convs:
         settings, prepared = _prepare(conv, out, log, ingest)
         facts.append(prepared["facts"])
-        _evaluate(conv, settings, prepared["records"], scores, questions_per_conversation, log)
+        _evaluate(conv, settings, prepared["records"], scores, questions_per_conversation, log, date_cue_only)
     chunk_words = [w for f in facts for w in f.pop("chunk_words")]
     categories = list(CATEGORIES.values())
     return {
@@ -186,6 +205,7 @@ def run_locomo(
         "out": str(out),
         "conversations": len(convs),
         "questions_per_conversation": questions_per_conversation,
+        "date_cue_only": date_cue_only,
         "chunk_tokens": probe.chunk_tokens,
         "candidates_per_workspace": probe.candidates_per_workspace,
         "top_k": TOP_K,

@@ -26,10 +26,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from lucasrag_harness.evaluation.vault_generator import generate_vault  # noqa: E402
-
 from lucasrag.settings import Settings  # noqa: E402
 from lucasrag_assets.ingest import run_ingest  # noqa: E402
+from lucasrag_harness.evaluation.vault_generator import generate_vault  # noqa: E402
 from lucasrag_query import query  # noqa: E402
 from lucasrag_query.temporal import detect_temporal  # noqa: E402
 

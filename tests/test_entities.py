@@ -273,7 +273,7 @@ def test_query_candidates_cover_spellings_of_a_name():
 
 
 def test_links_whose_brackets_indexing_removed_still_link():
-    from lucasrag_assets.rules.entities import extract_chunk, note_meta
+    from lucasrag.entities import extract_chunk, note_meta
 
     meta = note_meta("writing/draft.md", links=["characters - the lighthouse keeper", "Nowhere"])
     graph = extract_chunk("Character notes are in characters - the lighthouse keeper.", meta)

@@ -122,6 +122,13 @@ def test_secrets_stay_out_of_dagsters_run_records(tmp_path, monkeypatch):
         run_config(given)  # another process could not read the in-code DSN: refused, not dropped
 
 
+def test_a_multiprocess_run_refuses_a_secret_it_cannot_pass(tmp_path):
+    """A password given in code is in no step process's environment: named before the run, not dropped."""
+    settings = replace(settings_for(tmp_path, tmp_path), llm_url="http://u:pw@llm:1/v1")
+    with pytest.raises(SettingsError, match="LUCASRAG_LLM_URL"):
+        run_ingest(settings, multiprocess=True)
+
+
 def test_a_bad_profile_in_the_config_is_named():
     with pytest.raises(SettingsError, match="LUCASRAG_PROFILE"):
         LucasragSettings(profile="staging").get()

@@ -155,8 +155,6 @@ def main() -> None:
 
         print(json.dumps(time_queries(Settings.from_env(), args.rounds)))
         return
-    if args.no_graph:
-        os.environ["LUCASRAG_GRAPH"] = "0"  # the Dagster resource reads its settings from the environment
     logging.getLogger("alembic").setLevel(logging.WARNING)
 
     root = (args.keep or Path(tempfile.mkdtemp(prefix="lucasrag-profiles-"))).resolve()

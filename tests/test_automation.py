@@ -17,9 +17,10 @@ def _resource(settings) -> LucasragSettings:
 
 
 def _tick(settings, cursor):
-    context = build_sensor_context(cursor=cursor, resources={"lucasrag": _resource(settings)})
-    result = vault_changed(context)
-    return result, context.cursor
+    # A context manager: the resource holds a nested one (its in-memory secrets), which Dagster opens and closes.
+    with build_sensor_context(cursor=cursor, resources={"lucasrag": _resource(settings)}) as context:
+        result = vault_changed(context)
+        return result, context.cursor
 
 
 def test_sensor_requests_a_run_only_when_the_vault_changes(fresh_vault):

@@ -218,5 +218,11 @@ from lucasrag.graph_cli import graph_command  # noqa: E402
 
 app.command("graph")(graph_command)
 
+# Assistants over MCP, and re-ingest on change without Dagster (lucasrag/mcp_cli.py).
+from lucasrag.mcp_cli import mcp_command, watch_command  # noqa: E402
+
+app.command("mcp")(mcp_command)
+app.command("watch")(watch_command)
+
 if __name__ == "__main__":  # pragma: no cover
     app()

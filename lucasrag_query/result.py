@@ -18,6 +18,14 @@ class ResultItem:
     date: str | None
     score: float
     text: str
+    #: which signals ranked it (see lucasrag_query.why); shown by ``to_dict(why=True)``
+    why: dict | None = field(default=None, compare=False)
+
+    def to_dict(self, why: bool = False) -> dict[str, Any]:
+        out = asdict(self)
+        if not why or self.why is None:
+            out.pop("why")
+        return out
 
 
 @dataclass(frozen=True)
@@ -31,10 +39,11 @@ class QueryResult:
     reranker_note: str | None = None  # why the fallback ran, when it did
     timings_ms: dict[str, float] = field(default_factory=dict)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self, why: bool = False) -> dict[str, Any]:
+        """The §3.9 JSON; ``why=True`` adds each result's ``why`` block (the MCP search tool does)."""
         out: dict[str, Any] = {
             "query": self.query,
-            "results": [asdict(r) for r in self.results],
+            "results": [r.to_dict(why) for r in self.results],
             "hints": [h.to_dict() for h in self.hints],
             "temporal": {"archival_open": self.archival_open, "signals": list(self.signals)},
             "reranker": self.reranker,

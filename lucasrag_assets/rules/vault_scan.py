@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
-import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -12,25 +11,8 @@ from typing import Literal
 
 import yaml
 
-from lucasrag.deference import deference_path
+from lucasrag.vault_files import iter_vault_files, vault_fingerprint  # noqa: F401 - re-exported for the write side
 from lucasrag.vocabulary import BANDS, WORKSPACES
-
-
-def _is_hidden(rel: Path) -> bool:
-    return any(part.startswith(".") for part in rel.parts)
-
-
-def iter_vault_files(root: Path) -> list[Path]:
-    """Every ``*.md`` file under ``root``, sorted, outside hidden folders."""
-    found: list[Path] = []
-    for dirpath, dirnames, filenames in os.walk(root):
-        # Prune in place so .git/.obsidian trees are never even listed.
-        dirnames[:] = [d for d in dirnames if not d.startswith(".")]
-        for name in filenames:
-            path = Path(dirpath) / name
-            if name.endswith(".md") and not _is_hidden(path.relative_to(root)):
-                found.append(path)
-    return sorted(found)
 
 
 @dataclass(frozen=True)
@@ -244,15 +226,3 @@ def parse_note(root: Path, path: Path, *, max_bytes: int) -> Note:
 def scan_vault(root: Path, *, max_bytes: int) -> list[Note]:
     """Every note of the vault, valid or not, in path order."""
     return [parse_note(root, p, max_bytes=max_bytes) for p in iter_vault_files(root)]
-
-
-def vault_fingerprint(root: Path) -> str:
-    """A cheap change detector: relative path, size and mtime of every input file."""
-    h = hashlib.sha256()
-    for path in [*iter_vault_files(root), deference_path(root)]:
-        try:
-            st = path.stat()
-        except OSError:  # absent deference.yaml, or a note deleted mid-scan
-            continue
-        h.update(f"{path.relative_to(root).as_posix()}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
-    return h.hexdigest()

@@ -53,21 +53,23 @@ def free_port() -> int:
 
 @contextmanager
 def http_server(settings: Settings, *args: str, **env: str):
-    """``lucasrag mcp --http`` on a free port; yields its /mcp URL once it accepts connections."""
+    """``lucasrag mcp --http`` on a free port; yields its /mcp URL once it accepts connections.
+    The server's stderr goes to ``mcp-http-PORT.log`` next to the data folder."""
     port = free_port()
+    log = open(settings.data.parent / f"mcp-http-{port}.log", "w+")  # closed below
     proc = subprocess.Popen(
         [sys.executable, *CLI, "mcp", "--http", "--port", str(port), *args],
         env=server_env(settings, **env),
         cwd=str(REPO),
         stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
+        stderr=log,
     )
     try:
         deadline = time.monotonic() + 120
         while True:
             if proc.poll() is not None:
-                raise RuntimeError(f"lucasrag mcp --http exited: {proc.stderr.read()}")
+                log.seek(0)
+                raise RuntimeError(f"lucasrag mcp --http exited: {log.read()}")
             try:
                 socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
                 break
@@ -82,6 +84,7 @@ def http_server(settings: Settings, *args: str, **env: str):
             proc.wait(10)
         except subprocess.TimeoutExpired:
             proc.kill()
+        log.close()
 
 
 @asynccontextmanager

@@ -105,4 +105,6 @@ def reranker_url(rank_model):
 
 
 # Session fixtures that start PostgreSQL (pgvector) and Neo4j for the production profile.
+# The MCP server as a subprocess and the SDK client (tests/mcp).
+from mcp_fixtures import ingested_copy, mcp  # noqa: E402, F401
 from services_fixtures import neo4j_server, postgres_server  # noqa: E402, F401

@@ -1,4 +1,4 @@
-"""A real `lucasrag mcp` subprocess (this worktree's code) and the SDK's own client to drive it."""
+"""Fixtures for tests/mcp: a real `lucasrag mcp` subprocess (this worktree's code) and the SDK's own client."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from mcp.client.streamable_http import streamable_http_client
 
 from lucasrag.settings import Settings
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[1]
 #: `python -c` so the worktree's code runs, whatever the `lucasrag` console script points at.
 CLI = ["-c", "from lucasrag.cli import app; app()"]
 TOKEN = "test-token-0123456789abcdef"

@@ -8,7 +8,8 @@ The same queries (benchmarks/_common.py), each warmed once, then timed for ``--r
   in-process  lucasrag_query.query() in this process
   stdio       the SDK client → `lucasrag mcp` (a subprocess) → query() → back, per call
   http        the same over streamable HTTP on 127.0.0.1 (bearer token)
-The overhead is each transport's p50 minus the in-process p50 (target ≤ 15 ms).
+The three paths run one after the other for each query; the overhead is the median of the paired
+differences (transport minus in-process), which the machine's changing load does not bias (target ≤ 15 ms).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -56,36 +58,8 @@ def _env(settings: Settings) -> dict[str, str]:
     return env
 
 
-async def _time_client(client: Client, rounds: int) -> list[float]:
-    for q in QUERIES:  # warm: indexes opened, embedder loaded, caches filled
-        await client.call_tool("search", {"query": q})
-    times = []
-    for _ in range(rounds):
-        for q in QUERIES:
-            t0 = time.perf_counter()
-            result = await client.call_tool("search", {"query": q})
-            times.append((time.perf_counter() - t0) * 1000)
-            assert not result.is_error, result.content[0].text
-    return times
-
-
-def time_stdio(settings: Settings, rounds: int) -> list[float]:
-    params = StdioServerParameters(command=sys.executable, args=CLI, env=_env(settings), cwd=str(REPO))
-
-    async def run():
-        async with Client(params, read_timeout_seconds=120) as client:
-            return await _time_client(client, rounds)
-
-    return anyio.run(run)
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def time_http(settings: Settings, rounds: int) -> list[float]:
+@contextmanager
+def _http_server(settings: Settings):
     port = _free_port()
     proc = subprocess.Popen(
         [sys.executable, *CLI, "--http", "--port", str(port)], env=_env(settings), cwd=str(REPO), stderr=sys.stderr
@@ -97,29 +71,54 @@ def time_http(settings: Settings, rounds: int) -> list[float]:
                 break
             except OSError:
                 time.sleep(0.2)
-
-        async def run():
-            headers = {"Authorization": f"Bearer {TOKEN}"}
-            async with httpx2.AsyncClient(headers=headers, timeout=120) as http:
-                url = f"http://127.0.0.1:{port}/mcp"
-                async with Client(streamable_http_client(url, http_client=http), read_timeout_seconds=120) as client:
-                    return await _time_client(client, rounds)
-
-        return anyio.run(run)
+        yield f"http://127.0.0.1:{port}/mcp"
     finally:
         proc.terminate()
         proc.wait(10)
 
 
-def time_in_process(settings: Settings, rounds: int) -> list[float]:
-    for q in QUERIES:
-        query(q, settings=settings)
-    times = []
-    for _ in range(rounds):
-        for q in QUERIES:
-            t0 = time.perf_counter()
-            query(q, settings=settings)
-            times.append((time.perf_counter() - t0) * 1000)
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+async def _call(client: Client, q: str) -> float:
+    t0 = time.perf_counter()
+    result = await client.call_tool("search", {"query": q})
+    assert not result.is_error, result.content[0].text
+    return (time.perf_counter() - t0) * 1000
+
+
+async def _in_process(settings: Settings, q: str) -> float:
+    t0 = time.perf_counter()
+    await anyio.to_thread.run_sync(lambda: query(q, settings=settings))
+    return (time.perf_counter() - t0) * 1000
+
+
+def time_all(settings: Settings, rounds: int) -> dict[str, list[float]]:
+    """Per query, the three paths one after the other (in-process, stdio, http): the machine's
+    load changes by the second, and pairing the calls keeps it out of the differences."""
+    params = StdioServerParameters(command=sys.executable, args=CLI, env=_env(settings), cwd=str(REPO))
+    times: dict[str, list[float]] = {"in-process": [], "stdio": [], "http": []}
+
+    async def run(url: str):
+        headers = {"Authorization": f"Bearer {TOKEN}"}
+        async with (
+            Client(params, read_timeout_seconds=120) as stdio,
+            httpx2.AsyncClient(headers=headers, timeout=120) as http_client,
+            Client(streamable_http_client(url, http_client=http_client), read_timeout_seconds=120) as http,
+        ):
+            for q in QUERIES:  # warm: indexes opened, embedder loaded, caches filled
+                await _in_process(settings, q), await _call(stdio, q), await _call(http, q)
+            for _ in range(rounds):
+                for q in QUERIES:
+                    times["in-process"].append(await _in_process(settings, q))
+                    times["stdio"].append(await _call(stdio, q))
+                    times["http"].append(await _call(http, q))
+
+    with _http_server(settings) as url:
+        anyio.run(run, url)
     return times
 
 
@@ -178,15 +177,13 @@ def main() -> None:
         os.environ["DAGSTER_HOME"] = str(tmp / "dagster")
         run_ingest(settings)
     n = len(QUERIES) * args.rounds
-    rows = [("in-process", time_in_process(settings, args.rounds))]
-    rows.append(("stdio", time_stdio(settings, args.rounds)))
-    rows.append(("http", time_http(settings, args.rounds)))
-    base = pct(rows[0][1], 0.5)
-    print(f"\nsearch latency, {n} calls each ({len(QUERIES)} queries × {args.rounds} rounds), ms:")
-    print(f"{'':12} {'p50':>8} {'p95':>8} {'overhead p50':>14}")
-    for name, times in rows:
-        p50 = pct(times, 0.5)
-        print(f"{name:12} {p50:8.1f} {pct(times, 0.95):8.1f} {p50 - base:14.1f}")
+    times = time_all(settings, args.rounds)
+    base = times["in-process"]
+    print(f"\nsearch latency, {n} calls per path ({len(QUERIES)} queries × {args.rounds} rounds, interleaved), ms:")
+    print(f"{'':12} {'p50':>8} {'p95':>8} {'overhead p50 (paired)':>22}")
+    for name, values in times.items():
+        paired = [v - b for v, b in zip(values, base)]
+        print(f"{name:12} {pct(values, 0.5):8.1f} {pct(values, 0.95):8.1f} {pct(paired, 0.5):22.1f}")
     if args.watch:
         seconds, debounce = time_watch(settings, args.debounce)
         print(f"\n--watch: saved → searchable in {seconds:.1f} s (debounce {debounce:g} s + re-ingest)")

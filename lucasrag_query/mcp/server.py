@@ -59,18 +59,28 @@ def _result(text: str, structured: dict) -> CallToolResult:
     return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=structured)
 
 
+def _service_error(exc: RuntimeError) -> Exception:
+    """A production server that is down or unconfigured (ServiceError names it and its setting)
+    becomes a tool error with that message; any other RuntimeError stays unforeseen (the SDK
+    answers it as a tool error and logs the traceback)."""
+    from lucasrag.services import ServiceError
+
+    return ToolError(str(exc)) if isinstance(exc, ServiceError) else exc
+
+
 class Tools:
     """The tools' state: settings (with "now" kept current) and the optional watcher."""
 
     def __init__(self, settings: Settings, watcher: VaultWatcher | None = None) -> None:
         self._settings = settings
-        self._fixed_now = bool(os.environ.get("LUCASRAG_NOW"))
+        # A server runs for days: unless "now" was fixed (LUCASRAG_NOW, or settings given with
+        # another day), it follows the calendar instead of staying the day the server started.
+        self._follow_today = not os.environ.get("LUCASRAG_NOW") and settings.now == dt.date.today()
         self.watcher = watcher
 
     @property
     def settings(self) -> Settings:
-        # A server runs for days: without LUCASRAG_NOW, "now" is today, not the day it started.
-        return self._settings if self._fixed_now else replace(self._settings, now=dt.date.today())
+        return replace(self._settings, now=dt.date.today()) if self._follow_today else self._settings
 
     async def search(
         self,
@@ -105,12 +115,8 @@ and gives the vault path for read_note."""
             )
         except (QueryError, IndexMissing, DeferenceConfigError) as exc:
             raise ToolError(str(exc)) from None
-        except RuntimeError as exc:  # production profile: ServiceError names the server and its setting
-            from lucasrag.services import ServiceError
-
-            if isinstance(exc, ServiceError):
-                raise ToolError(str(exc)) from None
-            raise
+        except RuntimeError as exc:
+            raise _service_error(exc) from None
         structured = render.search_content(result.to_dict(why=True))
         return _result(render.search_text(structured), structured)
 
@@ -135,6 +141,8 @@ reason."""
             note = await anyio.to_thread.run_sync(read_note, self.settings, path, tuple(bridge or ()))
         except (NoteRefused, DeferenceConfigError) as exc:
             raise ToolError(str(exc)) from None
+        except RuntimeError as exc:
+            raise _service_error(exc) from None
         return _result(render.note_text(note), note)
 
     async def status(self) -> Annotated[CallToolResult, StatusOutput]:
@@ -146,6 +154,8 @@ profile and reranker in use; and, when the server watches the vault, the watcher
             out = await anyio.to_thread.run_sync(status, self.settings, watch)
         except (OSError, ValueError) as exc:
             raise ToolError(f"status unavailable: {exc}") from None
+        except RuntimeError as exc:
+            raise _service_error(exc) from None
         return _result(render.status_text(out), out)
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import datetime as dt
 import os
 import sys
+import time
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Annotated
@@ -109,6 +110,7 @@ and gives the vault path for read_note."""
         from lucasrag.deference import DeferenceConfigError
         from lucasrag_query import IndexMissing, QueryError, aquery
 
+        started = time.perf_counter()
         try:
             result = await _loop.run_async(
                 aquery(query, workspaces=workspaces, bridge=bridge or (), top_k=top_k, settings=self.settings)
@@ -117,8 +119,15 @@ and gives the vault path for read_note."""
             raise ToolError(str(exc)) from None
         except RuntimeError as exc:
             raise _service_error(exc) from None
+        queried = time.perf_counter()
         structured = render.search_content(result.to_dict(why=True))
-        return _result(render.search_text(structured), structured)
+        text = render.search_text(structured)
+        # Where the time went on the server: the query, and the tool around it (rendering included).
+        structured["timings_ms"] = {
+            "query": round((queried - started) * 1000, 2),
+            "tool": round((time.perf_counter() - started) * 1000, 2),
+        }
+        return _result(text, structured)
 
     async def read_note(
         self,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from lucasrag_query.policy import Hint
@@ -22,7 +22,8 @@ class ResultItem:
     why: dict | None = field(default=None, compare=False)
 
     def to_dict(self, why: bool = False) -> dict[str, Any]:
-        out = asdict(self)
+        # Field by field, not asdict(): that deep-copies the why block (≈2 ms per result).
+        out = {f.name: getattr(self, f.name) for f in fields(self)}
         if not why or self.why is None:
             out.pop("why")
         return out

@@ -8,7 +8,6 @@ cannot reach the text either.
 from __future__ import annotations
 
 import json
-import textwrap
 
 #: Characters of a passage shown in the text rendering (the structured content has it whole).
 SNIPPET_CHARS = 600
@@ -40,7 +39,7 @@ def search_content(result: dict) -> dict:
 
 def _snippet(text: str) -> str:
     flat = " ".join(text.split())
-    return flat if len(flat) <= SNIPPET_CHARS else textwrap.shorten(flat, SNIPPET_CHARS, placeholder=" …")
+    return flat if len(flat) <= SNIPPET_CHARS else flat[:SNIPPET_CHARS].rsplit(" ", 1)[0] + " …"
 
 
 def search_text(result: dict) -> str:

@@ -2,26 +2,33 @@
 
 They name the fields an assistant can rely on; ``extra="allow"`` keeps them open,
 so a key the query side adds later (the temporal block gains detail) passes through.
+
+Clients validate every result against these schemas (the SDK's client does, with
+jsonschema), so they are kept flat: list items are inlined instead of ``$ref``-ed
+and nullable fields say ``"type": [..., "null"]`` instead of ``anyOf``; a nested,
+``$ref``-heavy schema cost the SDK client ≈100 ms per 25-result search to check.
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema
+
+NullableStr = Annotated[str | None, WithJsonSchema({"type": ["string", "null"]})]
 
 
 class _Open(BaseModel):
     model_config = ConfigDict(extra="allow")
 
 
-class Why(_Open):
-    signals: dict[str, dict[str, Any]] = Field(
-        description="Per ranking signal (similarity, keywords, entity_graph, time_fit, cross_encoder): "
-        "score, rank in the merged pool (1 = best, null = no share); keywords also lists the shared words."
-    )
-    pool: int = Field(description="How many candidates were ranked.")
-    summary: str
+def _items(model: type[BaseModel], description: str) -> Any:
+    """A list field whose item schema is ``model``'s, inlined (no ``$ref``); items arrive as dicts."""
+    schema = model.model_json_schema()
+    schema.pop("title", None)
+    return Annotated[
+        list[dict[str, Any]], WithJsonSchema({"type": "array", "items": schema, "description": description})
+    ]
 
 
 class SearchResultItem(_Open):
@@ -29,42 +36,40 @@ class SearchResultItem(_Open):
     chunk_id: str
     workspace: str
     path: str = Field(description="Vault-relative path: read the whole note with read_note(path).")
-    band: Literal["present", "archival"] | str
-    date: str | None
+    band: str = Field(description="present or archival")
+    date: NullableStr
     score: float
     text: str
-    why: Why | None = None
-
-
-class Reach(_Open):
-    tool: str
-    arguments: dict[str, Any] | None
-    when: str
+    why: dict[str, Any] = Field(
+        description="Why it surfaced: signals (similarity, keywords, entity_graph, time_fit, cross_encoder) "
+        "each with score and rank in the merged pool (1 = best, null = no share; keywords also lists the "
+        "shared words), pool (candidates ranked) and a one-line summary."
+    )
 
 
 class SearchHint(_Open):
-    subject: str | None = Field(description="The deference subject, or null for the archive hint.")
-    kind: Literal["deference", "archive"] | str
+    subject: NullableStr = Field(description="The deference subject, or null for the archive hint.")
+    kind: str = Field(description="deference or archive")
     withheld: int
     message: str
-    reach: Reach
+    reach: dict[str, Any] = Field(description="How to reach the material (tool, arguments) and when it may be done.")
 
 
 class SearchOutput(_Open):
     query: str
-    results: list[SearchResultItem]
-    hints: list[SearchHint]
+    results: _items(SearchResultItem, "Ranked passages, best first.")
+    hints: _items(SearchHint, "One per reason something was withheld; never any withheld text.")
     temporal: dict[str, Any] = Field(description="archival_open and the temporal signals found in the query.")
     reranker: str
 
 
 class Passage(_Open):
     index: int
-    text: str | None = None
+    text: NullableStr = None
     withheld: bool = False
     subjects: list[str] = []
     count: int = 1
-    notice: str | None = None
+    notice: NullableStr = None
 
 
 class NoteOutput(_Open):
@@ -72,9 +77,9 @@ class NoteOutput(_Open):
     workspace: str
     band: str
     archival: bool
-    date: str | None
+    date: NullableStr
     stale: bool = Field(description="The file changed since the last ingest; this is the text as indexed.")
-    passages: list[Passage]
+    passages: _items(Passage, "The note's passages in order; a withheld one carries a notice instead of text.")
     withheld: int
     hints: list[dict[str, Any]]
     text: str

@@ -9,12 +9,16 @@ import typer
 from lucasrag.settings import Settings, SettingsError
 
 
-def _settings() -> Settings:
+def _settings(watch: bool = False) -> Settings:
     try:
-        return Settings.from_env()
+        settings = Settings.from_env()
     except SettingsError as exc:
         print(f"error: {exc}", file=sys.stderr)
         raise typer.Exit(2) from None
+    if watch and not settings.vault.is_dir():
+        print(f"error: vault folder {settings.vault} does not exist (set LUCASRAG_VAULT)", file=sys.stderr)
+        raise typer.Exit(2)
+    return settings
 
 
 def mcp_command(
@@ -29,7 +33,7 @@ def mcp_command(
     reingest = None
     if watch:
         from lucasrag_assets.ingest import run_ingest as reingest
-    serve(_settings(), http=http, port=port, reingest=reingest, debounce_s=debounce)
+    serve(_settings(watch), http=http, port=port, reingest=reingest, debounce_s=debounce)
 
 
 def watch_command(
@@ -39,7 +43,9 @@ def watch_command(
     from lucasrag.vault_watch import VaultWatcher
     from lucasrag_assets.ingest import run_ingest
 
-    watcher = VaultWatcher(_settings(), run_ingest, debounce_s=debounce, log=lambda m: print(m, file=sys.stderr))
+    watcher = VaultWatcher(
+        _settings(watch=True), run_ingest, debounce_s=debounce, log=lambda m: print(m, file=sys.stderr)
+    )
     try:
         watcher.run()
     except KeyboardInterrupt:

@@ -8,10 +8,11 @@ from pathlib import PurePosixPath
 
 from lucasrag.catalog import read_catalog, record_decision
 from lucasrag.settings import Settings
+from lucasrag.vault_files import iter_vault_files
 from lucasrag.vocabulary import check_workspace
 from lucasrag_assets.rules.approval import _resolve_note, record_approval
 from lucasrag_assets.rules.approval_gate import check_approve, describe_move, did_you_mean, quarantined_under
-from lucasrag_assets.rules.vault_scan import Note, iter_vault_files, parse_note
+from lucasrag_assets.rules.vault_scan import Note, parse_note
 
 
 def _note_now(settings: Settings, rel: str) -> Note:

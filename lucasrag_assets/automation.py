@@ -19,10 +19,10 @@ from dagster import (
     sensor,
 )
 
+from lucasrag.vault_files import vault_fingerprint
 from lucasrag.vocabulary import WORKSPACES
 from lucasrag_assets.approvals import approve_folder, approve_quarantined
 from lucasrag_assets.resources import LucasragSettings
-from lucasrag_assets.rules.vault_scan import vault_fingerprint
 
 # The evaluation is not part of ingest (it adds a few hundred queries); `evaluate` runs it.
 ingest_job = define_asset_job(

@@ -180,5 +180,11 @@ from lucasrag_cli.graph import graph_command  # noqa: E402
 
 app.command("graph")(graph_command)
 
+# Assistants over MCP, and re-ingest on change without Dagster (mcp.py).
+from lucasrag_cli.mcp import mcp_command, watch_command  # noqa: E402
+
+app.command("mcp")(mcp_command)
+app.command("watch")(watch_command)
+
 if __name__ == "__main__":  # pragma: no cover
     app()

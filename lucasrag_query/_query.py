@@ -20,6 +20,7 @@ from lucasrag_query.options import DEFAULT_OPTIONS, QueryOptions
 from lucasrag_query.policy import Candidate, Hint, apply_policy
 from lucasrag_query.result import QueryResult, ResultItem
 from lucasrag_query.temporal import TemporalSignals, detect_temporal, load_cues
+from lucasrag_query.why import matched_words, why_surfaced
 
 #: Over-fetch at most this many times the per-workspace candidate count
 #: when the policy filter removes candidates.
@@ -166,7 +167,17 @@ async def aquery(
     timings["rerank"] = (time.perf_counter() - t0) * 1000
 
     results = [
-        ResultItem(i + 1, c.chunk_id, c.workspace, c.path, c.band, c.date, round(score, 4), c.text)
+        ResultItem(
+            i + 1,
+            c.chunk_id,
+            c.workspace,
+            c.path,
+            c.band,
+            c.date,
+            round(score, 4),
+            c.text,
+            why_surfaced(ranked.signals.get(c.chunk_id, {}), len(pool), matched_words(text, c.text, c.date)),
+        )
         for i, (c, score) in enumerate(ranked.items[:top_k])
     ]
     return QueryResult(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from lucasrag_query.policy import Hint
@@ -18,6 +18,15 @@ class ResultItem:
     date: str | None
     score: float
     text: str
+    #: which signals ranked it (see lucasrag_query.why); shown by ``to_dict(why=True)``
+    why: dict | None = field(default=None, compare=False)
+
+    def to_dict(self, why: bool = False) -> dict[str, Any]:
+        # Field by field, not asdict(): that deep-copies the why block (≈2 ms per result).
+        out = {f.name: getattr(self, f.name) for f in fields(self)}
+        if not why or self.why is None:
+            out.pop("why")
+        return out
 
 
 @dataclass(frozen=True)
@@ -35,10 +44,11 @@ class QueryResult:
     temporal: dict[str, Any] | None = None
     temporal_line: str | None = None  # the same, in one line for the CLI
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self, why: bool = False) -> dict[str, Any]:
+        """The §3.9 JSON; ``why=True`` adds each result's ``why`` block (the MCP search tool does)."""
         out: dict[str, Any] = {
             "query": self.query,
-            "results": [asdict(r) for r in self.results],
+            "results": [r.to_dict(why) for r in self.results],
             "hints": [h.to_dict() for h in self.hints],
             "temporal": {
                 **(self.temporal or {}),

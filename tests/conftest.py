@@ -126,3 +126,7 @@ def reranker_url(rank_model):
 
     with serve_reranker(rank_model, threads=RERANK_THREADS) as url:
         yield url
+
+
+# The MCP server as a subprocess and the SDK client (tests/mcp).
+from mcp_fixtures import ingested_copy, mcp  # noqa: E402, F401

@@ -4,11 +4,12 @@ import polars as pl
 from dagster import AssetExecutionContext, MetadataValue, asset
 
 from lucasrag.settings import Settings
+from lucasrag.vault_files import iter_vault_files
 from lucasrag_assets.assets._metadata import markdown_table
 from lucasrag_assets.memo import load_memo, save_memo
 from lucasrag_assets.resources import LucasragSettings
 from lucasrag_assets.rules.conventions import load_conventions
-from lucasrag_assets.rules.vault_scan import Note, iter_vault_files, parse_note
+from lucasrag_assets.rules.vault_scan import Note, parse_note
 
 #: Bump when parsing changes what a note becomes, so last run's memo is not reused.
 PARSE_VERSION = 2

@@ -6,6 +6,8 @@ import hashlib
 import re
 from collections.abc import Callable
 
+from lucasrag.vocabulary import doc_id  # noqa: F401 - re-exported for the write side
+
 Counter = Callable[[str], int]
 
 _FENCE = re.compile(r"^\s{0,3}(```|~~~)")
@@ -14,10 +16,6 @@ _HEADING = re.compile(r"^\s{0,3}#{1,6}(?:\s|$)")
 _SENTENCE_BREAK = re.compile(r"(?<=[.!?])[\"')\]\u201d\u2019]*[ \t]+|\n")
 _WORD = re.compile(r"\S+")
 _TABLE_SEPARATOR = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?\s*$")
-
-
-def doc_id(path: str) -> str:
-    return "doc-" + hashlib.sha256(path.encode("utf-8")).hexdigest()[:16]
 
 
 def chunk_id(path: str, index: int, text: str) -> str:

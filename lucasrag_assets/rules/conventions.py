@@ -16,7 +16,7 @@ from pathlib import Path
 import yaml
 
 from lucasrag_assets.rules.dates import DATE_ORDERS, DateOrder
-from lucasrag_assets.rules.obsidian import TEMPLATE_SETTINGS, template_folders
+from lucasrag_assets.rules.obsidian import template_folders
 
 VAULT_SETTINGS = ".lucasrag/vault.yaml"
 
@@ -63,8 +63,3 @@ def load_conventions(root: Path) -> VaultConventions:
     """The vault's settings; a bad setting is ignored with a warning, never fatal."""
     order, warnings = _date_order(root)
     return VaultConventions(date_order=order, templates=template_folders(root), warnings=warnings)
-
-
-def convention_files(root: Path) -> list[Path]:
-    """The files whose change changes :func:`load_conventions` (for the vault's change detector)."""
-    return [root / VAULT_SETTINGS, *(root / rel for rel, _ in TEMPLATE_SETTINGS)]

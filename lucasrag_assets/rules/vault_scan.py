@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
-import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -12,30 +11,12 @@ from typing import Literal
 
 import yaml
 
-from lucasrag.deference import deference_path
+from lucasrag.vault_files import iter_vault_files
 from lucasrag.vocabulary import BANDS, WORKSPACES
-from lucasrag_assets.rules.conventions import VaultConventions, convention_files, load_conventions
+from lucasrag_assets.rules.conventions import VaultConventions, load_conventions
 from lucasrag_assets.rules.dates import note_date
 from lucasrag_assets.rules.markup import clean_markup, strip_comments
 from lucasrag_assets.rules.obsidian import aliases_of, link_targets, properties_text, template_reason
-from lucasrag_assets.rules.routing_rules import routing_rules_path
-
-
-def _is_hidden(rel: Path) -> bool:
-    return any(part.startswith(".") for part in rel.parts)
-
-
-def iter_vault_files(root: Path) -> list[Path]:
-    """Every ``*.md`` file under ``root``, sorted, outside hidden folders."""
-    found: list[Path] = []
-    for dirpath, dirnames, filenames in os.walk(root):
-        # Prune in place so .git/.obsidian trees are never even listed.
-        dirnames[:] = [d for d in dirnames if not d.startswith(".")]
-        for name in filenames:
-            path = Path(dirpath) / name
-            if name.endswith(".md") and not _is_hidden(path.relative_to(root)):
-                found.append(path)
-    return sorted(found)
 
 
 @dataclass(frozen=True)
@@ -251,15 +232,3 @@ def scan_vault(root: Path, *, max_bytes: int) -> list[Note]:
     """Every note of the vault, valid or not, in path order."""
     conventions = load_conventions(root)
     return [parse_note(root, p, max_bytes=max_bytes, conventions=conventions) for p in iter_vault_files(root)]
-
-
-def vault_fingerprint(root: Path) -> str:
-    """A cheap change detector: relative path, size and mtime of every input file."""
-    h = hashlib.sha256()
-    for path in [*iter_vault_files(root), deference_path(root), routing_rules_path(root), *convention_files(root)]:
-        try:
-            st = path.stat()
-        except OSError:  # absent deference.yaml/routing.yaml, or a note deleted mid-scan
-            continue
-        h.update(f"{path.relative_to(root).as_posix()}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
-    return h.hexdigest()

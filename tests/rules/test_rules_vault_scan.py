@@ -4,7 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from lucasrag_assets.rules.vault_scan import Note, iter_vault_files, parse_note, scan_vault, vault_fingerprint
+from lucasrag.vault_files import iter_vault_files, vault_fingerprint
+from lucasrag_assets.rules.vault_scan import Note, parse_note, scan_vault
 
 MiB = 1024 * 1024
 

@@ -166,7 +166,7 @@ def test_ingestion_settings_change_what_the_assets_produce(tmp_path, settings_fo
     changed = replace(
         default,
         data=tmp_path / "changed",
-        route_threshold=0.95,
+        route_threshold=1.0,  # only frontmatter labels (confidence 1.0) pass: the cold-start router is sure of the rest
         chunk_tokens=48,
         archive_after_years=1,
         max_note_bytes=1500,

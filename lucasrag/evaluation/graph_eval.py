@@ -134,8 +134,7 @@ def build_sample(out: Path, log=print) -> Settings:
 
 
 def evaluate_sample(settings: Settings) -> dict:
-    from lucasrag.index._lightrag import WorkspaceIndex
-    from lucasrag.index.stores import open_chunk_store
+    from lucasrag.index import open_chunk_store, open_workspace_index
     from lucasrag_query import _loop, query
     from lucasrag_query.options import QueryOptions
 
@@ -143,7 +142,7 @@ def evaluate_sample(settings: Settings) -> dict:
     latency = {"search": {True: [], False: []}, "query": {True: [], False: []}}
 
     async def ws_search(q: EntityQuestion, graph: bool):
-        index = await WorkspaceIndex.open(settings, q.workspace)
+        index = await open_workspace_index(settings, q.workspace)
         store = open_chunk_store(settings, q.workspace)
         try:
             t0 = time.perf_counter()
@@ -204,8 +203,7 @@ def _locomo_conversation(data_path: Path, out: Path, index: int, questions: int 
     from lucasrag.evaluation.locomo import CATEGORIES, load_locomo
     from lucasrag.evaluation.locomo_eval import _prepare
     from lucasrag.evaluation.recall import KS, recall_at
-    from lucasrag.index._lightrag import WorkspaceIndex
-    from lucasrag.index.stores import open_chunk_store
+    from lucasrag.index import open_chunk_store, open_workspace_index
     from lucasrag_query import _loop, query
     from lucasrag_query.options import QueryOptions
 
@@ -215,7 +213,7 @@ def _locomo_conversation(data_path: Path, out: Path, index: int, questions: int 
     facts = {k: v for k, v in prepared["facts"].items() if k != "chunk_words"}
     rows = []
     store = open_chunk_store(settings, "personal")
-    ws = _loop.run(WorkspaceIndex.open(settings, "personal"))
+    ws = _loop.run(open_workspace_index(settings, "personal"))
     try:
         facts["graph"] = _loop.run(ws.graph_counts())
         for q in conv.questions[:questions] if questions else conv.questions:

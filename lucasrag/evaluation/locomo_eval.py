@@ -59,7 +59,7 @@ def _strip_markers(text: str) -> str:
 def _prepare(conv: Conversation, root: Path, log: Log, **overrides) -> tuple[Settings, dict]:
     """Write the vault, ingest it, build the flat index; return settings and facts.
     ``overrides`` replace settings (``graph=True`` for the graph evaluation)."""
-    from lucasrag.index.stores import open_chunk_store
+    from lucasrag.index import open_chunk_store
     from lucasrag_assets.ingest import run_ingest
     from lucasrag_query import _loop
 

@@ -100,6 +100,9 @@ def _install_pg_client_pools() -> None:
         if db.pool is not None:
             await db.pool.close()
 
+    # the originals stay reachable: tests/index/test_lightrag_contract.py checks their signatures
+    manager._lucasrag_original_get_client = manager.get_client
+    manager._lucasrag_original_release_client = manager.release_client
     manager.get_client = classmethod(get_client)
     manager.release_client = classmethod(release_client)
     manager._lucasrag_pools = True
@@ -144,6 +147,8 @@ def _install_neo4j_batch_deletes() -> None:
                 pairs,
             )
 
+    storage._lucasrag_original_remove_nodes = storage.remove_nodes
+    storage._lucasrag_original_remove_edges = storage.remove_edges
     storage.remove_nodes = remove_nodes
     storage.remove_edges = remove_edges
     storage._lucasrag_batch_deletes = True

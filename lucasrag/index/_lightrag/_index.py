@@ -178,9 +178,9 @@ class WorkspaceIndex(GraphWriter, GraphReader, LlmExtraction):
         picked = await self._nearest_of(reached, vector, int(GRAPH_RELATED_CHUNKS * named / 2))
         stored = await self.stored_chunks(picked)
         texts = {r["id"]: r.get("content") or "" for r in rows} | stored
-        order: list[str] = []
-        for pair in zip_longest([r["id"] for r in rows], [c for c in picked if c in stored]):
-            order += [c for c in pair if c is not None and c not in order]
+        # round-robin, vector first, each chunk once (LightRAG's _merge_all_chunks)
+        merged = [c for pair in zip_longest([r["id"] for r in rows], [c for c in picked if c in stored]) for c in pair]
+        order = list(dict.fromkeys(c for c in merged if c is not None))
         reached_set = set(reached)
         return [Hit(c, texts[c], c in reached_set) for c in order[:top_k]]
 

@@ -29,7 +29,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from lucasrag.dsn import with_database
+from lucasrag.dsn import PgAddress, to_url, with_database
 from lucasrag.settings import mask_secrets
 
 from ._process import (
@@ -113,8 +113,6 @@ class PostgresServer:
         return self.dsn_for("postgres")
 
     def dsn_for(self, database: str) -> str:
-        from lucasrag.dsn import PgAddress, to_url
-
         return to_url(PgAddress(host=connect_host(self.host), port=self.port, database=database))
 
     @property

@@ -15,7 +15,8 @@ WORKSPACES: tuple[str, ...] = ("technical", "creative", "personal", "administrat
 Band = Literal["present", "archival"]
 BANDS: tuple[str, ...] = ("present", "archival")
 
-NoteStatus = Literal["indexed", "quarantined", "invalid"]
+#: ``skipped``: deliberately not a note (a template, an embed-only page); reported with its reason.
+NoteStatus = Literal["indexed", "quarantined", "invalid", "skipped"]
 
 #: Which rule decided a chunk's band (recorded on every chunk, see rules/banding).
 BandRule = Literal["frontmatter", "date", "content", "default"]

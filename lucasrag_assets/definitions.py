@@ -2,6 +2,7 @@
 
 from dagster import Definitions, load_assets_from_modules
 
+from lucasrag.progress import NullProgress, Progress
 from lucasrag_assets.assets import catalog, chunks, evaluation, notes, routing
 from lucasrag_assets.assets.indexes import INDEX_ASSETS
 from lucasrag_assets.assets.routing import quarantine_reviewed
@@ -13,7 +14,7 @@ from lucasrag_assets.automation import (
     workspace_jobs,
     workspace_schedules,
 )
-from lucasrag_assets.resources import LucasragSettings, Progress
+from lucasrag_assets.resources import LucasragSettings
 
 ALL_ASSETS = [*load_assets_from_modules([notes, routing, chunks, catalog, evaluation]), *INDEX_ASSETS]
 
@@ -27,7 +28,7 @@ def build_definitions(settings: LucasragSettings | None = None, progress: Progre
         jobs=[ingest_job, evaluate_job, *workspace_jobs.values(), approve_quarantined_note],
         sensors=[vault_changed],
         schedules=workspace_schedules,
-        resources={"lucasrag": settings or LucasragSettings(), "progress": progress or Progress()},
+        resources={"lucasrag": settings or LucasragSettings(), "progress": progress or NullProgress()},
     )
 
 

@@ -12,8 +12,10 @@ from pathlib import Path
 
 import polars as pl
 
+from lucasrag.catalog import read_changes
+from lucasrag.progress import Progress
 from lucasrag.settings import Settings
-from lucasrag_assets.resources import Progress
+from lucasrag.vault_health import VaultHealth, vault_health
 
 # CLI runs skip per-step stdout capture: it spawns two `tail` processes per step
 # (seconds per ingest on two cores) and the CLI shows its own progress anyway.
@@ -91,8 +93,12 @@ class IngestSummary:
     per_workspace: dict[str, int] = field(default_factory=dict)
     quarantined: list[tuple[str, str, str]] = field(default_factory=list)  # path, suggestion, reason
     invalid: list[tuple[str, str]] = field(default_factory=list)  # path, reason
+    skipped: list[tuple[str, str]] = field(default_factory=list)  # path, reason (templates, embed-only pages)
+    warnings: list[tuple[str, str]] = field(default_factory=list)  # path, warning (e.g. an unreadable date)
+    health: VaultHealth | None = None  # counts and grouped reasons (lucasrag/vault_health.py)
     index_metadata: dict[str, dict] = field(default_factory=dict)
     step_seconds: dict[str, float] = field(default_factory=dict)  # Dagster step → wall seconds
+    changes: list[dict] = field(default_factory=list)  # notes moved since the last ingest (lucasrag notes --changed)
 
 
 def run_ingest(settings: Settings, progress: Progress | None = None) -> IngestSummary:
@@ -124,6 +130,14 @@ def run_ingest(settings: Settings, progress: Progress | None = None) -> IngestSu
     summary.per_workspace = {ws: n for ws, n in indexed.group_by("workspace").len().iter_rows()}
     summary.quarantined = list(quarantine.select("path", "suggestion", "reason").iter_rows())
     summary.invalid = list(catalog.filter(pl.col("status") == "invalid").select("path", "reason").iter_rows())
+    summary.changes = read_changes(settings).to_dicts()
+    summary.skipped = list(catalog.filter(pl.col("status") == "skipped").select("path", "reason").iter_rows())
+    summary.warnings = [
+        (path, warning) for path, warnings in catalog.select("path", "warnings").iter_rows() for warning in warnings
+    ]
+    summary.health = vault_health(
+        catalog.select("path", "status", "reason").iter_rows(), undated_warnings=len({p for p, _ in summary.warnings})
+    )
     for mat in materializations:
         key = mat.asset_key.to_user_string()
         if key.endswith("_index"):

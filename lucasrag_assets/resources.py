@@ -1,4 +1,4 @@
-"""Dagster resources: settings (embedded ↔ production by configuration) and progress."""
+"""Dagster resources: settings (embedded ↔ production by configuration) and progress (``lucasrag.progress``)."""
 
 from pathlib import Path
 
@@ -28,11 +28,3 @@ class LucasragSettings(ConfigurableResource):
 
     def embedding_cache(self) -> EmbeddingCache:
         return EmbeddingCache(self.get().data / "embeddings.sqlite")
-
-
-class Progress:
-    """Receives progress from long stages. The CLI swaps in a progress bar;
-    in the Dagster UI the stages report through logs and metadata instead."""
-
-    def update(self, stage: str, done: int, total: int) -> None:  # noqa: D102 - no-op by design
-        pass

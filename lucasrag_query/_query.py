@@ -17,7 +17,7 @@ from lucasrag_query import _loop
 from lucasrag_query._indexes import OpenWorkspace, open_workspaces
 from lucasrag_query._ranking import rank_pool
 from lucasrag_query.options import DEFAULT_OPTIONS, QueryOptions
-from lucasrag_query.policy import Candidate, apply_policy
+from lucasrag_query.policy import Candidate, Hint, apply_policy
 from lucasrag_query.result import QueryResult, ResultItem
 from lucasrag_query.temporal import TemporalSignals, detect_temporal, load_cues
 
@@ -148,13 +148,22 @@ async def aquery(
     return QueryResult(
         query=text,
         results=results,
-        hints=list(outcome.hints),
+        hints=[*outcome.hints, *vault_hints(settings)],
         archival_open=gate.archival_open,
         signals=tuple(temporal.signals),
         reranker=ranked.reranker,
         reranker_note=ranked.note,
         timings_ms={k: round(v, 2) for k, v in timings.items()},
     )
+
+
+def vault_hints(settings: Settings) -> list[Hint]:
+    """A hint when the last ingest left most of the vault unsearchable (counts and cause, no note text)."""
+    from lucasrag.vault_health import read_health, unsearchable_warning
+
+    health = read_health(settings)
+    message = unsearchable_warning(health) if health is not None else None
+    return [] if message is None else [Hint(None, "vault", health.unsearchable, message)]
 
 
 def query(

@@ -55,7 +55,7 @@ class Candidate:
 @dataclass(frozen=True)
 class Hint:
     subject: str | None
-    kind: Literal["deference", "archive"]
+    kind: Literal["deference", "archive", "vault"]  # vault: most of the vault is not searchable
     withheld: int
     message: str
 

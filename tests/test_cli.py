@@ -7,7 +7,7 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from lucasrag.cli import app
+from lucasrag_cli import app
 
 pytestmark = pytest.mark.slow
 NOTE_FIELDS = {"path", "status", "workspace", "confidence", "band", "date", "charged", "reason"}

@@ -13,7 +13,7 @@ import pytest
 import yaml
 
 from lucasrag.deference import load_deference
-from lucasrag.evaluation.vault_generator import (
+from lucasrag_harness.evaluation.vault_generator import (
     GRIEF_CUES,
     PAST_CUES,
     SUBJECT_MENTION,

@@ -103,7 +103,7 @@ class GraphReader:
         conversation partner named in every session, a tag on every journal entry)
         narrows nothing that vector search does not already cover; its chunks would only
         displace better vector candidates. Such hubs are left out."""
-        from lucasrag_assets.rules.entities import query_terms
+        from lucasrag.entities import query_terms
 
         terms = query_terms(text)
         candidates = list(dict.fromkeys(n for n in (_node_name(c) for c in (*keywords, *terms.candidates)) if n))

@@ -36,7 +36,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from lucasrag.index.stores import open_chunk_store  # noqa: E402
+from lucasrag.index import open_chunk_store  # noqa: E402
 from lucasrag.settings import Settings  # noqa: E402
 from lucasrag.vocabulary import WORKSPACES  # noqa: E402
 from lucasrag_assets.ingest import run_ingest  # noqa: E402

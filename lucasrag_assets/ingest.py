@@ -52,23 +52,9 @@ def dagster_postgres_url(dsn: str) -> str:
     """A SQLAlchemy URL for dagster-postgres from a PostgreSQL DSN (URL or ``key=value``), with the
     psycopg2 driver: under SQLAlchemy 2.1 a bare ``postgresql://`` means psycopg 3, with which
     dagster-postgres 0.29's event log fails (``NOTIFY run_events, $1``)."""
-    from urllib.parse import quote
+    from lucasrag.dsn import sqlalchemy_url
 
-    if dsn.startswith(("postgresql+", "postgres+")):
-        return dsn
-    for scheme in ("postgresql://", "postgres://"):
-        if dsn.startswith(scheme):
-            return "postgresql+psycopg2://" + dsn[len(scheme) :]
-    from psycopg.conninfo import conninfo_to_dict
-
-    params = conninfo_to_dict(dsn)
-    user = quote(params.get("user") or "postgres", safe="")
-    password = params.get("password")
-    auth = f"{user}:{quote(password, safe='')}@" if password else f"{user}@"
-    host = params.get("host") or "127.0.0.1"
-    host = f"[{host}]" if ":" in host else host
-    port = f":{params['port']}" if params.get("port") else ""
-    return f"postgresql+psycopg2://{auth}{host}{port}/{quote(params.get('dbname') or 'postgres', safe='')}"
+    return sqlalchemy_url(dsn, driver="psycopg2")
 
 
 def open_instance(settings: Settings):

@@ -2,7 +2,7 @@
 
 import pytest
 
-from lucasrag.index.stores import open_chunk_store
+from lucasrag.index import open_chunk_store
 from lucasrag_query import query
 
 pytestmark = pytest.mark.slow

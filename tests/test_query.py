@@ -67,7 +67,7 @@ def test_charged_subject_withheld_then_bridged(ingested):
 
 
 def test_withheld_text_never_appears_anywhere(ingested):
-    from lucasrag.index.stores import open_chunk_store
+    from lucasrag.index import open_chunk_store
     from lucasrag.vocabulary import WORKSPACES
 
     charged = []

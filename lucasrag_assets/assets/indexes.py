@@ -9,7 +9,7 @@ import asyncio
 import polars as pl
 from dagster import AssetExecutionContext, AssetsDefinition, MaterializeResult, ResourceParam, asset
 
-from lucasrag.index.sync import sync_workspace
+from lucasrag.index import sync_workspace
 from lucasrag.progress import Progress
 from lucasrag.settings import Settings
 from lucasrag.vocabulary import WORKSPACES, ChunkRecord

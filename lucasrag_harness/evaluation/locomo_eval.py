@@ -70,7 +70,7 @@ def _strip_markers(text: str) -> str:
 def _prepare(conv: Conversation, root: Path, log: Log, ingest: Ingest, **overrides) -> tuple[Settings, dict]:
     """Write the vault, ingest it, build the flat index; return settings and facts.
     ``overrides`` replace settings (``graph=True`` for the graph evaluation)."""
-    from lucasrag.index.stores import open_chunk_store
+    from lucasrag.index import open_chunk_store
     from lucasrag_query import _loop
 
     vault, data = root / conv.sample_id / "vault", root / conv.sample_id / "data"

@@ -322,7 +322,7 @@ class PolicyReport:
 
 def _withheld_texts(settings: Settings, catalog, paths: set[str]) -> dict[str, list[str]]:
     """path → texts of its charged chunks, read from the chunk stores."""
-    from lucasrag.index.stores import index_exists, open_chunk_store
+    from lucasrag.index import index_exists, open_chunk_store
 
     out: dict[str, list[str]] = {}
     for ws in WORKSPACES:

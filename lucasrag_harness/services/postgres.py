@@ -29,6 +29,9 @@ import tempfile
 import time
 from pathlib import Path
 
+from lucasrag.dsn import PgAddress, to_url, with_database
+from lucasrag.settings import mask_secrets
+
 from ._process import (
     ServiceError,
     ServiceStatus,
@@ -110,9 +113,7 @@ class PostgresServer:
         return self.dsn_for("postgres")
 
     def dsn_for(self, database: str) -> str:
-        host = connect_host(self.host)
-        host = f"[{host}]" if ":" in host else host
-        return f"postgresql://postgres@{host}:{self.port}/{database}"
+        return to_url(PgAddress(host=connect_host(self.host), port=self.port, database=database))
 
     @property
     def socket_dir(self) -> Path:
@@ -339,7 +340,6 @@ def ensure_database(admin_dsn: str, name: str, *, extensions: tuple[str, ...] = 
     """Create ``name`` on the server of ``admin_dsn`` (if missing) with ``extensions``; returns its DSN."""
     import psycopg
     from psycopg import sql
-    from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
     try:
         with psycopg.connect(admin_dsn, autocommit=True, connect_timeout=10) as conn:
@@ -350,10 +350,8 @@ def ensure_database(admin_dsn: str, name: str, *, extensions: tuple[str, ...] = 
                 except psycopg.errors.DuplicateDatabase:
                     pass  # created concurrently
     except psycopg.OperationalError as exc:
-        raise ServiceError(f"PostgreSQL is not reachable at {_redact(admin_dsn)}: {exc}".strip()) from exc
-    params = conninfo_to_dict(admin_dsn)
-    params["dbname"] = name
-    db_dsn = _as_url(params) if admin_dsn.startswith(("postgresql://", "postgres://")) else make_conninfo(**params)
+        raise ServiceError(f"PostgreSQL is not reachable at {mask_secrets(admin_dsn)}: {exc}".strip()) from exc
+    db_dsn = with_database(admin_dsn, name)
     with psycopg.connect(db_dsn, autocommit=True, connect_timeout=10) as conn:
         for ext in extensions:
             try:
@@ -361,19 +359,3 @@ def ensure_database(admin_dsn: str, name: str, *, extensions: tuple[str, ...] = 
             except psycopg.errors.UniqueViolation:
                 pass  # concurrent CREATE EXTENSION
     return db_dsn
-
-
-def _as_url(params: dict) -> str:
-    from urllib.parse import quote
-
-    user = quote(params.get("user", "postgres"), safe="")
-    password = params.get("password")
-    auth = f"{user}:{quote(password, safe='')}@" if password else f"{user}@"
-    host = params.get("host", "127.0.0.1")
-    host = f"[{host}]" if ":" in host else host
-    port = f":{params['port']}" if params.get("port") else ""
-    return f"postgresql://{auth}{host}{port}/{quote(params['dbname'], safe='')}"
-
-
-def _redact(dsn: str) -> str:
-    return re.sub(r"(://[^:/@]+:)[^@]*@", r"\1***@", dsn)

@@ -36,6 +36,8 @@ def ingest(vault: Path | None = typer.Option(None, help="Vault root (default: LU
     from lucasrag_cli._progress import RichProgress
 
     settings = _settings(vault)
+    if settings.vault.exists() and not settings.vault.is_dir():
+        fail(f"vault {settings.vault} is a file, not a folder: pass the folder that holds your notes", 2)
     if not settings.vault.is_dir():
         fail(f"vault folder {settings.vault} does not exist (set LUCASRAG_VAULT or pass --vault)", 2)
     from lucasrag.services import ServiceError

@@ -79,6 +79,7 @@ def query(
     ),
     top_k: int | None = typer.Option(None, "--top-k", help="How many results (default 25)."),
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
+    full: bool = typer.Option(False, "--full", help="Print whole passages (default: about 480 characters each)."),
 ) -> None:
     """Answer a query from the indexes (archive, deference and rerank policies applied)."""
     from lucasrag_query import IndexMissing, QueryError
@@ -102,7 +103,7 @@ def query(
         return
     from lucasrag_cli._render import render_query
 
-    render_query(out, result)
+    render_query(out, result, full=full)
 
 
 @app.command()

@@ -60,30 +60,35 @@ def deference_reason(subject: str) -> str:
     )
 
 
+def _indented(text: str, style: str = "") -> Padding:
+    """``text`` wrapped to the terminal, every line indented (no trailing fill)."""
+    return Padding(Text(text, style=style, overflow="fold"), (0, 0, 0, PASSAGE_INDENT), expand=False)
+
+
 def render_query(console: Console, result, *, full: bool = False) -> None:
     """One block per result: a heading line (rank, path, workspace, band, date, score), the passage below it.
 
-    The heading wraps at spaces when a long path meets a narrow terminal, so every field stays whole.
+    The heading is one line when it fits; on a narrow terminal the fields go whole onto a second line.
     """
     temporal = "archive open" if result.archival_open else "archive closed"
     signals = f" (signals: {', '.join(result.signals)})" if result.signals else ""
     console.print(f"[bold]{result.query}[/] — {temporal}{signals}; ranked by {result.reranker}", highlight=False)
     for r in result.results:
-        heading = Text.assemble(
-            (f"{r.rank}. ", "bold"),
-            (r.path, "bold cyan"),
-            "  ",
-            (" · ".join((r.workspace, r.band, r.date or "undated", f"score {r.score:.3f}")), "dim"),
-        )
+        meta = " · ".join((r.workspace, r.band, r.date or "undated", f"score {r.score:.3f}"))
+        heading = Text.assemble((f"{r.rank}. ", "bold"), (r.path, "bold cyan"))
+        if heading.cell_len + 2 + len(meta) <= console.width:
+            heading.append("  " + meta, "dim")
+        else:  # a long path on a narrow terminal: the fields go whole onto the next line
+            heading.append("\n" + " " * PASSAGE_INDENT + meta, "dim")
         console.print()
         console.print(heading, overflow="fold")
-        console.print(Padding(Text(passage(r.text, full=full), overflow="fold"), (0, 0, 0, PASSAGE_INDENT)))
+        console.print(_indented(passage(r.text, full=full)))
     if not result.results:
         console.print("no passages matched")
     for hint in result.hints:
         console.print()
         console.print(Text.assemble(("hint: ", "yellow"), hint.message), overflow="fold")
         if hint.kind == "deference" and hint.subject:
-            console.print(Text("      " + deference_reason(hint.subject), style="dim"), overflow="fold")
+            console.print(_indented(deference_reason(hint.subject), style="dim"))
     if result.reranker_note:
         console.print(f"[dim]{result.reranker_note}[/]", highlight=False)

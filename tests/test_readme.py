@@ -30,7 +30,7 @@ SKIP = {
     "lucasrag mcp --http": "serves until stopped (the MCP tests run the HTTP server)",
 }
 #: Seconds any one command may take: the data folder is pre-ingested, so this only catches a hang.
-COMMAND_TIMEOUT = 600
+COMMAND_TIMEOUT = 300
 #: Seconds `scripts/dagster-ui` may take to serve the asset graph on two shared cores.
 UI_TIMEOUT = 300
 

@@ -39,6 +39,8 @@ def ingest(
     from lucasrag_cli._progress import RichProgress
 
     settings = _settings(vault)
+    if settings.vault.exists() and not settings.vault.is_dir():
+        fail(f"vault {settings.vault} is a file, not a folder: pass the folder that holds your notes", 2)
     if not settings.vault.is_dir():
         fail(f"vault folder {settings.vault} does not exist (set LUCASRAG_VAULT or pass --vault)", 2)
     from lucasrag.services import ServiceError
@@ -78,6 +80,7 @@ def query(
     ),
     top_k: int | None = typer.Option(None, "--top-k", help="How many results (default 25)."),
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
+    full: bool = typer.Option(False, "--full", help="Print whole passages (default: about 480 characters each)."),
 ) -> None:
     """Answer a query from the indexes (archive, deference and rerank policies applied)."""
     from lucasrag_query import IndexMissing, QueryError
@@ -101,7 +104,7 @@ def query(
         return
     from lucasrag_cli._render import render_query
 
-    render_query(out, result)
+    render_query(out, result, full=full)
 
 
 @quarantine_app.command("list")

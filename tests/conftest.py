@@ -127,3 +127,29 @@ def reranker_url(rank_model):
 
     with serve_reranker(rank_model, threads=RERANK_THREADS) as url:
         yield url
+
+
+@pytest.fixture
+def shell_env(ingested, tmp_path) -> dict[str, str]:
+    """The environment of a person's shell for commands run through bash (README, demo): ``lucasrag`` on PATH
+    runs this checkout's code, a private copy of the sample vault and of the session's data folder (so an
+    ``ingest`` is incremental), and no LUCASRAG_NOW — "now" is the real date, as in a terminal."""
+    import os
+    import sys
+
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    shim = bin_dir / "lucasrag"
+    shim.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m lucasrag_cli "$@"\n')
+    shim.chmod(0o755)
+    shutil.copytree(ingested.data, tmp_path / "data")
+    env = {k: v for k, v in os.environ.items() if k != "LUCASRAG_NOW"}
+    env.update(
+        PATH=os.pathsep.join([str(bin_dir), str(Path(sys.executable).parent), env.get("PATH", "")]),
+        PYTHONPATH=os.pathsep.join(p for p in (str(REPO), env.get("PYTHONPATH", "")) if p),
+        LUCASRAG_VAULT=str(copy_sample_vault(tmp_path / "vault")),
+        LUCASRAG_DATA=str(tmp_path / "data"),
+        DAGSTER_HOME=str(tmp_path / "dagster"),
+        VIRTUAL_ENV=sys.prefix,  # the tests' environment is the active one (scripts use it, not ./.venv)
+    )
+    return env

@@ -85,19 +85,31 @@ def repo() -> Path:
     return REPO
 
 
+def ingest_with_home(settings: Settings, dagster_home: Path):
+    """``run_ingest(settings)`` on a Dagster instance of its own: for module- and session-scoped
+    fixtures, which cannot use the function-scoped ``monkeypatch``."""
+    from lucasrag_assets.ingest import run_ingest
+
+    mp = pytest.MonkeyPatch()
+    mp.setenv("DAGSTER_HOME", str(dagster_home))
+    try:
+        return run_ingest(settings)
+    finally:
+        mp.undo()
+
+
+@pytest.fixture(scope="session")
+def ingest_at():
+    """``ingest_at(settings, dagster_home)``: see :func:`ingest_with_home`."""
+    return ingest_with_home
+
+
 @pytest.fixture(scope="session")
 def ingested(tmp_path_factory) -> Settings:
     """The sample vault ingested once for the whole session (read-only users only)."""
-    from lucasrag_assets.ingest import run_ingest
-
     root = tmp_path_factory.mktemp("ingested")
     settings = make_settings(copy_sample_vault(root / "vault"), root / "data")
-    mp = pytest.MonkeyPatch()
-    mp.setenv("DAGSTER_HOME", str(root / "dagster"))
-    try:
-        run_ingest(settings)
-    finally:
-        mp.undo()
+    ingest_with_home(settings, root / "dagster")
     return settings
 
 

@@ -102,23 +102,16 @@ def check_graph_invariants(settings, workspace) -> tuple[int, int]:
 
 
 @pytest.fixture(scope="module")
-def graph_vault(tmp_path_factory, ingested, copy_vault, settings_for):
+def graph_vault(tmp_path_factory, ingested, copy_vault, settings_for, ingest_at):
     """The sample vault plus the payroll call, ingested once with the graph on,
     starting from the session ingest's embedding cache (only the payroll call is new)."""
-    from lucasrag_assets.ingest import run_ingest
-
     root = tmp_path_factory.mktemp("graph")
     vault = copy_vault(root / "vault")
     (vault / PAYROLL).write_text(PAYROLL_NOTE)
     settings = settings_for(vault, root / "data", graph=True)
     settings.data.mkdir(parents=True)
     shutil.copy2(ingested.data / "embeddings.sqlite", settings.data / "embeddings.sqlite")
-    mp = pytest.MonkeyPatch()
-    mp.setenv("DAGSTER_HOME", str(root / "dagster"))
-    try:
-        summary = run_ingest(settings)
-    finally:
-        mp.undo()
+    summary = ingest_at(settings, root / "dagster")
     return settings, summary
 
 

@@ -23,19 +23,12 @@ DAYS = {"today": dt.date.today(), "in ten years": dt.date.today() + dt.timedelta
 
 
 @pytest.fixture(scope="module", params=list(DAYS))
-def reingested(request, ingested, tmp_path_factory):
+def reingested(request, ingested, tmp_path_factory, ingest_at):
     """The session's ingest (at the fixed NOW) ingested again on another day, in the same data folder."""
-    from lucasrag_assets.ingest import run_ingest
-
     root = tmp_path_factory.mktemp("reingested")
     shutil.copytree(ingested.data, root / "data")
     settings = dataclasses.replace(ingested, data=root / "data", now=DAYS[request.param])
-    mp = pytest.MonkeyPatch()
-    mp.setenv("DAGSTER_HOME", str(root / "dagster"))
-    try:
-        summary = run_ingest(settings)
-    finally:
-        mp.undo()
+    summary = ingest_at(settings, root / "dagster")
     return settings, summary
 
 

@@ -59,17 +59,10 @@ def _write(root: Path, files: dict[str, str]) -> Path:
 
 
 @pytest.fixture(scope="module")
-def obsidian_vault(tmp_path_factory):
-    from lucasrag_assets.ingest import run_ingest
-
+def obsidian_vault(tmp_path_factory, ingest_at):
     root = tmp_path_factory.mktemp("obsidian")
     settings = settings_for(_write(root / "vault", NOTES), root / "data")
-    mp = pytest.MonkeyPatch()
-    mp.setenv("DAGSTER_HOME", str(root / "dagster"))
-    try:
-        summary = run_ingest(settings)
-    finally:
-        mp.undo()
+    summary = ingest_at(settings, root / "dagster")
     return settings, summary
 
 

@@ -13,6 +13,7 @@ import pytest
 import yaml
 
 from lucasrag.deference import load_deference
+from lucasrag_harness.evaluation.policy_eval import KINDS
 from lucasrag_harness.evaluation.vault_generator import (
     GRIEF_CUES,
     PAST_CUES,
@@ -26,23 +27,6 @@ from lucasrag_harness.evaluation.vault_generator import (
 N = 300
 NOW = dt.date(2026, 6, 1)
 CUTOFF = dt.date(2023, 6, 1)
-CASE_KINDS = {
-    "present_fact",
-    "archive_year",
-    "archive_cue",
-    "charged_withheld",
-    "charged_bridged",
-    "quarantine_never",
-    "workspace_restriction",
-    "period_date",
-    "period_month",
-    "period_season",
-    "period_relative",
-    "false_alarm_ex",
-    "false_alarm_history",
-    "false_alarm_used_to",
-    "false_alarm_years",
-}
 
 
 def _files(root: Path) -> dict[str, bytes]:
@@ -194,7 +178,7 @@ def test_query_cases_are_consistent(generated):
     _, truth = generated
     cases = truth.cases
     assert len(cases) >= 30
-    assert {c.kind for c in cases} == CASE_KINDS
+    assert {c.kind for c in cases} == set(KINDS)  # every kind the evaluation judges, and only those
     notes = truth.notes
     for c in cases:
         assert set(c.expect_paths) <= set(notes) and set(c.forbid_paths) <= set(notes), c.query

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import stat
 import time
 
 import pytest
@@ -282,3 +284,20 @@ def _stop_and_restart(server, auth) -> None:
     with neo4j.GraphDatabase.driver(server.uri, auth=auth) as driver:
         records, _, _ = driver.execute_query("MATCH (n:Persisted) RETURN n.x AS x", database_="neo4j")
         assert [r["x"] for r in records] == [42]
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root: PostgreSQL's system user and chown")
+@pytest.mark.parametrize("in_group", [True, False])
+def test_make_traversable_sets_the_bit_that_applies(tmp_path, in_group):
+    """A folder whose group is the PostgreSQL user's is judged by its group bits: o+x alone would not let it in."""
+    from lucasrag_harness.services._process import _can_traverse, ensure_system_user, make_traversable
+    from lucasrag_harness.services.postgres import PG_USER
+
+    user = ensure_system_user(PG_USER)
+    folder = tmp_path / "private"
+    (folder / "inner").mkdir(parents=True)
+    os.chown(folder, 0, user.pw_gid if in_group else 0)
+    folder.chmod(0o700)
+    make_traversable(folder / "inner", user)
+    assert _can_traverse(folder, user)
+    assert folder.stat().st_mode & (stat.S_IXGRP if in_group else stat.S_IXOTH)

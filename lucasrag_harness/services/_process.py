@@ -111,14 +111,18 @@ def ensure_system_user(name: str) -> pwd.struct_passwd:
         ) from None
 
 
+def _search_bit(st: os.stat_result, user: pwd.struct_passwd) -> int:
+    """The x bit that governs ``user`` on a file with ``st``: owner's, else group's, else other's
+    (a group member is judged by the group bits alone, whatever the other bits say)."""
+    if user.pw_uid == 0 or st.st_uid == user.pw_uid:
+        return stat.S_IXUSR
+    groups = {user.pw_gid} | {g for g in os.getgrouplist(user.pw_name, user.pw_gid)}
+    return stat.S_IXGRP if st.st_gid in groups else stat.S_IXOTH
+
+
 def _can_traverse(path: Path, user: pwd.struct_passwd) -> bool:
     st = path.stat()
-    if user.pw_uid == 0 or st.st_uid == user.pw_uid:
-        return bool(st.st_mode & stat.S_IXUSR)
-    groups = {user.pw_gid} | {g for g in os.getgrouplist(user.pw_name, user.pw_gid)}
-    if st.st_gid in groups:
-        return bool(st.st_mode & stat.S_IXGRP)
-    return bool(st.st_mode & stat.S_IXOTH)
+    return bool(st.st_mode & _search_bit(st, user))
 
 
 def make_traversable(path: Path, user: pwd.struct_passwd, *, include_self: bool = False) -> None:
@@ -137,8 +141,8 @@ def make_traversable(path: Path, user: pwd.struct_passwd, *, include_self: bool 
                 f"{parent} is not traversable by user {user.pw_name!r} and is not ours to change; "
                 f"choose a data directory elsewhere (LUCASRAG_DATA)"
             )
-        os.chmod(parent, stat.S_IMODE(st.st_mode) | stat.S_IXOTH)
-        log.info("made %s traversable (o+x) for %s", parent, user.pw_name)
+        os.chmod(parent, stat.S_IMODE(st.st_mode) | _search_bit(st, user))
+        log.info("made %s traversable for %s", parent, user.pw_name)
 
 
 def chown_tree(path: Path, user: pwd.struct_passwd) -> None:

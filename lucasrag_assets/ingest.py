@@ -12,6 +12,7 @@ from pathlib import Path
 
 import polars as pl
 
+from lucasrag.data_folder import open_data_folder, tighten
 from lucasrag.settings import Settings
 from lucasrag_assets.resources import Progress
 
@@ -121,6 +122,7 @@ def run_ingest(settings: Settings, progress: Progress | None = None) -> IngestSu
     started = time.perf_counter()
     resource = LucasragSettings(vault=str(settings.vault), data=str(settings.data), now=settings.now.isoformat())
     defs = build_definitions(resource, progress)
+    open_data_folder(settings.data)
     with _profile_environment(settings), DagsterInstance.from_config(str(dagster_home(settings))) as instance:
         result = defs.resolve_job_def("ingest").execute_in_process(
             instance=instance, run_config={"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
@@ -133,6 +135,7 @@ def run_ingest(settings: Settings, progress: Progress | None = None) -> IngestSu
         steps = {
             s.step_key: (s.end_time or 0) - (s.start_time or 0) for s in instance.get_run_step_stats(result.run_id)
         }
+    tighten(settings.data)  # the run's last events (Dagster's storage) are written after the resources' teardown
     summary = IngestSummary(seconds=time.perf_counter() - started, step_seconds=steps)
     indexed = catalog.filter(pl.col("status") == "indexed")
     summary.per_workspace = {ws: n for ws, n in indexed.group_by("workspace").len().iter_rows()}

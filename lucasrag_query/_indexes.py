@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from lucasrag.data_folder import open_data_folder
 from lucasrag.index._lightrag import WorkspaceIndex
 from lucasrag.index.stores import index_exists, open_chunk_store
 from lucasrag.settings import Settings
@@ -34,6 +35,8 @@ def _stamp(settings: Settings, workspace: str) -> tuple:
 
 
 async def open_workspaces(settings: Settings, workspaces: tuple[str, ...]) -> list[OpenWorkspace]:
+    if settings.data.is_dir():  # a query never creates the data folder, but it does tighten it
+        open_data_folder(settings.data)
     present = [ws for ws in workspaces if index_exists(settings, ws)]
     if not present:
         raise IndexMissing(

@@ -1,0 +1,121 @@
+"""The data folder (``LUCASRAG_DATA``) holds the full text of every note: only its owner may read it.
+
+Every entry point (ingest, Dagster runs, query, ``services start``) calls :func:`open_data_folder`
+before touching the folder. The root is created 0700, so whatever a library writes inside it with a
+permissive umask is unreachable for other accounts; :func:`tighten` then brings every directory to
+0700 and every regular file to 0600 (owner bits kept, group/other bits dropped), once when the
+folder is opened (with a one-line notice when an existing folder was readable by others) and again
+when an ingest ends (silently: those are its own new files). Setting a process-wide umask would
+change the files of everything else the process writes; this does not.
+
+One exception: as root, PostgreSQL runs as the system user ``lucasrag-pg`` and needs to traverse
+the directories above its data directory; those keep group search (``g+x``, 0710) when their group
+is that user's group (see ``lucasrag.services._process.make_traversable``).
+"""
+
+from __future__ import annotations
+
+import grp
+import logging
+import os
+import stat
+from pathlib import Path
+
+log = logging.getLogger(__name__)
+
+DIR_MODE = 0o700
+FILE_MODE = 0o600
+SERVICE_GROUP = "lucasrag-pg"  # the PostgreSQL system user's group (lucasrag.services.postgres.PG_USER)
+
+_opened: set[Path] = set()
+
+
+def _service_gid() -> int | None:
+    try:
+        return grp.getgrnam(SERVICE_GROUP).gr_gid
+    except KeyError:
+        return None
+
+
+def _wanted_mode(st: os.stat_result, service_gid: int | None) -> int:
+    mode = stat.S_IMODE(st.st_mode)
+    owner = mode & 0o700
+    if stat.S_ISDIR(st.st_mode):
+        keep = stat.S_IXGRP if service_gid is not None and st.st_gid == service_gid else 0
+        return owner | (mode & keep)
+    return owner
+
+
+def tighten(root: Path) -> list[Path]:
+    """Drop group/other permissions below ``root`` (directories and regular files; symlinks, sockets
+    and FIFOs are left alone: not followed, and unreachable inside a 0700 directory anyway).
+    Returns what was changed. Entries that vanish meanwhile (a concurrent writer) are skipped."""
+    changed: list[Path] = []
+    service_gid = _service_gid()
+
+    def fix(path: Path) -> None:
+        try:
+            st = os.lstat(path)
+        except FileNotFoundError:
+            return
+        if not (stat.S_ISDIR(st.st_mode) or stat.S_ISREG(st.st_mode)):
+            return
+        wanted = _wanted_mode(st, service_gid)
+        if stat.S_IMODE(st.st_mode) != wanted:
+            try:
+                os.chmod(path, wanted, follow_symlinks=False)
+            except FileNotFoundError:
+                return
+            changed.append(path)
+
+    if not root.is_dir():
+        return changed
+    fix(root)
+    for folder, dirs, files in os.walk(root, onerror=lambda exc: None):
+        base = Path(folder)
+        for name in (*dirs, *files):
+            fix(base / name)
+    return changed
+
+
+def open_data_folder(root: Path) -> Path:
+    """Create ``root`` 0700 (parents as usual) or tighten an existing one, once per process and folder.
+
+    A folder that was readable by others is reported in one line (logged as a warning)."""
+    root = Path(root).expanduser().resolve()
+    if root in _opened and root.is_dir():
+        return root
+    existed = root.is_dir()
+    root.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        root.mkdir(mode=DIR_MODE)  # the mode argument is masked by the umask: tighten() settles it
+    except FileExistsError:
+        if not root.is_dir():
+            raise NotADirectoryError(f"LUCASRAG_DATA={root} exists and is not a directory") from None
+    changed = tighten(root)
+    if existed and changed:
+        log.warning(
+            "LUCASRAG_DATA %s was readable by other accounts: tightened %d entries to 0700 (folders) / 0600 (files)",
+            root,
+            len(changed),
+        )
+    _opened.add(root)
+    return root
+
+
+def write_private(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` atomically, readable by its owner only (0600 from creation on)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, FILE_MODE)
+    try:
+        os.fchmod(fd, FILE_MODE)  # O_CREAT's mode is masked by the umask; an old tmp keeps its mode
+        with os.fdopen(fd, "w") as fh:
+            fd = -1
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+    finally:
+        if fd != -1:
+            os.close(fd)
+    os.replace(tmp, path)

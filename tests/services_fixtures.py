@@ -3,7 +3,9 @@
     from services_fixtures import neo4j_server, postgres_server  # noqa: F401  (tests/ is on sys.path)
 
 Each fixture starts its own server on a free port in a temporary directory and
-stops it at the end of the session, unless an external one is named:
+stops it at the end of the session, unless an external one is named. Managed servers run as
+``lucasrag services start`` runs them: password authentication (PostgreSQL scram-sha-256, Neo4j
+auth on), 127.0.0.1 only; the DSN / ``Neo4jService.auth`` carry the generated passwords.
 
 * ``LUCASRAG_TEST_POSTGRES_DSN`` — a DSN of a server with pgvector available
   (the fixture creates the ``lucasrag_test`` database with the extension on it);
@@ -125,7 +127,7 @@ def neo4j_server() -> Neo4jService:
             server.start()
         except ServiceError as exc:
             pytest.fail(f"could not start the test Neo4j: {exc}", pytrace=False)
-        yield Neo4jService(uri=server.uri, server=server)
+        yield Neo4jService(uri=server.uri, user=server.user, password=server.password, server=server)
     finally:
         _close_query_indexes()
         try:

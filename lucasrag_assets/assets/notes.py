@@ -7,6 +7,7 @@ from lucasrag.settings import Settings
 from lucasrag_assets.assets._metadata import markdown_table
 from lucasrag_assets.memo import load_memo, save_memo
 from lucasrag_assets.resources import LucasragSettings
+from lucasrag_assets.rules.safe_read import UnreadableEntry, regular_file
 from lucasrag_assets.rules.vault_scan import Note, iter_vault_files, parse_note
 
 NOTE_SCHEMA = {
@@ -51,10 +52,15 @@ def notes_frame(notes: list[Note]) -> pl.DataFrame:
 def scan_with_memo(settings: Settings) -> tuple[pl.DataFrame, int]:
     """Parse every note, reusing last run's result for files whose size and mtime
     are unchanged. Returns the frame and how many files were parsed afresh."""
-    stats = {}
+    stats, unreadable = {}, set()
     for path in iter_vault_files(settings.vault):
-        st = path.stat()
-        stats[path.relative_to(settings.vault).as_posix()] = (path, st.st_size, st.st_mtime_ns)
+        rel = path.relative_to(settings.vault).as_posix()
+        try:
+            st = regular_file(settings.vault, path)[1]
+        except UnreadableEntry:  # FIFO, symlink loop or out of the vault...: parse_note says why, every time
+            unreadable.add(rel)
+            st = None
+        stats[rel] = (path, st.st_size if st else -1, st.st_mtime_ns if st else -1, st)
     keys = pl.DataFrame(
         {"path": list(stats), "size": [s[1] for s in stats.values()], "mtime_ns": [s[2] for s in stats.values()]},
         schema={"path": pl.String, "size": pl.Int64, "mtime_ns": pl.Int64},
@@ -64,8 +70,11 @@ def scan_with_memo(settings: Settings) -> tuple[pl.DataFrame, int]:
     if previous is not None and previous.get_column("max_bytes", default=None) is not None:
         same_cap = previous.filter(pl.col("max_bytes") == settings.max_note_bytes).drop("max_bytes")
         reused = same_cap.join(keys, on=["path", "size", "mtime_ns"], how="semi")
-    todo = [stats[p][0] for p in keys["path"] if p not in set(reused["path"])]
-    fresh = notes_frame([parse_note(settings.vault, p, max_bytes=settings.max_note_bytes) for p in todo])
+    reused = reused.filter(~pl.col("path").is_in(list(unreadable)))
+    todo = [stats[p] for p in keys["path"] if p not in set(reused["path"])]
+    fresh = notes_frame(
+        [parse_note(settings.vault, p, max_bytes=settings.max_note_bytes, scanned=st) for p, _, _, st in todo]
+    )
     fresh = fresh.join(keys.select("path", "mtime_ns"), on="path", how="left")
     frame = pl.concat([reused.select(fresh.columns), fresh]).sort("path")
     save_memo(settings, "vault_notes", frame.with_columns(pl.lit(settings.max_note_bytes, pl.Int64).alias("max_bytes")))

@@ -14,6 +14,8 @@ import yaml
 
 from lucasrag.deference import deference_path
 from lucasrag.vocabulary import BANDS, WORKSPACES
+from lucasrag_assets.rules.safe_read import UnreadableEntry, read_regular, regular_file
+from lucasrag_assets.rules.safe_yaml import FrontmatterRefused, load_frontmatter
 
 
 def _is_hidden(rel: Path) -> bool:
@@ -103,7 +105,9 @@ def _split_frontmatter(text: str) -> tuple[str | None, str]:
 
 def _load_header(header: str) -> dict:
     try:
-        data = yaml.load(header, Loader=_NoTimestampLoader)  # noqa: S506 - a SafeLoader subclass
+        data = load_frontmatter(header, _NoTimestampLoader)  # size, depth and alias limits (safe_yaml)
+    except FrontmatterRefused as exc:
+        raise _Invalid(str(exc)) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         # +2: the mark is 0-based and the header starts after the opening '---' line.
@@ -195,15 +199,23 @@ def _parse_text(raw: bytes, max_bytes: int) -> tuple[str, dict, str]:
     return text, meta, body
 
 
-def parse_note(root: Path, path: Path, *, max_bytes: int) -> Note:
-    """Parse one note; never raises, never writes. Invalid notes carry a reason."""
+def parse_note(root: Path, path: Path, *, max_bytes: int, scanned: os.stat_result | None = None) -> Note:
+    """Parse one note; never raises, never writes, never blocks. Invalid notes carry a reason.
+
+    Only a regular file inside the vault is read (see safe_read); ``scanned``: its stat at scan
+    time, so a file changed since is reported instead of read half-way."""
     rel = path.relative_to(root).as_posix()
+    try:
+        rel.encode("utf-8")
+    except UnicodeEncodeError:
+        shown = os.fsencode(rel).decode("utf-8", "backslashreplace")
+        return Note(shown, "invalid", "file name is not valid UTF-8: rename the file")
     size, digest = 0, ""
     try:
-        size = path.stat().st_size
+        size = regular_file(root, path)[1].st_size
         if size > max_bytes:  # don't read a huge file just to reject it
             raise _Invalid(_size_reason(size, max_bytes))
-        raw = path.read_bytes()
+        raw = read_regular(root, path, limit=max_bytes, expected=scanned)
         size, digest = len(raw), hashlib.sha256(raw).hexdigest()
         _, meta, body = _parse_text(raw, max_bytes)
         date, source = None, None
@@ -217,6 +229,8 @@ def parse_note(root: Path, path: Path, *, max_bytes: int) -> Note:
         tags = _tags(meta["tags"]) if _given(meta, "tags") else ()
     except _Invalid as exc:
         return Note(rel, "invalid", str(exc), content_hash=digest, size=size)
+    except UnreadableEntry as exc:
+        return Note(rel, "invalid", str(exc), size=size)
     except OSError as exc:
         return Note(rel, "invalid", f"cannot read file: {exc.strerror or exc} (check permissions)", size=size)
     title = str(meta.get("title") or "").strip()

@@ -105,5 +105,12 @@ def load_frontmatter(header: str, loader: type[yaml.SafeLoader] = yaml.SafeLoade
                     f"malformed frontmatter: the YAML tag {tag} is not loaded (plain values only)"
                 ) from None
             raise
+        except (ValueError, TypeError, LookupError, AttributeError, OverflowError) as exc:
+            # PyYAML's constructors fail with bare Python errors on explicitly tagged bad values
+            # (``!!int 0x``, ``!!timestamp 2021-13-01``, ``!!bool maybe``...).
+            raise FrontmatterRefused(
+                f"malformed frontmatter: a tagged value cannot be read ({type(exc).__name__}: {exc}); "
+                "remove the '!!' tag or fix the value"
+            ) from None
     finally:
         parser.dispose()

@@ -15,10 +15,14 @@ is that user's group (see ``lucasrag.services._process.make_traversable``).
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import grp
 import logging
 import os
 import stat
+import time
+from collections.abc import Iterator
 from pathlib import Path
 
 log = logging.getLogger(__name__)
@@ -119,3 +123,34 @@ def write_private(path: Path, text: str) -> None:
         if fd != -1:
             os.close(fd)
     os.replace(tmp, path)
+
+
+class DataFolderBusy(RuntimeError):
+    """Another ingest holds the data folder and this one was asked not to wait."""
+
+
+@contextlib.contextmanager
+def exclusive_ingest(root: Path, *, wait: bool = True) -> Iterator[None]:
+    """One ingest at a time per data folder: an advisory lock on ``<root>/.ingest.lock``.
+
+    A second ingest on the same folder waits (after a one-line notice naming the holder) or, with
+    ``wait=False``, raises :class:`DataFolderBusy`. The kernel drops the lock when its holder
+    exits, ``kill -9`` included, so a crashed ingest never leaves the folder locked."""
+    root = open_data_folder(root)
+    path = root / ".ingest.lock"
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), FILE_MODE)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.pread(fd, 200, 0).decode("utf-8", "replace").strip() or "unknown process"
+            message = f"another ingest ({holder}) is running on LUCASRAG_DATA={root}"
+            if not wait:
+                raise DataFolderBusy(f"{message}: try again when it has finished") from None
+            log.warning("%s: waiting for it to finish", message)
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"pid {os.getpid()}, started {time.strftime('%Y-%m-%d %H:%M:%S')}".encode(), 0)
+        yield
+    finally:
+        os.close(fd)  # releases the lock

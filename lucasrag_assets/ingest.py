@@ -12,7 +12,7 @@ from pathlib import Path
 
 import polars as pl
 
-from lucasrag.data_folder import open_data_folder, tighten
+from lucasrag.data_folder import exclusive_ingest, tighten
 from lucasrag.settings import Settings
 from lucasrag_assets.resources import Progress
 
@@ -122,8 +122,11 @@ def run_ingest(settings: Settings, progress: Progress | None = None) -> IngestSu
     started = time.perf_counter()
     resource = LucasragSettings(vault=str(settings.vault), data=str(settings.data), now=settings.now.isoformat())
     defs = build_definitions(resource, progress)
-    open_data_folder(settings.data)
-    with _profile_environment(settings), DagsterInstance.from_config(str(dagster_home(settings))) as instance:
+    with (
+        exclusive_ingest(settings.data),
+        _profile_environment(settings),
+        DagsterInstance.from_config(str(dagster_home(settings))) as instance,
+    ):
         result = defs.resolve_job_def("ingest").execute_in_process(
             instance=instance, run_config={"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
         )

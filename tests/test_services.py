@@ -258,7 +258,7 @@ def test_neo4j_stop_is_clean_and_restart_keeps_data(neo4j_server, tmp_path):
     server = Neo4jServer(tmp_path / "neo4j", free_port())
     server.start()
     try:
-        _stop_and_restart(server, neo4j_server.auth)
+        _stop_and_restart(server, server.auth)  # its own password, not the session server's
     finally:
         server.stop()
 

@@ -9,8 +9,8 @@ when an ingest ends (silently: those are its own new files). Setting a process-w
 change the files of everything else the process writes; this does not.
 
 One exception: as root, PostgreSQL runs as the system user ``lucasrag-pg`` and needs to traverse
-the directories above its data directory; those keep group search (``g+x``, 0710) when their group
-is that user's group (see ``lucasrag.services._process.make_traversable``).
+the directories above its data directory; inside the data folder those get that user's group and
+group search only (0710), never other-access (see also ``lucasrag.services._process.make_traversable``).
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ import fcntl
 import grp
 import logging
 import os
+import pwd
 import stat
 import time
 from collections.abc import Iterator
@@ -34,51 +35,54 @@ SERVICE_GROUP = "lucasrag-pg"  # the PostgreSQL system user's group (lucasrag.se
 _opened: set[Path] = set()
 
 
-def _service_gid() -> int | None:
+def _service_ids() -> tuple[int, int] | None:
+    """(uid, gid) of the PostgreSQL system user, when it exists on this machine."""
     try:
-        return grp.getgrnam(SERVICE_GROUP).gr_gid
+        return pwd.getpwnam(SERVICE_GROUP).pw_uid, grp.getgrnam(SERVICE_GROUP).gr_gid
     except KeyError:
         return None
-
-
-def _wanted_mode(st: os.stat_result, service_gid: int | None) -> int:
-    mode = stat.S_IMODE(st.st_mode)
-    owner = mode & 0o700
-    if stat.S_ISDIR(st.st_mode):
-        keep = stat.S_IXGRP if service_gid is not None and st.st_gid == service_gid else 0
-        return owner | (mode & keep)
-    return owner
 
 
 def tighten(root: Path) -> list[Path]:
     """Drop group/other permissions below ``root`` (directories and regular files; symlinks, sockets
     and FIFOs are left alone: not followed, and unreachable inside a 0700 directory anyway).
-    Returns what was changed. Entries that vanish meanwhile (a concurrent writer) are skipped."""
-    changed: list[Path] = []
-    service_gid = _service_gid()
 
-    def fix(path: Path) -> None:
-        try:
-            st = os.lstat(path)
-        except FileNotFoundError:
-            return
-        if not (stat.S_ISDIR(st.st_mode) or stat.S_ISREG(st.st_mode)):
-            return
-        wanted = _wanted_mode(st, service_gid)
-        if stat.S_IMODE(st.st_mode) != wanted:
-            try:
-                os.chmod(path, wanted, follow_symlinks=False)
-            except FileNotFoundError:
-                return
-            changed.append(path)
-
+    The directories above anything the PostgreSQL system user owns (its data dir, when we are
+    root) keep search for that user's group only: 0710, group ``lucasrag-pg``. Returns what was
+    changed. Entries that vanish meanwhile (a concurrent writer) are skipped."""
     if not root.is_dir():
-        return changed
-    fix(root)
+        return []
+    entries: list[tuple[Path, os.stat_result]] = []
     for folder, dirs, files in os.walk(root, onerror=lambda exc: None):
         base = Path(folder)
-        for name in (*dirs, *files):
-            fix(base / name)
+        for path in ([base] if base == root else []) + [base / name for name in (*dirs, *files)]:
+            try:
+                entries.append((path, os.lstat(path)))
+            except FileNotFoundError:
+                continue
+    service = _service_ids()
+    traversed: set[Path] = set()
+    if service is not None:
+        for path, st in entries:
+            if st.st_uid == service[0] and path != root:
+                traversed.update(p for p in path.parents if p == root or root in p.parents)
+    changed = []
+    for path, st in entries:
+        if not (stat.S_ISDIR(st.st_mode) or stat.S_ISREG(st.st_mode)):
+            continue
+        mode = stat.S_IMODE(st.st_mode)
+        wanted = mode & 0o700
+        try:
+            if path in traversed and st.st_uid == os.geteuid():
+                wanted |= stat.S_IXGRP
+                if st.st_gid != service[1]:
+                    os.chown(path, -1, service[1], follow_symlinks=False)
+                    mode = -1  # counted once below
+            if mode != wanted:
+                os.chmod(path, wanted, follow_symlinks=False)
+                changed.append(path)
+        except FileNotFoundError:
+            continue
     return changed
 
 

@@ -74,3 +74,25 @@ def test_new_folder_is_private_whatever_the_umask(tmp_path, caplog, umask):
     assert stat.S_IMODE(os.stat(root / "services" / "secret").st_mode) == 0o600
     assert caplog.records == []  # a new folder is no news
     assert tighten(root) == [root / "services"] if umask != 0o077 else tighten(root) == []
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="PostgreSQL runs as its own user only when we are root")
+def test_the_postgres_user_keeps_its_way_in_and_no_one_else(tmp_path, permissive_umask):
+    """As root, PostgreSQL runs as lucasrag-pg: the folders above its data dir become 0710 with its
+    group (search only), so tightening never locks a running server out, and others get nothing."""
+    from lucasrag.services._process import _can_traverse, ensure_system_user
+
+    user = ensure_system_user("lucasrag-pg")
+    root = open_data_folder(tmp_path / "data")
+    pg = root / "services" / "postgres" / "pgdata"
+    pg.mkdir(parents=True)
+    (root / "indexes").mkdir()
+    for path in (pg.parent, pg):
+        os.chown(path, user.pw_uid, user.pw_gid)
+    tighten(root)
+    for folder in (root, root / "services"):
+        st = os.stat(folder)
+        assert (stat.S_IMODE(st.st_mode), st.st_gid) == (0o710, user.pw_gid), folder
+    assert stat.S_IMODE(os.stat(root / "indexes").st_mode) == 0o700
+    assert _can_traverse(root / "services", user) and _can_traverse(root, user)
+    assert tighten(root) == []  # stable

@@ -25,6 +25,7 @@ HOSTILE = {
     "leak.md": "symlink points outside the vault (→ /etc/passwd)",
     "bomb.md": "YAML aliases",
     "tag.md": "the YAML tag !!python/object/apply:os.system is not loaded",
+    "caf\\xe9.md": "file name is not valid UTF-8",
 }
 
 
@@ -45,6 +46,7 @@ def test_hostile_vault_ingests_the_rest_and_reports_each_entry(tmp_path):
     os.symlink("loop.md", vault / "loop.md")
     os.symlink("/etc/passwd", vault / "leak.md")
     (vault / "bomb.md").write_text(BOMB)
+    (vault / os.fsdecode(b"caf\xe9.md")).write_text("---\ntitle: latin-1 name\n---\nbody\n")
     (vault / "tag.md").write_text(
         "---\nx: !!python/object/apply:os.system ['touch /tmp/lucasrag-ingest-pwned']\n---\nb\n"
     )

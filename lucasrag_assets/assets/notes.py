@@ -7,7 +7,7 @@ from lucasrag.settings import Settings
 from lucasrag_assets.assets._metadata import markdown_table
 from lucasrag_assets.memo import load_memo, save_memo
 from lucasrag_assets.resources import LucasragSettings
-from lucasrag_assets.rules.safe_read import UnreadableEntry, regular_file
+from lucasrag_assets.rules.safe_read import UnreadableEntry, regular_file, vault_relpath
 from lucasrag_assets.rules.vault_scan import Note, iter_vault_files, parse_note
 
 NOTE_SCHEMA = {
@@ -54,12 +54,13 @@ def scan_with_memo(settings: Settings) -> tuple[pl.DataFrame, int]:
     are unchanged. Returns the frame and how many files were parsed afresh."""
     stats, unreadable = {}, set()
     for path in iter_vault_files(settings.vault):
-        rel = path.relative_to(settings.vault).as_posix()
+        rel, utf8 = vault_relpath(settings.vault, path)
         try:
-            st = regular_file(settings.vault, path)[1]
-        except UnreadableEntry:  # FIFO, symlink loop or out of the vault...: parse_note says why, every time
-            unreadable.add(rel)
+            st = regular_file(settings.vault, path)[1] if utf8 else None
+        except UnreadableEntry:
             st = None
+        if st is None:  # FIFO, symlink loop or out of the vault, odd name...: parse_note says why, every time
+            unreadable.add(rel)
         stats[rel] = (path, st.st_size if st else -1, st.st_mtime_ns if st else -1, st)
     keys = pl.DataFrame(
         {"path": list(stats), "size": [s[1] for s in stats.values()], "mtime_ns": [s[2] for s in stats.values()]},

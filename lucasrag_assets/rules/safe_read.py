@@ -27,6 +27,17 @@ class UnreadableEntry(Exception):
     """The entry is not read; ``str(exc)`` is the reason (skipped, never fatal)."""
 
 
+def vault_relpath(root: Path, path: Path) -> tuple[str, bool]:
+    """``(vault-relative POSIX path, is it valid UTF-8)``; a name that is not (bytes the file
+    system allows) comes back with those bytes escaped (``caf\\xe9.md``), storable anywhere."""
+    rel = path.relative_to(root).as_posix()
+    try:
+        rel.encode("utf-8")
+    except UnicodeEncodeError:
+        return os.fsencode(rel).decode("utf-8", "backslashreplace"), False
+    return rel, True
+
+
 def _kind(mode: int) -> str:
     return next((name for test, name in _KINDS if test(mode)), "not a regular file")
 

@@ -14,7 +14,7 @@ import yaml
 
 from lucasrag.deference import deference_path
 from lucasrag.vocabulary import BANDS, WORKSPACES
-from lucasrag_assets.rules.safe_read import UnreadableEntry, read_regular, regular_file
+from lucasrag_assets.rules.safe_read import UnreadableEntry, read_regular, regular_file, vault_relpath
 from lucasrag_assets.rules.safe_yaml import FrontmatterRefused, load_frontmatter
 
 
@@ -204,12 +204,9 @@ def parse_note(root: Path, path: Path, *, max_bytes: int, scanned: os.stat_resul
 
     Only a regular file inside the vault is read (see safe_read); ``scanned``: its stat at scan
     time, so a file changed since is reported instead of read half-way."""
-    rel = path.relative_to(root).as_posix()
-    try:
-        rel.encode("utf-8")
-    except UnicodeEncodeError:
-        shown = os.fsencode(rel).decode("utf-8", "backslashreplace")
-        return Note(shown, "invalid", "file name is not valid UTF-8: rename the file")
+    rel, utf8 = vault_relpath(root, path)
+    if not utf8:
+        return Note(rel, "invalid", "file name is not valid UTF-8: rename the file")
     size, digest = 0, ""
     try:
         size = regular_file(root, path)[1].st_size
@@ -268,5 +265,7 @@ def vault_fingerprint(root: Path) -> str:
             st = path.stat()
         except OSError:  # absent deference.yaml, or a note deleted mid-scan
             continue
-        h.update(f"{path.relative_to(root).as_posix()}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
+        h.update(
+            f"{path.relative_to(root).as_posix()}\0{st.st_size}\0{st.st_mtime_ns}\n".encode("utf-8", "surrogateescape")
+        )
     return h.hexdigest()

@@ -196,3 +196,13 @@ def test_a_file_name_that_is_not_utf8_is_reported(tmp_path):
     (note,) = scan_vault(tmp_path, max_bytes=MiB)
     assert note.status == "invalid" and "file name is not valid UTF-8" in note.reason
     note.path.encode("utf-8")  # storable in the catalogue
+
+
+def test_the_fingerprint_takes_any_file_name(tmp_path):
+    from lucasrag_assets.rules.vault_scan import vault_fingerprint
+
+    _write(tmp_path, os.fsdecode(b"caf\xe9.md"), GOOD)
+    os.mkfifo(tmp_path / "pipe.md")
+    os.symlink("loop.md", tmp_path / "loop.md")
+    first = vault_fingerprint(tmp_path)
+    assert first == vault_fingerprint(tmp_path)

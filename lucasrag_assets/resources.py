@@ -4,7 +4,7 @@ from pathlib import Path
 
 from dagster import ConfigurableResource
 
-from lucasrag.data_folder import open_data_folder, tighten
+from lucasrag.data_folder import open_data_folder
 from lucasrag.embedding_cache import EmbeddingCache
 from lucasrag.settings import Settings, parse_now
 
@@ -25,14 +25,11 @@ class LucasragSettings(ConfigurableResource):
             overrides["data"] = Path(self.data).resolve()
         if self.now:
             overrides["now"] = parse_now(self.now)
-        return Settings.from_env(**overrides)
-
-    def setup_for_execution(self, context) -> None:
-        # Every run (CLI, `dagster dev`, sensor-launched) passes here before it writes a file.
-        open_data_folder(self.get().data)
-
-    def teardown_after_execution(self, context) -> None:
-        tighten(self.get().data)  # what this run's libraries wrote with the process umask
+        settings = Settings.from_env(**overrides)
+        # Every run (CLI, `dagster dev`, sensor-launched) and the sensor pass here before they write:
+        # the data folder is created 0700 (tightened once per process; run_ingest tightens after each run).
+        open_data_folder(settings.data)
+        return settings
 
     def embedding_cache(self) -> EmbeddingCache:
         return EmbeddingCache(self.get().data / "embeddings.sqlite")

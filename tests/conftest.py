@@ -105,4 +105,4 @@ def reranker_url(rank_model):
 
 
 # Session fixtures that start PostgreSQL (pgvector) and Neo4j for the production profile.
-from services_fixtures import neo4j_server, postgres_server  # noqa: E402, F401
+from services_fixtures import neo4j_server, postgres_server, server_tmp  # noqa: E402, F401

@@ -76,6 +76,16 @@ def _private_dir(kind: str) -> Path:
     return Path(tempfile.mkdtemp(prefix=f"lucasrag-test-{kind}-"))
 
 
+@pytest.fixture
+def server_tmp():
+    """A private temp dir for a test that starts its own PostgreSQL: as root the server's user must
+    traverse it, and pytest's basetemp parent (/tmp/pytest-of-root) is put back to 0700 by every
+    pytest session that starts on the machine meanwhile."""
+    root = _private_dir("own")
+    yield root
+    shutil.rmtree(root, ignore_errors=True)
+
+
 @pytest.fixture(scope="session")
 def postgres_server() -> PostgresService:
     external = os.environ.get("LUCASRAG_TEST_POSTGRES_DSN")
@@ -145,4 +155,12 @@ def clean_neo4j(service: Neo4jService) -> None:
         driver.execute_query("MATCH (n) DETACH DELETE n", database_="neo4j")
 
 
-__all__ = ["Neo4jService", "PostgresService", "TEST_DATABASE", "clean_neo4j", "neo4j_server", "postgres_server"]
+__all__ = [
+    "Neo4jService",
+    "PostgresService",
+    "TEST_DATABASE",
+    "clean_neo4j",
+    "neo4j_server",
+    "postgres_server",
+    "server_tmp",
+]

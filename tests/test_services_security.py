@@ -89,14 +89,14 @@ def test_servers_listen_on_loopback_only(postgres_server, neo4j_server):
 
 
 @production
-def test_services_start_exports_secrets_without_printing_them(tmp_path, monkeypatch):
+def test_services_start_exports_secrets_without_printing_them(server_tmp, monkeypatch):
     """`eval "$(lucasrag services start)"` gets working credentials; the output itself, the state
     file and the server logs hold only the paths of the 0600 password files."""
     from typer.testing import CliRunner
 
     from lucasrag.cli import app
 
-    data = tmp_path / "data"
+    data = server_tmp / "data"
     monkeypatch.setenv("LUCASRAG_DATA", str(data))
     monkeypatch.setenv("LUCASRAG_PG_PORT", str(free_port()))
     monkeypatch.setenv("LUCASRAG_NEO4J_PORT", str(free_port()))
@@ -127,11 +127,11 @@ def test_services_start_exports_secrets_without_printing_them(tmp_path, monkeypa
 
 
 @production
-def test_a_trust_cluster_is_switched_to_passwords(tmp_path):
+def test_a_trust_cluster_is_switched_to_passwords(server_tmp):
     """A data folder from before passwords: its next start sets one and refuses the old trust login."""
     import psycopg
 
-    server = PostgresServer(tmp_path / "pg", free_port())
+    server = PostgresServer(server_tmp / "pg", free_port())
     server.start()
     server.stop()
     hba = server.pgdata / "pg_hba.conf"

@@ -20,9 +20,9 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from lucasrag.embedding import get_embedder  # noqa: E402
-from lucasrag.evaluation.vault_generator import generate_vault  # noqa: E402
 from lucasrag.settings import Settings  # noqa: E402
 from lucasrag_assets.ingest import run_ingest  # noqa: E402
+from lucasrag_harness.evaluation.vault_generator import generate_vault  # noqa: E402
 
 NOW = "2026-06-01"
 

@@ -4,7 +4,7 @@
     python benchmarks/profiles.py --notes 1000 --no-graph      # chunks only (the pipeline's default)
     python benchmarks/profiles.py --notes 10000 --keep /tmp/p10k
 
-Measures, on a generated vault (``lucasrag.evaluation.vault_generator``):
+Measures, on a generated vault (``lucasrag_harness.evaluation.vault_generator``):
 
 * service start: PostgreSQL (initdb included) and Neo4j, cold (fresh data
   dir) and warm (stopped, started again on the same data dir);
@@ -37,10 +37,10 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from lucasrag.index.stores import open_chunk_store  # noqa: E402
-from lucasrag.services import free_port, start_services, stop_services  # noqa: E402
 from lucasrag.settings import Settings  # noqa: E402
 from lucasrag.vocabulary import WORKSPACES  # noqa: E402
 from lucasrag_assets.ingest import run_ingest  # noqa: E402
+from lucasrag_harness.services import free_port, start_services, stop_services  # noqa: E402
 from lucasrag_query import query  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -157,15 +157,13 @@ def main() -> None:
 
         print(json.dumps(time_queries(Settings.from_env(), args.rounds)))
         return
-    if args.no_graph:
-        os.environ["LUCASRAG_GRAPH"] = "0"  # the Dagster resource reads its settings from the environment
     logging.getLogger("alembic").setLevel(logging.WARNING)
 
     root = (args.keep or Path(tempfile.mkdtemp(prefix="lucasrag-profiles-"))).resolve()
     root.mkdir(parents=True, exist_ok=True)
     vault = root / "vault"
     if not vault.exists():
-        from lucasrag.evaluation.vault_generator import generate_vault
+        from lucasrag_harness.evaluation.vault_generator import generate_vault
 
         generate_vault(vault, args.notes, seed=7)
     os.environ["DAGSTER_HOME"] = str(root / "dagster")  # one instance, rewritten per profile by run_ingest

@@ -96,7 +96,7 @@ def main() -> None:
     root = args.keep or tmp
     vault = root / "vault"
     if args.generated:
-        from lucasrag.evaluation.vault_generator import generate_vault
+        from lucasrag_harness.evaluation.vault_generator import generate_vault
 
         if not vault.exists():
             generate_vault(vault, args.generated, seed=7)
@@ -117,8 +117,8 @@ def main() -> None:
     fed, _, _ = time_federated(settings, args.rounds)
     rows.append(("federated, embedding fallback", fed, None))
     if not args.no_llama:
-        from lucasrag.reranker_model import ensure_rank_gguf
-        from lucasrag.reranker_server import serve_reranker
+        from lucasrag_harness.model_servers.llama_server import serve_reranker
+        from lucasrag_harness.model_servers.reranker_model import ensure_rank_gguf
 
         model = ensure_rank_gguf(REPO / ".lucasrag_data" / "test-models")
         with serve_reranker(model) as url:

@@ -5,7 +5,7 @@
     python benchmarks/scale.py --notes 1000 10000 --requery   # query latency again, on the indexes already built
 
 Each size runs in its own process (so peak RSS and embedding counters are per
-size) on a fresh data folder: a generated vault (``lucasrag.evaluation.vault_generator``,
+size) on a fresh data folder: a generated vault (``lucasrag_harness.evaluation.vault_generator``,
 seed 7) is ingested once; the ingest time is split by Dagster step and by the
 seconds spent computing embeddings; the index size is what ``LUCASRAG_DATA/indexes``
 holds on disk. Then ~50 of the vault's generated query cases are asked through
@@ -117,8 +117,8 @@ def requery_one(n: int, work: Path, n_queries: int, graph: bool = True) -> dict:
     """Query latency only, on the index an earlier run of this size left (after a query-path change)."""
     import datetime as dt
 
-    from lucasrag.evaluation.vault_generator import GroundTruth, truth_path
     from lucasrag.settings import Settings
+    from lucasrag_harness.evaluation.vault_generator import GroundTruth, truth_path
 
     vault, data = work / f"vault-n{n}-s7", work / f"data-n{n}-s7"
     if not (data / "indexes").is_dir():
@@ -132,9 +132,9 @@ def run_one(n: int, work: Path, n_queries: int, graph: bool = True) -> dict:
     import datetime as dt
 
     from lucasrag.embedding import get_embedder
-    from lucasrag.evaluation.vault_generator import GroundTruth, generate_vault, truth_path
     from lucasrag.settings import Settings
     from lucasrag_assets.ingest import run_ingest
+    from lucasrag_harness.evaluation.vault_generator import GroundTruth, generate_vault, truth_path
 
     vault, data = work / f"vault-n{n}-s7", work / f"data-n{n}-s7"
     t0 = time.perf_counter()

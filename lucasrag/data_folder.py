@@ -10,7 +10,7 @@ change the files of everything else the process writes; this does not.
 
 One exception: as root, PostgreSQL runs as the system user ``lucasrag-pg`` and needs to traverse
 the directories above its data directory; inside the data folder those get that user's group and
-group search only (0710), never other-access (see also ``lucasrag.services._process.make_traversable``).
+group search only (0710), never other-access (see also ``lucasrag_harness.services._process.make_traversable``).
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ log = logging.getLogger(__name__)
 
 DIR_MODE = 0o700
 FILE_MODE = 0o600
-SERVICE_GROUP = "lucasrag-pg"  # the PostgreSQL system user's group (lucasrag.services.postgres.PG_USER)
+SERVICE_GROUP = "lucasrag-pg"  # the PostgreSQL system user's group (lucasrag_harness.services.postgres.PG_USER)
 
 _opened: set[Path] = set()
 

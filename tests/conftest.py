@@ -1,5 +1,9 @@
 """Hermetic fixtures: every test runs against temporary data folders, a fixed
-"now", and a copy of the sample vault (the repository's vault is never touched)."""
+"now", and a copy of the sample vault (the repository's vault is never touched).
+
+Tests get what they share from here as fixtures (``settings_for``, ``copy_vault``,
+``repo``, ``truth``) rather than importing this module; the PostgreSQL/Neo4j session
+fixtures are the plugin ``tests/services_fixtures.py``."""
 
 from __future__ import annotations
 
@@ -11,6 +15,9 @@ import pytest
 import yaml
 
 from lucasrag.settings import Settings
+
+# Session fixtures that start PostgreSQL (pgvector) and Neo4j for the production profile.
+pytest_plugins = ["services_fixtures"]
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLE_VAULT = REPO / "vault"
@@ -51,13 +58,30 @@ def truth() -> dict:
     return yaml.safe_load(TRUTH_FILE.read_text())
 
 
-def copy_vault(dest: Path) -> Path:
+def copy_sample_vault(dest: Path) -> Path:
     shutil.copytree(SAMPLE_VAULT, dest, symlinks=True)
     return dest
 
 
-def settings_for(vault: Path, data: Path, **overrides) -> Settings:
+def make_settings(vault: Path, data: Path, **overrides) -> Settings:
     return Settings(vault=vault, data=data, now=NOW, **overrides)
+
+
+@pytest.fixture(scope="session")
+def copy_vault():
+    """``copy_vault(dest)``: a copy of the sample vault at ``dest`` (returned)."""
+    return copy_sample_vault
+
+
+@pytest.fixture(scope="session")
+def settings_for():
+    """``settings_for(vault, data, **overrides)``: Settings at the tests' fixed "now"."""
+    return make_settings
+
+
+@pytest.fixture(scope="session")
+def repo() -> Path:
+    return REPO
 
 
 @pytest.fixture(scope="session")
@@ -66,7 +90,7 @@ def ingested(tmp_path_factory) -> Settings:
     from lucasrag_assets.ingest import run_ingest
 
     root = tmp_path_factory.mktemp("ingested")
-    settings = settings_for(copy_vault(root / "vault"), root / "data")
+    settings = make_settings(copy_sample_vault(root / "vault"), root / "data")
     mp = pytest.MonkeyPatch()
     mp.setenv("DAGSTER_HOME", str(root / "dagster"))
     try:
@@ -79,7 +103,7 @@ def ingested(tmp_path_factory) -> Settings:
 @pytest.fixture
 def fresh_vault(tmp_path) -> Settings:
     """A private copy of the sample vault and an empty data folder, for tests that change things."""
-    return settings_for(copy_vault(tmp_path / "vault"), tmp_path / "data")
+    return make_settings(copy_sample_vault(tmp_path / "vault"), tmp_path / "data")
 
 
 # A real llama.cpp reranker (xllamacpp) serving a tiny rank-head GGUF built from the packaged MiniLM.
@@ -89,7 +113,7 @@ RERANK_THREADS = 1  # steadier timings on two shared cores
 @pytest.fixture(scope="session")
 def rank_model(request, tmp_path_factory):
     """Built once (≈1 s) and kept in pytest's cache dir between runs."""
-    from lucasrag.reranker_model import ensure_rank_gguf
+    from lucasrag_harness.model_servers.reranker_model import ensure_rank_gguf
 
     cache = getattr(request.config, "cache", None)  # absent under -p no:cacheprovider
     folder = cache.mkdir("lucasrag-test-models") if cache else tmp_path_factory.mktemp("test-models")
@@ -98,11 +122,11 @@ def rank_model(request, tmp_path_factory):
 
 @pytest.fixture(scope="session")
 def reranker_url(rank_model):
-    from lucasrag.reranker_server import serve_reranker
+    from lucasrag_harness.model_servers.llama_server import serve_reranker
 
     with serve_reranker(rank_model, threads=RERANK_THREADS) as url:
         yield url
 
 
-# Session fixtures that start PostgreSQL (pgvector) and Neo4j for the production profile.
-from services_fixtures import neo4j_server, postgres_server, server_tmp  # noqa: E402, F401
+# The MCP server as a subprocess and the SDK client (tests/mcp).
+from mcp_fixtures import ingested_copy, mcp  # noqa: E402, F401

@@ -1,6 +1,8 @@
-"""Session-scoped PostgreSQL and Neo4j for tests (import these names into tests/conftest.py).
+"""Session-scoped PostgreSQL and Neo4j for tests: a pytest plugin (``pytest_plugins`` in tests/conftest.py).
 
-    from services_fixtures import neo4j_server, postgres_server  # noqa: F401  (tests/ is on sys.path)
+Fixtures: ``postgres_server``, ``neo4j_server``, ``clean_neo4j`` (empties the session's Neo4j)
+``production_settings`` (Settings on a fresh database of the session's servers) and ``server_tmp``
+(a private temp dir for a test that starts a PostgreSQL of its own).
 
 Each fixture starts its own server on a free port in a temporary directory and
 stops it at the end of the session, unless an external one is named. Managed servers run as
@@ -22,14 +24,15 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+import uuid
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
 
-from lucasrag.services import Neo4jServer, PostgresServer, ServiceError, free_port, lightrag_env
-from lucasrag.services.postgres import ensure_database
+from lucasrag_harness.services import Neo4jServer, PostgresServer, ServiceError, free_port, lightrag_env
+from lucasrag_harness.services.postgres import ensure_database
 
 TEST_DATABASE = "lucasrag_test"
 
@@ -147,7 +150,7 @@ def neo4j_server() -> Neo4jService:
         shutil.rmtree(root, ignore_errors=True)
 
 
-def clean_neo4j(service: Neo4jService) -> None:
+def _clean_neo4j(service: Neo4jService) -> None:
     """Delete every node (tests share one session database)."""
     import neo4j
 
@@ -155,12 +158,27 @@ def clean_neo4j(service: Neo4jService) -> None:
         driver.execute_query("MATCH (n) DETACH DELETE n", database_="neo4j")
 
 
-__all__ = [
-    "Neo4jService",
-    "PostgresService",
-    "TEST_DATABASE",
-    "clean_neo4j",
-    "neo4j_server",
-    "postgres_server",
-    "server_tmp",
-]
+@pytest.fixture(scope="session")
+def clean_neo4j():
+    """``clean_neo4j(neo4j_server)``: delete every node of the session's Neo4j."""
+    return _clean_neo4j
+
+
+@pytest.fixture(scope="session")
+def production_settings(postgres_server, neo4j_server, settings_for):
+    """``production_settings(vault, data, **overrides)``: production-profile Settings on a database
+    of its own (pgvector enabled; tests never see each other's rows) and the session's Neo4j."""
+
+    def make(vault: Path, data: Path, **overrides):
+        return settings_for(
+            vault,
+            data,
+            profile="production",
+            postgres_dsn=ensure_database(postgres_server.admin_dsn, f"lucasrag_t{uuid.uuid4().hex[:12]}"),
+            neo4j_uri=neo4j_server.uri,
+            neo4j_user=neo4j_server.user,
+            neo4j_password=neo4j_server.password,
+            **overrides,
+        )
+
+    return make

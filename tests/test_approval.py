@@ -9,9 +9,9 @@ import pytest
 from typer.testing import CliRunner
 
 from lucasrag.catalog import read_catalog
-from lucasrag.cli import app
 from lucasrag_assets.ingest import run_ingest
 from lucasrag_assets.rules.vault_scan import parse_note
+from lucasrag_cli import app
 
 pytestmark = pytest.mark.slow
 NOTE = "inbox/hetzner and a poem.md"

@@ -5,7 +5,6 @@ import asyncio
 import json
 
 import numpy as np
-from conftest import settings_for
 
 from lucasrag.embedding import get_embedder
 from lucasrag.index._lightrag import WorkspaceIndex
@@ -25,7 +24,7 @@ def _write(settings, chunk_id, text):
     asyncio.run(go())
 
 
-def test_second_data_folder_does_not_inherit_the_first(tmp_path):
+def test_second_data_folder_does_not_inherit_the_first(tmp_path, settings_for):
     first = settings_for(tmp_path / "v", tmp_path / "a")
     second = settings_for(tmp_path / "v", tmp_path / "b")
     _write(first, "chunk-a", "Postgres vacuum tuning")

@@ -7,7 +7,6 @@ import os
 import stat
 
 import pytest
-from conftest import copy_vault, settings_for
 
 from lucasrag.data_folder import open_data_folder, tighten, write_private
 
@@ -31,7 +30,7 @@ def _loose(root):
     return found
 
 
-def test_ingest_leaves_only_owner_readable_files(tmp_path, monkeypatch, permissive_umask):
+def test_ingest_leaves_only_owner_readable_files(tmp_path, monkeypatch, permissive_umask, copy_vault, settings_for):
     from lucasrag_assets.ingest import run_ingest
 
     monkeypatch.delenv("DAGSTER_HOME")  # the Dagster instance lives in the data folder too
@@ -80,7 +79,7 @@ def test_new_folder_is_private_whatever_the_umask(tmp_path, caplog, umask):
 def test_the_postgres_user_keeps_its_way_in_and_no_one_else(tmp_path, permissive_umask):
     """As root, PostgreSQL runs as lucasrag-pg: the folders above its data dir become 0710 with its
     group (search only), so tightening never locks a running server out, and others get nothing."""
-    from lucasrag.services._process import _can_traverse, ensure_system_user
+    from lucasrag_harness.services._process import _can_traverse, ensure_system_user
 
     user = ensure_system_user("lucasrag-pg")
     root = open_data_folder(tmp_path / "data")

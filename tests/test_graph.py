@@ -9,7 +9,6 @@ import shutil
 from dataclasses import replace
 
 import pytest
-from conftest import copy_vault, settings_for
 
 from lucasrag.index._lightrag import WorkspaceIndex
 from lucasrag.index.stores import open_chunk_store
@@ -104,7 +103,7 @@ def check_graph_invariants(settings, workspace) -> tuple[int, int]:
 
 
 @pytest.fixture(scope="module")
-def graph_vault(tmp_path_factory, ingested):
+def graph_vault(tmp_path_factory, ingested, copy_vault, settings_for):
     """The sample vault plus the payroll call, ingested once with the graph on,
     starting from the session ingest's embedding cache (only the payroll call is new)."""
     from lucasrag_assets.ingest import run_ingest
@@ -214,7 +213,7 @@ def test_a_workspace_restricted_query_never_reaches_another_workspace(graph_vaul
 def test_graph_command_shows_entities_relations_and_supporting_notes(graph_vault, monkeypatch):
     from typer.testing import CliRunner
 
-    from lucasrag.cli import app
+    from lucasrag_cli import app
 
     settings, _ = graph_vault
     monkeypatch.setenv("LUCASRAG_VAULT", str(settings.vault))
@@ -237,7 +236,7 @@ def test_graph_command_shows_entities_relations_and_supporting_notes(graph_vault
 def test_charged_text_is_withheld_from_the_graph_command(graph_vault, monkeypatch):
     from typer.testing import CliRunner
 
-    from lucasrag.cli import app
+    from lucasrag_cli import app
 
     settings, _ = graph_vault
     monkeypatch.setenv("LUCASRAG_VAULT", str(settings.vault))

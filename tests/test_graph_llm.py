@@ -17,7 +17,7 @@ from dataclasses import replace
 from pathlib import Path
 import datetime as dt
 import lucasrag.llm_client as llm_client
-from lucasrag.chat_server import ChatServerError, serve_chat_model
+from lucasrag_harness.model_servers.llama_server import ChatServerError, serve_chat_model
 from lucasrag.embedding_cache import EmbeddingCache
 from lucasrag.index._lightrag import WorkspaceIndex
 from lucasrag.index.sync import sync_workspace

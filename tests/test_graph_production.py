@@ -8,9 +8,6 @@ import shutil
 
 import pytest
 import test_graph as graph_checks
-from conftest import copy_vault
-from services_fixtures import clean_neo4j
-from test_production_profile import production_settings
 
 from lucasrag.vocabulary import WORKSPACES
 
@@ -30,14 +27,14 @@ def _ingest(settings, dagster_home):
 
 
 @pytest.fixture(scope="module")
-def production_graph(ingested, tmp_path_factory, postgres_server, neo4j_server):
+def production_graph(ingested, tmp_path_factory, neo4j_server, production_settings, copy_vault, clean_neo4j):
     """The sample vault plus the payroll call on a fresh database, graph on, vectors from the session cache."""
     root = tmp_path_factory.mktemp("graph-production")
     vault = copy_vault(root / "vault")
     (vault / graph_checks.PAYROLL).write_text(graph_checks.PAYROLL_NOTE)
     (root / "data").mkdir()
     shutil.copy2(ingested.data / "embeddings.sqlite", root / "data" / "embeddings.sqlite")
-    settings = production_settings(vault, root / "data", postgres_server, neo4j_server, graph=True)
+    settings = production_settings(vault, root / "data", graph=True)
     clean_neo4j(neo4j_server)
     return settings, _ingest(settings, root / "dagster")
 

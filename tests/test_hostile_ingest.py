@@ -6,7 +6,6 @@ the vault and changes no byte of it; the second ingest (memo path) does the same
 import os
 
 import pytest
-from conftest import copy_vault, settings_for
 
 from lucasrag_assets.ingest import run_ingest
 
@@ -40,7 +39,7 @@ def _snapshot(root):
     }
 
 
-def test_hostile_vault_ingests_the_rest_and_reports_each_entry(tmp_path):
+def test_hostile_vault_ingests_the_rest_and_reports_each_entry(tmp_path, copy_vault, settings_for):
     vault = copy_vault(tmp_path / "vault")
     os.mkfifo(vault / "pipe.md")
     os.symlink("loop.md", vault / "loop.md")

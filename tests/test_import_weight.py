@@ -23,7 +23,7 @@ def test_importing_the_query_package_does_not_import_dagster():
 
 
 def test_cli_help_does_not_import_dagster():
-    modules = _modules_after("from lucasrag.cli import app")
+    modules = _modules_after("from lucasrag_cli import app")
     assert "dagster" not in modules
 
 

@@ -10,7 +10,6 @@ import threading
 import time
 
 import pytest
-from conftest import REPO, settings_for
 
 from lucasrag.data_folder import DataFolderBusy, exclusive_ingest
 
@@ -24,21 +23,21 @@ with exclusive_ingest(Path(sys.argv[1])):
 """
 
 
-def _holder(root):
+def _holder(root, repo):
     proc = subprocess.Popen(
         [sys.executable, "-c", HOLD, str(root)],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,
-        env={**os.environ, "PYTHONPATH": str(REPO)},
+        env={**os.environ, "PYTHONPATH": str(repo)},
     )
     assert proc.stdout.readline().strip() == "held"
     return proc
 
 
-def test_second_ingest_refuses_or_waits_and_a_killed_holder_frees_the_folder(tmp_path, caplog):
+def test_second_ingest_refuses_or_waits_and_a_killed_holder_frees_the_folder(tmp_path, caplog, repo):
     root = tmp_path / "data"
-    holder = _holder(root)
+    holder = _holder(root, repo)
     try:
         with pytest.raises(DataFolderBusy, match=rf"another ingest \(pid {holder.pid}, started .*\) is running"):
             with exclusive_ingest(root, wait=False):
@@ -65,14 +64,14 @@ def test_second_ingest_refuses_or_waits_and_a_killed_holder_frees_the_folder(tmp
 
 
 @pytest.mark.slow
-def test_run_ingest_waits_for_the_running_one(tmp_path):
+def test_run_ingest_waits_for_the_running_one(tmp_path, repo, settings_for):
     from lucasrag_assets.ingest import run_ingest
 
     vault = tmp_path / "vault"
     vault.mkdir()
     (vault / "note.md").write_text("---\nworkspace: technical\n---\nPostgres vacuum tuning notes.\n")
     settings = settings_for(vault, tmp_path / "data")
-    holder = _holder(settings.data)
+    holder = _holder(settings.data, repo)
     done = {}
     worker = threading.Thread(target=lambda: done.update(summary=run_ingest(settings)))
     try:

@@ -37,14 +37,14 @@ def _open_sqlite(tmp_path, _request):
 
 
 def _open_postgres(_tmp_path, request):
-    from conftest import settings_for
-
     from lucasrag.index.chunk_store_pg import PostgresChunkStore
-    from lucasrag.services.postgres import ensure_database
+    from lucasrag_harness.services.postgres import ensure_database
 
     server = request.getfixturevalue("postgres_server")
     dsn = ensure_database(server.admin_dsn, f"lucasrag_k{uuid.uuid4().hex[:12]}")
-    settings = settings_for(_tmp_path / "vault", _tmp_path / "data", profile="production", postgres_dsn=dsn)
+    settings = request.getfixturevalue("settings_for")(
+        _tmp_path / "vault", _tmp_path / "data", profile="production", postgres_dsn=dsn
+    )
     return lambda: PostgresChunkStore(settings, "personal")
 
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from lucasrag.evaluation.baselines import BM25, tokenize
-from lucasrag.evaluation.locomo import (
+from lucasrag_harness.evaluation.baselines import BM25, tokenize
+from lucasrag_harness.evaluation.locomo import (
     load_locomo,
     parse_conversation,
     parse_evidence,
@@ -17,7 +17,7 @@ from lucasrag.evaluation.locomo import (
     session_note,
     write_vault,
 )
-from lucasrag.evaluation.recall import SystemScores, recall_at, turn_ids
+from lucasrag_harness.evaluation.recall import SystemScores, recall_at, turn_ids
 
 REAL = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "locomo" / "locomo10.json"
 
@@ -185,7 +185,7 @@ def test_real_file_counts():
 def test_locomo_command_is_registered():
     from typer.testing import CliRunner
 
-    from lucasrag.cli import app
+    from lucasrag_cli import app
 
     result = CliRunner().invoke(app, ["eval", "locomo", "--help"])
     assert result.exit_code == 0 and "--conversations" in result.output
@@ -194,7 +194,7 @@ def test_locomo_command_is_registered():
 def test_locomo_command_reports_a_missing_file(tmp_path):
     from typer.testing import CliRunner
 
-    from lucasrag.cli import app
+    from lucasrag_cli import app
 
     result = CliRunner().invoke(app, ["eval", "locomo", "--data", str(tmp_path / "nope.json")])
     assert result.exit_code == 2

@@ -5,7 +5,7 @@ from __future__ import annotations
 import polars as pl
 import pytest
 
-from lucasrag.evaluation.policy_eval import (
+from lucasrag_harness.evaluation.policy_eval import (
     KINDS,
     CaseOutcome,
     PolicyReport,
@@ -14,7 +14,7 @@ from lucasrag.evaluation.policy_eval import (
     judge,
     pass_rates,
 )
-from lucasrag.evaluation.vault_generator import GroundTruth, NoteTruth, QueryCase
+from lucasrag_harness.evaluation.vault_generator import GroundTruth, NoteTruth, QueryCase
 from lucasrag_query.policy import Hint
 from lucasrag_query.result import QueryResult, ResultItem
 
@@ -205,12 +205,11 @@ def test_evaluation_is_not_part_of_ingest():
 
 
 @pytest.mark.slow
-def test_policy_eval_end_to_end_on_a_generated_vault(tmp_path):
+def test_policy_eval_end_to_end_on_a_generated_vault(tmp_path, settings_for):
     """Ingest a small generated vault and judge it: every kind evaluated, the care invariants hold."""
-    from lucasrag.evaluation.policy_eval import run_policy_eval
-    from lucasrag.evaluation.vault_generator import generate_vault
     from lucasrag_assets.ingest import run_ingest
-    from tests.conftest import settings_for
+    from lucasrag_harness.evaluation.policy_eval import run_policy_eval
+    from lucasrag_harness.evaluation.vault_generator import generate_vault
 
     truth = generate_vault(tmp_path / "vault", 60, seed=7)
     settings = settings_for(tmp_path / "vault", tmp_path / "data")

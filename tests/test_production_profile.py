@@ -16,22 +16,18 @@ from __future__ import annotations
 
 import asyncio
 import shutil
-import uuid
 from pathlib import Path
 
 import numpy as np
 import pytest
 import test_incremental as incremental_checks
 import test_query as query_checks
-from conftest import copy_vault, settings_for
-from services_fixtures import clean_neo4j
 
 from lucasrag.index._lightrag import WorkspaceIndex
 from lucasrag.index.stores import index_exists, open_chunk_store
-from lucasrag.services import ServiceError, free_port
-from lucasrag.services.postgres import ensure_database
 from lucasrag.settings import Settings
 from lucasrag.vocabulary import WORKSPACES, ChunkRecord
+from lucasrag_harness.services import ServiceError, free_port
 
 pytestmark = pytest.mark.slow
 production = pytest.mark.production
@@ -42,28 +38,16 @@ PROFILES = ["embedded", pytest.param("production", marks=production)]
 # --------------------------------------------------------------------------- helpers and fixtures
 
 
-def new_database(postgres_server) -> str:
-    """A database of its own (pgvector enabled) for one test: tests never see each other's rows."""
-    return ensure_database(postgres_server.admin_dsn, f"lucasrag_t{uuid.uuid4().hex[:12]}")
+@pytest.fixture(scope="session")
+def warm_copy(production_settings, copy_vault):
+    """``warm_copy(source, root)``: a copy of ``source``'s vault and data folder (indexes,
+    embedding cache) on a fresh production database."""
 
+    def copy(source: Settings, root: Path) -> Settings:
+        shutil.copytree(source.data, root / "data")
+        return production_settings(copy_vault(root / "vault"), root / "data")
 
-def production_settings(vault: Path, data: Path, postgres_server, neo4j_server, **overrides) -> Settings:
-    return settings_for(
-        vault,
-        data,
-        profile="production",
-        postgres_dsn=new_database(postgres_server),
-        neo4j_uri=neo4j_server.uri,
-        neo4j_user=neo4j_server.user,
-        neo4j_password=neo4j_server.password,
-        **overrides,
-    )
-
-
-def warm_copy(source: Settings, root: Path, postgres_server, neo4j_server) -> Settings:
-    """A copy of ``source``'s vault and data folder (indexes, embedding cache) on a fresh production database."""
-    shutil.copytree(source.data, root / "data")
-    return production_settings(copy_vault(root / "vault"), root / "data", postgres_server, neo4j_server)
+    return copy
 
 
 def records_of(settings: Settings, workspace: str) -> list[ChunkRecord]:
@@ -121,13 +105,13 @@ def workspace_rows(dsn: str, workspace: str) -> dict[str, list]:
 
 
 @pytest.fixture(scope="module")
-def production_ingested(ingested, tmp_path_factory, postgres_server, neo4j_server):
+def production_ingested(ingested, tmp_path_factory, neo4j_server, warm_copy, clean_neo4j):
     """The sample vault on the production profile, through ``lucasrag migrate --to production``: the
     ordinary ingest on a copy of the vault, its vectors from the embedded index (nothing re-embedded)."""
-    from lucasrag.index.migrate import migrate
+    from lucasrag_assets.migrate import migrate
 
     root = tmp_path_factory.mktemp("production")
-    settings = warm_copy(ingested, root, postgres_server, neo4j_server)
+    settings = warm_copy(ingested, root)
     clean_neo4j(neo4j_server)
     mp = pytest.MonkeyPatch()
     mp.setenv("DAGSTER_HOME", str(root / "dagster"))
@@ -233,9 +217,9 @@ def test_workspace_restriction(profile_settings):
 
 
 @production
-def test_incremental_update_and_delete_on_production(ingested, tmp_path, postgres_server, neo4j_server):
+def test_incremental_update_and_delete_on_production(ingested, tmp_path, neo4j_server, warm_copy, clean_neo4j):
     clean_neo4j(neo4j_server)
-    settings = warm_copy(ingested, tmp_path, postgres_server, neo4j_server)
+    settings = warm_copy(ingested, tmp_path)
     shutil.rmtree(settings.data / "indexes")  # the embedded index is not needed: only the cache
     incremental_checks.check_changed_deleted_and_unchanged(settings, cold_cache=False)
 
@@ -257,7 +241,9 @@ def _note(workspace: str, doc: str, text: str) -> ChunkRecord:
 
 
 @production
-def test_workspaces_are_isolated_in_postgres_and_neo4j(ingested, tmp_path, postgres_server, neo4j_server):
+def test_workspaces_are_isolated_in_postgres_and_neo4j(
+    ingested, tmp_path, neo4j_server, production_settings, clean_neo4j
+):
     """The same entity in two workspaces is two Neo4j nodes (one label each); emptying and rebuilding
     one workspace leaves every PostgreSQL row and Neo4j node of the other as it was."""
     from lucasrag.embedding_cache import EmbeddingCache
@@ -265,7 +251,7 @@ def test_workspaces_are_isolated_in_postgres_and_neo4j(ingested, tmp_path, postg
 
     clean_neo4j(neo4j_server)
     shutil.copy(ingested.data / "embeddings.sqlite", tmp_path / "embeddings.sqlite")
-    settings = production_settings(tmp_path / "vault", tmp_path, postgres_server, neo4j_server, graph=True)
+    settings = production_settings(tmp_path / "vault", tmp_path, graph=True)
     text = "Moved to [[Lisbon]] with Ana. Lisbon has good light in winter."
     notes = {"technical": [_note("technical", "t1", text)], "personal": [_note("personal", "p1", text + " I miss it.")]}
 
@@ -302,7 +288,7 @@ def test_workspaces_are_isolated_in_postgres_and_neo4j(ingested, tmp_path, postg
 
 
 @production
-def test_a_down_server_is_named_with_its_setting(tmp_path, postgres_server, neo4j_server):
+def test_a_down_server_is_named_with_its_setting(tmp_path, postgres_server, neo4j_server, settings_for, copy_vault):
     from lucasrag_assets.ingest import run_ingest
     from lucasrag_query import query
 
@@ -342,7 +328,7 @@ def test_a_down_server_is_named_with_its_setting(tmp_path, postgres_server, neo4
 def test_embedding_cache_is_seeded_from_a_chunk_store(ingested, tmp_path):
     """``migrate``'s first step: every chunk vector of the source index lands in the cache (no model)."""
     from lucasrag.embedding_cache import EmbeddingCache
-    from lucasrag.index.migrate import seed_embedding_cache
+    from lucasrag_assets.migrate import seed_embedding_cache
 
     cache = EmbeddingCache(tmp_path / "embeddings.sqlite")
     try:
@@ -363,13 +349,13 @@ def test_embedding_cache_is_seeded_from_a_chunk_store(ingested, tmp_path):
         cache.close()
 
 
-def test_secrets_are_masked(tmp_path, monkeypatch):
+def test_secrets_are_masked(tmp_path, monkeypatch, settings_for):
     import json
 
     from typer.testing import CliRunner
 
-    from lucasrag.cli import app
     from lucasrag.settings import mask_secrets
+    from lucasrag_cli import app
 
     settings = settings_for(
         tmp_path,
@@ -392,9 +378,8 @@ def test_secrets_are_masked(tmp_path, monkeypatch):
     assert configured["postgres_reachable"].startswith("no: PostgreSQL is not reachable")
 
 
-def test_dagster_home_follows_the_profile(tmp_path, monkeypatch):
+def test_dagster_home_follows_the_profile(tmp_path, monkeypatch, settings_for, repo):
     import yaml
-    from conftest import REPO
 
     from lucasrag_assets.ingest import dagster_home, dagster_postgres_url
 
@@ -404,7 +389,7 @@ def test_dagster_home_follows_the_profile(tmp_path, monkeypatch):
     config = dagster_home(embedded) / "dagster.yaml"
     assert "storage" not in yaml.safe_load(config.read_text())
     dagster_home(production_)
-    assert yaml.safe_load(config.read_text()) == yaml.safe_load((REPO / "dagster.production.yaml").read_text())
+    assert yaml.safe_load(config.read_text()) == yaml.safe_load((repo / "dagster.production.yaml").read_text())
     dagster_home(embedded)  # back: ours to rewrite
     assert "storage" not in yaml.safe_load(config.read_text())
     config.write_text("telemetry:\n  enabled: true\n")  # someone's own: left alone
@@ -419,7 +404,7 @@ def test_services_cli_start_status_stop(server_tmp, monkeypatch):
     """`lucasrag services start` prints the settings to export; status and stop find the server."""
     from typer.testing import CliRunner
 
-    from lucasrag.cli import app
+    from lucasrag_cli import app
 
     monkeypatch.setenv("LUCASRAG_DATA", str(server_tmp / "data"))
     monkeypatch.setenv("LUCASRAG_PG_PORT", str(free_port()))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -14,9 +15,10 @@ pytestmark = pytest.mark.slow
 def pytest_generate_tests(metafunc):
     if "fact" in metafunc.fixturenames:
         import yaml
-        from conftest import TRUTH_FILE
 
-        facts = yaml.safe_load(TRUTH_FILE.read_text())["facts"]
+        # parametrisation happens before fixtures exist: the truth file is read here, by its path
+        truth_file = Path(__file__).parent / "fixtures" / "sample_vault_truth.yaml"
+        facts = yaml.safe_load(truth_file.read_text())["facts"]
         metafunc.parametrize("fact", facts, ids=[f["query"] for f in facts])
 
 
@@ -93,7 +95,9 @@ def test_result_json_shape(ingested):
     assert data["reranker"] == "embedding-similarity"
     assert len(data["results"]) == 3 and [r["rank"] for r in data["results"]] == [1, 2, 3]
     assert set(data["results"][0]) == {"rank", "chunk_id", "workspace", "path", "band", "date", "score", "text"}
-    assert set(data["temporal"]) == {"archival_open", "signals"}
+    # §3.9's keys, with the per-signal decisions beside them (issue 14)
+    assert set(data["temporal"]) == {"archival_open", "signals", "archive", "details"}
+    assert data["temporal"] == {"archival_open": False, "signals": [], "archive": "closed", "details": []}
 
 
 @pytest.mark.parametrize(
@@ -110,9 +114,7 @@ def test_bad_queries_are_rejected(ingested, kwargs, error):
         query(settings=ingested, **kwargs)
 
 
-def test_missing_index_is_a_clear_error(tmp_path):
-    from conftest import settings_for
-
+def test_missing_index_is_a_clear_error(tmp_path, settings_for):
     with pytest.raises(IndexMissing, match="lucasrag ingest"):
         query("anything", settings=settings_for(tmp_path / "vault", tmp_path / "nothing"))
 

@@ -1,7 +1,7 @@
 """The llama.cpp rerank path: client parsing and error mapping (mocked), then a real server.
 
 The real server runs a protocol-test GGUF (MiniLM-L6 encoder + random rank
-head, see lucasrag.reranker_model): its scores mean nothing, so these tests
+head, see lucasrag_harness.model_servers.reranker_model): its scores mean nothing, so these tests
 check the protocol, ordering by the server's own scores, truncation, timeouts
 and failure mapping — never relevance.
 """
@@ -183,7 +183,7 @@ def _raw(url, query, documents, timeout=60.0) -> httpx.Response:
 
 
 def test_test_model_is_a_bert_reranker(rank_model):
-    from lucasrag.reranker_model import read_gguf_header
+    from lucasrag_harness.model_servers.reranker_model import read_gguf_header
 
     kv, tensors = read_gguf_header(rank_model)
     assert kv["general.architecture"] == "bert" and kv["bert.attention.causal"] is False
@@ -238,7 +238,7 @@ def test_tiny_timeout_is_unavailable(reranker_url):
 
 @pytest.mark.parametrize("isolated", [False, True], ids=["in-process", "subprocess"])
 def test_stopped_server_is_refused(rank_model, isolated):
-    from lucasrag.reranker_server import serve_reranker
+    from lucasrag_harness.model_servers.llama_server import serve_reranker
 
     with serve_reranker(rank_model, isolated=isolated, threads=THREADS) as url:
         assert len(LlamaCppReranker(url).rerank("q", PASSAGES[:3])) == 3
@@ -247,7 +247,7 @@ def test_stopped_server_is_refused(rank_model, isolated):
 
 
 def test_server_start_errors_are_clear(rank_model, tmp_path):
-    from lucasrag.reranker_server import RerankerServerError, serve_reranker
+    from lucasrag_harness.model_servers.llama_server import RerankerServerError, serve_reranker
 
     with pytest.raises(RerankerServerError, match="not found"):
         with serve_reranker(tmp_path / "missing.gguf"):

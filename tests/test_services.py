@@ -1,4 +1,4 @@
-"""The production services: PostgreSQL + pgvector and Neo4j, managed by lucasrag.services.
+"""The production services: PostgreSQL + pgvector and Neo4j, managed by lucasrag_harness.services.
 
 Uses the session fixtures ``postgres_server`` / ``neo4j_server`` (tests/services_fixtures.py,
 imported by tests/conftest.py). The "down server" tests need no service and are not marked.
@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from lucasrag.services import (
+from lucasrag_harness.services import (
     Neo4jServer,
     PostgresServer,
     ServiceError,
@@ -250,8 +250,8 @@ def test_lightrag_storages_initialise_on_services(postgres_server, neo4j_server,
 @production
 def test_neo4j_stop_is_clean_and_restart_keeps_data(neo4j_server, tmp_path):
     """On a server of its own: the lifecycle is under test, not the session's shared server."""
-    from lucasrag.services import free_port
-    from lucasrag.services.neo4j import Neo4jServer
+    from lucasrag_harness.services import free_port
+    from lucasrag_harness.services.neo4j import Neo4jServer
 
     if not neo4j_server.managed:
         pytest.skip("external Neo4j")

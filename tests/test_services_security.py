@@ -12,7 +12,8 @@ import subprocess
 
 import pytest
 
-from lucasrag.services import PostgresServer, free_port, require_postgres
+from lucasrag.services import require_postgres
+from lucasrag_harness.services import PostgresServer, free_port
 
 production = pytest.mark.production
 
@@ -94,7 +95,7 @@ def test_services_start_exports_secrets_without_printing_them(server_tmp, monkey
     file and the server logs hold only the paths of the 0600 password files."""
     from typer.testing import CliRunner
 
-    from lucasrag.cli import app
+    from lucasrag_cli import app
 
     data = server_tmp / "data"
     monkeypatch.setenv("LUCASRAG_DATA", str(data))
@@ -152,8 +153,8 @@ def test_a_trust_cluster_is_switched_to_passwords(server_tmp):
 
 def test_start_services_keeps_passwords_out_of_the_state_file(tmp_path):
     """No server needed: the state file's DSN is masked before it is written."""
-    from lucasrag.services import RunningServices, service_paths
-    from lucasrag.services import _write_state as write_state
+    from lucasrag_harness.services import RunningServices, service_paths
+    from lucasrag_harness.services import _write_state as write_state
 
     paths = service_paths(tmp_path)
     server = PostgresServer(paths.postgres_dir, free_port())

@@ -13,7 +13,7 @@ import pytest
 import yaml
 
 from lucasrag.deference import load_deference
-from lucasrag.evaluation.vault_generator import (
+from lucasrag_harness.evaluation.vault_generator import (
     GRIEF_CUES,
     PAST_CUES,
     SUBJECT_MENTION,
@@ -34,6 +34,14 @@ CASE_KINDS = {
     "charged_bridged",
     "quarantine_never",
     "workspace_restriction",
+    "period_date",
+    "period_month",
+    "period_season",
+    "period_relative",
+    "false_alarm_ex",
+    "false_alarm_history",
+    "false_alarm_used_to",
+    "false_alarm_years",
 }
 
 
@@ -211,6 +219,12 @@ def test_query_cases_are_consistent(generated):
             assert all(notes[p].status != "indexed" for p in c.forbid_paths) and c.forbid_paths
         elif c.kind == "workspace_restriction":
             assert c.workspaces and all(notes[p].workspace in c.workspaces for p in c.expect_paths)
+        elif c.kind.startswith("period_"):
+            lo, hi = c.period
+            assert c.archival_open and c.expect_paths and lo <= hi
+            assert all(lo <= notes[p].date[:10] <= hi for p in c.expect_paths), c.query
+        elif c.kind.startswith("false_alarm_"):
+            assert not c.archival_open and not c.expect_paths
 
 
 def test_cli(tmp_path, capsys):

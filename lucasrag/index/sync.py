@@ -6,7 +6,7 @@ that disappeared is removed. Vectors come from the embedding cache, so only
 text never seen before reaches the model.
 
 With ``LUCASRAG_GRAPH`` on (the default), the chunks being written also feed
-the workspace's entity graph (``lucasrag_assets.rules.entities``; LightRAG's LLM
+the workspace's entity graph (``lucasrag.entities``; LightRAG's LLM
 extraction on top when ``LUCASRAG_LLM_URL`` is set), and a removed document's
 chunks leave it. The fingerprint then also covers the note file's hash (a
 frontmatter-only edit changes tags or people) and the graph mode, so switching
@@ -26,12 +26,12 @@ from pathlib import Path
 from lucasrag.embedding_cache import EmbeddingCache
 from lucasrag.index._lightrag import WorkspaceIndex
 from lucasrag.index.stores import open_chunk_store
+from lucasrag.progress import Progress
 from lucasrag.settings import Settings
 from lucasrag.vocabulary import ChunkRecord
 
 _BATCH = 1000
 
-Progress = Callable[[int, int], None]
 #: doc id → what the entity extractor needs from that note (frontmatter, title, tags)
 NoteMetaFor = Callable[[str], object]
 #: Bump when the structural extractor changes what it writes: every document is redone once.
@@ -103,7 +103,7 @@ def _write_graph_counts(settings: Settings, workspace: str, entities: int, relat
 
 
 def _default_meta(record: ChunkRecord):
-    from lucasrag_assets.rules.entities import note_meta
+    from lucasrag.entities import note_meta
 
     return note_meta(record.path)
 
@@ -170,7 +170,7 @@ async def sync_workspace(
                     await _write_graph(index, batch, cache, note_meta, report, llm=bool(settings.llm_url))
                 report.chunks_written += len(batch)
                 if progress:
-                    progress(min(start + _BATCH, len(todo)), len(todo))
+                    progress.update(f"index {workspace}", min(start + _BATCH, len(todo)), len(todo))
             t0 = time.perf_counter()
             await index.flush()
             # Fingerprints last: a run that dies before LightRAG has flushed
@@ -207,7 +207,7 @@ async def _write_graph(
     llm: bool,
 ) -> None:
     """Structural extraction for a batch of written chunks, then (optionally) LightRAG's LLM extraction."""
-    from lucasrag_assets.rules.entities import extract_chunk
+    from lucasrag.entities import extract_chunk
 
     t0 = time.perf_counter()
     metas: dict[str, object] = {}

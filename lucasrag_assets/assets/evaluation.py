@@ -1,6 +1,6 @@
 """evaluation: the policy evaluation on the materialised indexes, when the vault is a generated one.
 
-A vault written by ``lucasrag.evaluation.vault_generator`` has its ground truth
+A vault written by ``lucasrag_harness.evaluation.vault_generator`` has its ground truth
 next to it (``<vault>.truth.json``). Then this asset runs every query case
 against the indexes and records pass rates per kind (and a plot) as metadata;
 for any other vault it records ``skipped`` and why. It is not part of the
@@ -53,8 +53,8 @@ def pass_rate_png(report) -> bytes | None:
     "skipped for vaults without <vault>.truth.json.",
 )
 def evaluation(context: AssetExecutionContext, lucasrag: LucasragSettings) -> MaterializeResult:
-    from lucasrag.evaluation.policy_eval import run_policy_eval
-    from lucasrag.evaluation.vault_generator import GroundTruth, truth_path
+    from lucasrag_harness.evaluation.policy_eval import run_policy_eval
+    from lucasrag_harness.evaluation.vault_generator import GroundTruth, truth_path
 
     settings = lucasrag.get()
     tpath = truth_path(settings.vault)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from pathlib import PurePosixPath
 
 import polars as pl
 
@@ -11,6 +12,16 @@ from lucasrag.vocabulary import DeferenceSubject
 from lucasrag_assets.rules.banding import decide_band
 from lucasrag_assets.rules.charged import charged_subjects
 from lucasrag_assets.rules.chunking import chunk_id, chunk_text, doc_id
+from lucasrag_assets.rules.obsidian import with_names
+
+#: Bump when what a note's chunks are made of changes (markup rules, the names heading).
+CHUNK_TEXT_VERSION = 2
+
+
+def chunk_memo_key(content_hash: str, path: str) -> str:
+    """What a note's chunk texts depend on: its bytes, its file name (the names heading) and the rules."""
+    return f"{CHUNK_TEXT_VERSION}:{content_hash}:{path}"
+
 
 CHUNK_SCHEMA = {
     "chunk_id": pl.String,
@@ -38,7 +49,7 @@ def chunk_frame(
     """Every chunk of every routed note. The band is decided per note (a note
     is one moment in time) and each chunk records the rule that decided it;
     charged subjects are decided per chunk. ``known_chunks`` maps a note's
-    content hash to its chunk texts from an earlier run (same chunk size)."""
+    :func:`chunk_memo_key` to its chunk texts from an earlier run (same chunk size)."""
     known_chunks = known_chunks or {}
     rows = []
     for note in routed.iter_rows(named=True):
@@ -50,9 +61,11 @@ def chunk_frame(
         )
         date = note["date"].isoformat() if note["date"] else None
         declared = note["declared_charged"] or []
-        texts = known_chunks.get(note["content_hash"])
+        aliases = tuple(note.get("aliases") or ())
+        texts = known_chunks.get(chunk_memo_key(note["content_hash"], note["path"]))
         if texts is None:
-            texts = chunk_text(note["body"], max_tokens=settings.chunk_tokens, count_tokens=count_tokens)
+            named = with_names(note["body"], note["title"] or "", PurePosixPath(note["path"]).stem, aliases)
+            texts = chunk_text(named, max_tokens=settings.chunk_tokens, count_tokens=count_tokens)
         for index, text in enumerate(texts):
             rows.append(
                 {

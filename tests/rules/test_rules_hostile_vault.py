@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from lucasrag.vault_files import iter_vault_files
 from lucasrag_assets.rules.safe_yaml import MAX_ALIASES, MAX_FRONTMATTER_BYTES
-from lucasrag_assets.rules.vault_scan import iter_vault_files, parse_note, scan_vault
+from lucasrag_assets.rules.vault_scan import parse_note, scan_vault
 
 MiB = 1024 * 1024
 GOOD = "---\ntitle: Fine\n---\nA plain note.\n"
@@ -199,7 +200,7 @@ def test_a_file_name_that_is_not_utf8_is_reported(tmp_path):
 
 
 def test_the_fingerprint_takes_any_file_name(tmp_path):
-    from lucasrag_assets.rules.vault_scan import vault_fingerprint
+    from lucasrag.vault_files import vault_fingerprint
 
     _write(tmp_path, os.fsdecode(b"caf\xe9.md"), GOOD)
     os.mkfifo(tmp_path / "pipe.md")

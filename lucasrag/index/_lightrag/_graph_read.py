@@ -117,7 +117,7 @@ class GraphReader:
         conversation partner named in every session, a tag on every journal entry)
         narrows nothing that vector search does not already cover; its chunks would only
         displace better vector candidates. Such hubs are left out."""
-        from lucasrag_assets.rules.entities import query_terms
+        from lucasrag.entities import query_terms
 
         _quiet_graph_queries()
         terms = query_terms(text)

@@ -98,7 +98,7 @@ def _merge_paths(old: list[str], new: list[str], cap: int) -> list[str]:
 
 
 def _best_type(old: object, new: object) -> str:
-    from lucasrag_assets.rules.entities import TYPE_RANK
+    from lucasrag.entities import TYPE_RANK
 
     candidates = [str(t).strip().lower() for t in (old, new) if t and str(t).strip() and str(t) != "UNKNOWN"]
     if not candidates:

@@ -16,7 +16,7 @@ flushes per document and rebuilds surviving entities from its LLM extraction cac
 which the structural extractor never fills; delete_graph() applies the same rule
 (drop the document's chunk ids from every entity/relation it anchors; what has no
 source left disappears) and recomputes descriptions and weights from the stored
-chunks (rules/entities.py makes them pure functions of chunk text and path).
+chunks (lucasrag.entities makes them pure functions of chunk text and path).
 """
 
 from __future__ import annotations
@@ -66,7 +66,7 @@ class GraphWriter:
         self, items: Sequence[tuple[ChunkRecord, object]], embed: Callable[[list[str]], np.ndarray]
     ) -> GraphStats:
         """Merge the entities/relations each chunk contributes (``ChunkGraph``s from
-        ``lucasrag_assets.rules.entities.extract_chunk``) into the graph; vectors of the new
+        ``lucasrag.entities.extract_chunk``) into the graph; vectors of the new
         entity/relation texts come from ``embed`` (the embedding cache). Call after ``write``
         of the same chunks and before ``flush``."""
         from lightrag.utils import merge_source_ids
@@ -163,7 +163,7 @@ class GraphWriter:
         or relation left without a source disappears (node, edges, vectors, tracking rows).
         Survivors get their source lists, weights and — when one of the chunks that wrote it
         went — their description recomputed. Call BEFORE ``delete`` (it reads the chunks)."""
-        from lucasrag_assets.rules.entities import entity_fragment, relation_fragment, relation_weight
+        from lucasrag.entities import entity_fragment, relation_fragment, relation_weight
 
         rag, graph = self._rag, self._rag.chunk_entity_relation_graph
         doc_ids, removed = list(doc_ids), set(chunk_ids)

@@ -174,31 +174,29 @@ class WorkspaceIndex(GraphWriter, GraphReader, LlmExtraction):
                 text, top_k=top_k, query_embedding=None if query_vector is None else query_vector.tolist()
             )
             return [Hit(r["id"], r.get("content") or "") for r in rows][:top_k]
+        # from here on the query names an entity of the graph: mix mode
         if query_vector is not None:
             self._vectors.add([text], query_vector[None, :])
-        if plan is not None:
-            self._vectors.add(plan.strings, plan.vectors)
+        self._vectors.add(plan.strings, plan.vectors)
 
         param = QueryParam(
-            mode="mix" if plan is not None else "naive",
+            mode="mix",
             chunk_top_k=top_k,
-            top_k=plan.entity_top_k if plan is not None else top_k,
+            top_k=plan.entity_top_k,
             max_total_tokens=10_000_000,  # its default silently trims the candidate list
             enable_rerank=False,
-            hl_keywords=plan.hl if plan is not None else list(keywords),
-            ll_keywords=plan.ll if plan is not None else list(keywords),
+            hl_keywords=plan.hl,
+            ll_keywords=plan.ll,
         )
-        exact = _EXACT_ENTITIES.set(plan.ll if plan is not None else None)
-        if plan is not None:
-            self._route_entity_lookup()
+        exact = _EXACT_ENTITIES.set(plan.ll)
+        self._route_entity_lookup()
         try:
             data = await self._rag.aquery_data(text, param)
         finally:
             _EXACT_ENTITIES.reset(exact)
             if query_vector is not None:  # one vector per query would otherwise pile up
                 self._vectors.discard([text])
-            if plan is not None:
-                self._vectors.discard(plan.strings)
+            self._vectors.discard(plan.strings)
         chunks = (data.get("data") or {}).get("chunks") or []
         # mix mode merges vector, entity and relation chunks round-robin: the same
         # number of candidates as naive mode, each of them once

@@ -24,7 +24,7 @@ import org.neo4j.server.security.auth.LegacyCredential;
  * Runs a Neo4j Community DBMS (embedded API, Bolt connector on) until SIGTERM/SIGINT.
  *
  * <p>Usage: {@code java ... lucasrag.Neo4jLauncher HOME_DIR CONFIG_FILE [PASSWORD_FILE]}. Every setting
- * (Bolt address, auth, memory) comes from CONFIG_FILE, written by {@code lucasrag.services.neo4j};
+ * (Bolt address, auth, memory) comes from CONFIG_FILE, written by {@code lucasrag_harness.services.neo4j};
  * HOME_DIR holds data/ and logs/. With PASSWORD_FILE, user {@code neo4j} gets that password: on a new
  * store through the initial-user file (what {@code neo4j-admin dbms set-initial-password} writes), so
  * Bolt never opens with the default password; on an existing store (e.g. one that ran with auth off,

@@ -1,0 +1,3 @@
+from lucasrag_cli.app import app
+
+app()

@@ -17,7 +17,8 @@ import yaml
 from lucasrag.settings import Settings
 
 # Session fixtures that start PostgreSQL (pgvector) and Neo4j for the production profile.
-pytest_plugins = ["services_fixtures"]
+# The MCP server as a subprocess and the SDK client (tests/mcp).
+pytest_plugins = ["services_fixtures", "mcp_fixtures"]
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLE_VAULT = REPO / "vault"
@@ -126,7 +127,3 @@ def reranker_url(rank_model):
 
     with serve_reranker(rank_model, threads=RERANK_THREADS) as url:
         yield url
-
-
-# The MCP server as a subprocess and the SDK client (tests/mcp).
-from mcp_fixtures import ingested_copy, mcp  # noqa: E402, F401

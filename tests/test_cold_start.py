@@ -7,7 +7,6 @@ from __future__ import annotations
 import re
 
 import pytest
-from conftest import copy_vault
 
 from lucasrag.embedding_cache import EmbeddingCache
 from lucasrag_assets.assets.notes import notes_frame
@@ -37,7 +36,7 @@ def _decide(vault, embed):
     return {r["path"]: r for r in route_frame(notes, embed, 0.5, load_routing_rules(vault)).iter_rows(named=True)}
 
 
-def test_unlabelled_sample_vault(tmp_path, embed, truth):
+def test_unlabelled_sample_vault(tmp_path, embed, truth, copy_vault):
     vault = copy_vault(tmp_path / "vault")
     _strip_labels(vault)
     assert not any(b"\nworkspace:" in p.read_bytes() for p in vault.rglob("*.md"))
@@ -55,7 +54,7 @@ def test_unlabelled_sample_vault(tmp_path, embed, truth):
     assert all(decided[p]["workspace"] is None for p in content_free)
 
 
-def test_vault_rule_between_frontmatter_and_router(tmp_path, embed):
+def test_vault_rule_between_frontmatter_and_router(tmp_path, embed, copy_vault):
     vault = copy_vault(tmp_path / "vault")
     (vault / ".lucasrag" / "routing.yaml").write_text("folders:\n  tech: creative\ntags:\n  never-used: personal\n")
     decided = _decide(vault, embed)
@@ -66,7 +65,7 @@ def test_vault_rule_between_frontmatter_and_router(tmp_path, embed):
     assert decided["journal/2013-04-02.md"]["workspace"] == "personal", "rules touch only their folder"
 
 
-def test_broken_rules_file_names_the_entry(tmp_path, embed):
+def test_broken_rules_file_names_the_entry(tmp_path, embed, copy_vault):
     vault = copy_vault(tmp_path / "vault")
     (vault / ".lucasrag" / "routing.yaml").write_text("folders:\n  tech: engineering\n")
     with pytest.raises(ValueError, match="tech.*'engineering'.*expected one of"):

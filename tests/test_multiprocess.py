@@ -13,7 +13,6 @@ import uuid
 
 import polars as pl
 import pytest
-from conftest import copy_vault, settings_for
 from lucasrag.services.postgres import ensure_database
 from services_fixtures import clean_neo4j
 
@@ -59,7 +58,7 @@ def indexes_of(settings: Settings, summary, neo4j_server) -> dict:
 
 
 def test_multiprocess_run_gives_the_in_process_indexes(
-    ingested, tmp_path, monkeypatch, postgres_server, neo4j_server, capsys
+    ingested, tmp_path, monkeypatch, postgres_server, neo4j_server, capsys, copy_vault, settings_for
 ):
     vault = copy_vault(tmp_path / "vault")
     runs = {}

@@ -17,7 +17,6 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-from conftest import NOW, REPO, SAMPLE_VAULT, settings_for
 from dagster import DagsterInstance, EnvVar, asset, materialize
 from dagster._serdes import serialize_value
 
@@ -25,6 +24,10 @@ from lucasrag.settings import ENV_VARS, SECRET_FIELDS, Settings, SettingsError
 from lucasrag_assets.ingest import run_config, run_ingest
 from lucasrag_assets.io_manager import asset_value_path
 from lucasrag_assets.resources import LucasragSettings
+
+REPO = Path(__file__).resolve().parents[1]
+SAMPLE_VAULT = REPO / "vault"
+NOW = dt.date(2026, 6, 1)  # any fixed day (the hermetic fixture pins the same one)
 
 SECRET = "s3cret-pw"
 # A non-default value for every setting: (the value, the same as the environment writes it).
@@ -122,7 +125,7 @@ def test_secrets_stay_out_of_dagsters_run_records(tmp_path, monkeypatch):
         run_config(given)  # another process could not read the in-code DSN: refused, not dropped
 
 
-def test_a_multiprocess_run_refuses_a_secret_it_cannot_pass(tmp_path):
+def test_a_multiprocess_run_refuses_a_secret_it_cannot_pass(tmp_path, settings_for):
     """A password given in code is in no step process's environment: named before the run, not dropped."""
     settings = replace(settings_for(tmp_path, tmp_path), llm_url="http://u:pw@llm:1/v1")
     with pytest.raises(SettingsError, match="LUCASRAG_LLM_URL"):
@@ -155,7 +158,7 @@ def asset_frame(settings: Settings, name: str) -> pl.DataFrame:
 
 
 @pytest.mark.slow
-def test_ingestion_settings_change_what_the_assets_produce(tmp_path):
+def test_ingestion_settings_change_what_the_assets_produce(tmp_path, settings_for):
     """Route threshold, chunk size, archive age and size cap given to ``run_ingest`` change routing,
     chunking, banding and validation; the process environment is the same before and after."""
     vault = tiny_vault(tmp_path / "vault")

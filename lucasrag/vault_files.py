@@ -51,5 +51,8 @@ def vault_fingerprint(root: Path) -> str:
             st = path.stat()
         except OSError:  # an absent settings file, or a note deleted mid-scan
             continue
-        h.update(f"{path.relative_to(root).as_posix()}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
+        # surrogateescape: a file name that is not UTF-8 still counts (the scan reports it, escaped).
+        h.update(
+            f"{path.relative_to(root).as_posix()}\0{st.st_size}\0{st.st_mtime_ns}\n".encode("utf-8", "surrogateescape")
+        )
     return h.hexdigest()

@@ -12,6 +12,7 @@ import polars as pl
 from dagster import DagsterEventType
 
 from lucasrag.catalog import read_changes
+from lucasrag.data_folder import exclusive_ingest, tighten
 from lucasrag.progress import Progress
 from lucasrag.settings import Settings
 from lucasrag.vault_health import VaultHealth, vault_health
@@ -120,34 +121,40 @@ def run_ingest(settings: Settings, progress: Progress | None = None, *, multipro
     logging.getLogger("alembic").setLevel(logging.WARNING)
     started = time.perf_counter()
     _require_services(settings)
-    with open_instance(settings) as instance:
-        if multiprocess:
-            result = execute_job(
-                reconstructable(resolved_ingest_job), instance=instance, run_config=run_config(settings)
-            )
-        else:
-            defs = build_definitions(LucasragSettings.from_settings(settings), progress)
-            result = defs.resolve_job_def("ingest").execute_in_process(
-                instance=instance, run_config=_QUIET, raise_on_error=True
-            )
-        if not result.success:
-            failures = [f"{e.step_key}: {e.step_failure_data.error.message}" for e in result.get_step_failure_events()]
-            raise RuntimeError(f"ingest run {result.run_id} failed: " + "; ".join(failures))
-        materializations = [
-            e.dagster_event.step_materialization_data.materialization
-            for e in instance.all_logs(result.run_id, of_type=DagsterEventType.ASSET_MATERIALIZATION)
-        ]
-        steps = {
-            s.step_key: (s.end_time or 0) - (s.start_time or 0) for s in instance.get_run_step_stats(result.run_id)
-        }
-    catalog = pl.read_parquet(asset_value_path(settings.data, ["note_catalog"]))
-    quarantine = pl.read_parquet(asset_value_path(settings.data, ["quarantine"]))
+    # One ingest per data folder (a second waits); the run's outputs are read before the lock is released.
+    with exclusive_ingest(settings.data):
+        with open_instance(settings) as instance:
+            if multiprocess:
+                result = execute_job(
+                    reconstructable(resolved_ingest_job), instance=instance, run_config=run_config(settings)
+                )
+            else:
+                defs = build_definitions(LucasragSettings.from_settings(settings), progress)
+                result = defs.resolve_job_def("ingest").execute_in_process(
+                    instance=instance, run_config=_QUIET, raise_on_error=True
+                )
+            if not result.success:
+                failures = [
+                    f"{e.step_key}: {e.step_failure_data.error.message}" for e in result.get_step_failure_events()
+                ]
+                raise RuntimeError(f"ingest run {result.run_id} failed: " + "; ".join(failures))
+            materializations = [
+                e.dagster_event.step_materialization_data.materialization
+                for e in instance.all_logs(result.run_id, of_type=DagsterEventType.ASSET_MATERIALIZATION)
+            ]
+            steps = {
+                s.step_key: (s.end_time or 0) - (s.start_time or 0) for s in instance.get_run_step_stats(result.run_id)
+            }
+        catalog = pl.read_parquet(asset_value_path(settings.data, ["note_catalog"]))
+        quarantine = pl.read_parquet(asset_value_path(settings.data, ["quarantine"]))
+        changes = read_changes(settings).to_dicts()
+    tighten(settings.data)  # the run's last events (Dagster's storage) are written after the resources' teardown
     summary = IngestSummary(seconds=time.perf_counter() - started, step_seconds=steps)
     indexed = catalog.filter(pl.col("status") == "indexed")
     summary.per_workspace = {ws: n for ws, n in indexed.group_by("workspace").len().iter_rows()}
     summary.quarantined = list(quarantine.select("path", "suggestion", "reason").iter_rows())
     summary.invalid = list(catalog.filter(pl.col("status") == "invalid").select("path", "reason").iter_rows())
-    summary.changes = read_changes(settings).to_dicts()
+    summary.changes = changes
     summary.skipped = list(catalog.filter(pl.col("status") == "skipped").select("path", "reason").iter_rows())
     summary.warnings = [
         (path, warning) for path, warnings in catalog.select("path", "warnings").iter_rows() for warning in warnings

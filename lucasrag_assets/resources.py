@@ -6,6 +6,7 @@ from pathlib import Path
 
 from dagster import ConfigurableResource, EnvVar, ResourceDependency
 
+from lucasrag.data_folder import open_data_folder
 from lucasrag.embedding_cache import EmbeddingCache
 from lucasrag.settings import ENV_VARS, PROFILES, SECRET_FIELDS, Settings, SettingsError, mask_secrets, parse_now
 
@@ -76,7 +77,11 @@ class LucasragSettings(ConfigurableResource):
         values["vault"] = Path(values["vault"]).expanduser().resolve()
         values["data"] = Path(values["data"]).expanduser().resolve()
         values["now"] = parse_now(values.get("now"))
-        return Settings(**values)
+        settings = Settings(**values)
+        # Every run (CLI, `dagster dev`, sensor-launched) and the sensor pass here before they write:
+        # the data folder is created 0700 (tightened once per process; run_ingest tightens after each run).
+        open_data_folder(settings.data)
+        return settings
 
     def embedding_cache(self) -> EmbeddingCache:
         return EmbeddingCache(self.get().data / "embeddings.sqlite")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from lucasrag.data_folder import open_data_folder
 from lucasrag.index import ChunkStore, WorkspaceIndex, WorkspaceStores, index_exists, index_stamp, open_workspace
 from lucasrag.settings import Settings
 
@@ -35,6 +36,8 @@ _open: dict[tuple, OpenWorkspace] = {}
 
 
 async def open_workspaces(settings: Settings, workspaces: tuple[str, ...]) -> list[OpenWorkspace]:
+    if settings.data.is_dir():  # a query never creates the data folder, but it does tighten it
+        open_data_folder(settings.data)
     present = [ws for ws in workspaces if index_exists(settings, ws)]
     if not present:
         raise IndexMissing(

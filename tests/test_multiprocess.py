@@ -13,14 +13,13 @@ import uuid
 
 import polars as pl
 import pytest
-from lucasrag.services.postgres import ensure_database
-from services_fixtures import clean_neo4j
 
 from lucasrag.index.stores import open_chunk_store
 from lucasrag.settings import ENV_VARS, SECRET_FIELDS, Settings
 from lucasrag.vocabulary import WORKSPACES
 from lucasrag_assets.ingest import run_ingest
 from lucasrag_assets.io_manager import asset_value_path
+from lucasrag_harness.services.postgres import ensure_database
 
 pytestmark = [pytest.mark.slow, pytest.mark.production]
 
@@ -58,7 +57,7 @@ def indexes_of(settings: Settings, summary, neo4j_server) -> dict:
 
 
 def test_multiprocess_run_gives_the_in_process_indexes(
-    ingested, tmp_path, monkeypatch, postgres_server, neo4j_server, capsys, copy_vault, settings_for
+    ingested, tmp_path, monkeypatch, postgres_server, neo4j_server, clean_neo4j, capsys, copy_vault, settings_for
 ):
     vault = copy_vault(tmp_path / "vault")
     runs = {}

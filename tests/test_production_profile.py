@@ -399,13 +399,13 @@ def test_dagster_home_follows_the_profile(tmp_path, monkeypatch, settings_for, r
 
 
 @production
-def test_services_cli_start_status_stop(tmp_path, monkeypatch):
+def test_services_cli_start_status_stop(server_tmp, monkeypatch):
     """`lucasrag services start` prints the settings to export; status and stop find the server."""
     from typer.testing import CliRunner
 
     from lucasrag_cli import app
 
-    monkeypatch.setenv("LUCASRAG_DATA", str(tmp_path / "data"))
+    monkeypatch.setenv("LUCASRAG_DATA", str(server_tmp / "data"))
     monkeypatch.setenv("LUCASRAG_PG_PORT", str(free_port()))
     runner = CliRunner()
     try:
@@ -417,8 +417,9 @@ def test_services_cli_start_status_stop(tmp_path, monkeypatch):
             if line.startswith("export ")
         )
         assert exports["LUCASRAG_PROFILE"] == "production"
-        assert exports["LUCASRAG_POSTGRES_DSN"].startswith("postgresql://postgres@127.0.0.1:")
-        assert exports["LUCASRAG_DAGSTER_PG_URL"].startswith("postgresql+psycopg2://")
+        # the password stays in its 0600 file: the line names the file, eval reads it
+        assert exports["LUCASRAG_POSTGRES_DSN"].startswith('"postgresql://postgres:$(cat ')
+        assert exports["LUCASRAG_DAGSTER_PG_URL"].startswith('"postgresql+psycopg2://postgres:$(cat ')
         status = runner.invoke(app, ["services", "status", "--json"])
         assert '"running": true' in status.stdout
     finally:

@@ -40,6 +40,7 @@ def note_meta_reader(settings: Settings, docs: pl.DataFrame):
     """doc id → the entity extractor's view of the note (title, tags, frontmatter aliases
     and people). Frontmatter is read from the vault file only for documents being written."""
     from lucasrag.entities import note_meta
+    from lucasrag_assets.rules.safe_read import read_regular
     from lucasrag_assets.rules.vault_scan import _parse_text
 
     rows = {
@@ -54,7 +55,8 @@ def note_meta_reader(settings: Settings, docs: pl.DataFrame):
             return None
         path, title, tags, links = rows[doc]
         try:
-            _, frontmatter, _ = _parse_text((settings.vault / path).read_bytes(), settings.max_note_bytes)
+            raw = read_regular(settings.vault, settings.vault / path, limit=settings.max_note_bytes)
+            _, frontmatter, _ = _parse_text(raw, settings.max_note_bytes)
         except Exception:  # noqa: BLE001 — changed or unreadable since the scan: title and tags still apply
             frontmatter = {}
         return note_meta(path, frontmatter, title=title or "", tags=tags, links=links)

@@ -9,10 +9,12 @@ from lucasrag_assets.assets._metadata import markdown_table
 from lucasrag_assets.memo import load_memo, save_memo
 from lucasrag_assets.resources import LucasragSettings
 from lucasrag_assets.rules.conventions import load_conventions
+from lucasrag_assets.rules.safe_read import UnreadableEntry, regular_file, vault_relpath
 from lucasrag_assets.rules.vault_scan import Note, parse_note
 
 #: Bump when parsing changes what a note becomes, so last run's memo is not reused.
-PARSE_VERSION = 2
+#: 3: hostile-vault reading (regular files only, bounded frontmatter, non-UTF-8 names).
+PARSE_VERSION = 3
 
 NOTE_SCHEMA = {
     "path": pl.String,
@@ -62,10 +64,16 @@ def notes_frame(notes: list[Note]) -> pl.DataFrame:
 def scan_with_memo(settings: Settings) -> tuple[pl.DataFrame, int]:
     """Parse every note, reusing last run's result for files whose size and mtime
     are unchanged. Returns the frame and how many files were parsed afresh."""
-    stats = {}
+    stats, unreadable = {}, set()
     for path in iter_vault_files(settings.vault):
-        st = path.stat()
-        stats[path.relative_to(settings.vault).as_posix()] = (path, st.st_size, st.st_mtime_ns)
+        rel, utf8 = vault_relpath(settings.vault, path)
+        try:
+            st = regular_file(settings.vault, path)[1] if utf8 else None
+        except UnreadableEntry:
+            st = None
+        if st is None:  # FIFO, symlink loop or out of the vault, odd name...: parse_note says why, every time
+            unreadable.add(rel)
+        stats[rel] = (path, st.st_size if st else -1, st.st_mtime_ns if st else -1, st)
     keys = pl.DataFrame(
         {"path": list(stats), "size": [s[1] for s in stats.values()], "mtime_ns": [s[2] for s in stats.values()]},
         schema={"path": pl.String, "size": pl.Int64, "mtime_ns": pl.Int64},
@@ -78,9 +86,13 @@ def scan_with_memo(settings: Settings) -> tuple[pl.DataFrame, int]:
     if previous is not None and previous.get_column("parse_key", default=None) is not None:
         same_key = previous.filter(pl.col("parse_key") == parse_key).drop("parse_key")
         reused = same_key.join(keys, on=["path", "size", "mtime_ns"], how="semi")
-    todo = [stats[p][0] for p in keys["path"] if p not in set(reused["path"])]
+    reused = reused.filter(~pl.col("path").is_in(list(unreadable)))
+    todo = [stats[p] for p in keys["path"] if p not in set(reused["path"])]
     fresh = notes_frame(
-        [parse_note(settings.vault, p, max_bytes=settings.max_note_bytes, conventions=conventions) for p in todo]
+        [
+            parse_note(settings.vault, p, max_bytes=settings.max_note_bytes, conventions=conventions, scanned=st)
+            for p, _, _, st in todo
+        ]
     )
     fresh = fresh.join(keys.select("path", "mtime_ns"), on="path", how="left")
     frame = pl.concat([reused.select(fresh.columns), fresh]).sort("path")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,6 +18,8 @@ from lucasrag_assets.rules.conventions import VaultConventions, load_conventions
 from lucasrag_assets.rules.dates import note_date
 from lucasrag_assets.rules.markup import clean_markup, strip_comments
 from lucasrag_assets.rules.obsidian import aliases_of, link_targets, properties_text, template_reason
+from lucasrag_assets.rules.safe_read import UnreadableEntry, read_regular, regular_file, vault_relpath
+from lucasrag_assets.rules.safe_yaml import FrontmatterRefused, load_frontmatter
 
 
 @dataclass(frozen=True)
@@ -93,7 +96,9 @@ def _split_frontmatter(text: str) -> tuple[str | None, str]:
 
 def _load_header(header: str) -> dict:
     try:
-        data = yaml.load(header, Loader=_NoTimestampLoader)  # noqa: S506 - a SafeLoader subclass
+        data = load_frontmatter(header, _NoTimestampLoader)  # size, depth and alias limits (safe_yaml)
+    except FrontmatterRefused as exc:
+        raise _Invalid(str(exc)) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         # +2: the mark is 0-based and the header starts after the opening '---' line.
@@ -173,19 +178,31 @@ def _indexed_body(meta: dict, body: str) -> str:
     raise _Invalid("note has frontmatter but no body text or properties")
 
 
-def parse_note(root: Path, path: Path, *, max_bytes: int, conventions: VaultConventions | None = None) -> Note:
-    """Parse one note; never raises, never writes. Invalid and skipped files carry a reason.
-    ``conventions`` are the vault's settings (read from ``root`` when not given)."""
-    rel = path.relative_to(root).as_posix()
+def parse_note(
+    root: Path,
+    path: Path,
+    *,
+    max_bytes: int,
+    conventions: VaultConventions | None = None,
+    scanned: os.stat_result | None = None,
+) -> Note:
+    """Parse one note; never raises, never writes, never blocks. Invalid and skipped files carry a reason.
+
+    ``conventions`` are the vault's settings (read from ``root`` when not given). Only a regular
+    file inside the vault is read (see safe_read); ``scanned``: its stat at scan time, so a file
+    changed since is reported instead of read half-way."""
+    rel, utf8 = vault_relpath(root, path)
+    if not utf8:
+        return Note(rel, "invalid", "file name is not valid UTF-8: rename the file")
     conventions = conventions if conventions is not None else load_conventions(root)
     if (skip := template_reason(rel, conventions.templates)) is not None:
         return Note(rel, "skipped", skip)
     size, digest = 0, ""
     try:
-        size = path.stat().st_size
+        size = regular_file(root, path)[1].st_size
         if size > max_bytes:  # don't read a huge file just to reject it
             raise _Invalid(_size_reason(size, max_bytes))
-        raw = path.read_bytes()
+        raw = read_regular(root, path, limit=max_bytes, expected=scanned)
         size, digest = len(raw), hashlib.sha256(raw).hexdigest()
         _, meta, raw_body = _parse_text(raw, max_bytes)
         body = _indexed_body(meta, raw_body)
@@ -198,6 +215,8 @@ def parse_note(root: Path, path: Path, *, max_bytes: int, conventions: VaultConv
         return Note(rel, "invalid", str(exc), content_hash=digest, size=size)
     except _Skipped as exc:
         return Note(rel, "skipped", str(exc), content_hash=digest, size=size)
+    except UnreadableEntry as exc:
+        return Note(rel, "invalid", str(exc), size=size)
     except OSError as exc:
         return Note(rel, "invalid", f"cannot read file: {exc.strerror or exc} (check permissions)", size=size)
     title = str(meta.get("title") or "").strip()

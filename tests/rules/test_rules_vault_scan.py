@@ -181,10 +181,14 @@ def test_hash_size_and_path(tmp_path):
 def test_read_error_is_invalid_not_raised(tmp_path, monkeypatch):
     path = write(tmp_path, "n.md", "x")
 
-    def deny(self):
-        raise PermissionError(13, "Permission denied")
+    real_open = os.open
 
-    monkeypatch.setattr(Path, "read_bytes", deny)
+    def deny(target, *args, **kwargs):
+        if Path(target) == path:
+            raise PermissionError(13, "Permission denied")
+        return real_open(target, *args, **kwargs)
+
+    monkeypatch.setattr(os, "open", deny)
     note = parse_note(tmp_path, path, max_bytes=MiB)
     assert note.status == "invalid" and "Permission denied" in note.reason
 

@@ -54,6 +54,44 @@ def markdown_tables(report: dict) -> str:
     return "\n".join(lines)
 
 
+_SESSION_METRICS = ("Hit@1", "R@3", "R@5", "R@10", "MRR", "NDCG@5")
+_ADVERSARIAL = {"with_adversarial": "categories 1–5", "without_adversarial": "categories 1–4"}
+
+
+def session_markdown(report: dict) -> str:
+    """The session-level tables (one per half, with and without adversarial) as Markdown."""
+    lines = []
+    for half, systems in report["sessions"]["halves"].items():
+        ids = ", ".join(report["sample_ids"][half])
+        for key, label in _ADVERSARIAL.items():
+            n = systems[0][key]["n"]
+            lines += [
+                f"Session level, {report['sessions']['protocol']}, {half} half ({ids}), {label}, n = {n}:",
+                "",
+                "| system | " + " | ".join(_SESSION_METRICS) + " |",
+                "|---|" + "---|" * len(_SESSION_METRICS),
+            ]
+            for s in systems:
+                lines.append(f"| {s['system']} | " + " | ".join(_f(s[key][m]) for m in _SESSION_METRICS) + " |")
+            lines.append("")
+    return "\n".join(lines)
+
+
+def render_sessions(console: Console, report: dict) -> None:
+    for half, systems in report["sessions"]["halves"].items():
+        ids = ", ".join(report["sample_ids"][half])
+        for key, label in _ADVERSARIAL.items():
+            table = Table(
+                title=f"Session level, {report['sessions']['protocol']}, {half} half ({ids}), "
+                f"{label} (n = {systems[0][key]['n']})"
+            )
+            for column in ("system", *_SESSION_METRICS):
+                table.add_column(column, justify="left" if column == "system" else "right")
+            for s in systems:
+                table.add_row(s["system"], *(_f(s[key][m]) for m in _SESSION_METRICS))
+            console.print(table)
+
+
 def render(console: Console, report: dict) -> None:
     n = report["systems"][0]["recall"]["all"]["n"]
     table = Table(
@@ -83,6 +121,7 @@ def render(console: Console, report: dict) -> None:
             s["system"], *(" / ".join(_f(s["recall"][c][f"R@{k}"], 2) for k in (5, 10, 25)) for c in columns)
         )
     console.print(by_cat)
+    render_sessions(console, report)
     ev, ch = report["evidence"], report["chunks"]
     console.print(
         f"chunks: {ch['total']} (LUCASRAG_CHUNK_TOKENS={report['chunk_tokens']}), {ch['mean_words']:.1f} words "
@@ -115,8 +154,14 @@ def locomo_command(
     date_cue_only: bool = typer.Option(
         False, "--date-cue-only", help="Only the questions whose text names a date (the date-cue slice)."
     ),
+    half: str = typer.Option(
+        "all",
+        "--half",
+        help="tune (conversations 1–5), report (6–10) or all; --conversations then keeps the first N of each half.",
+    ),
 ) -> None:
-    """Evidence recall@5/10/25 on LoCoMo: LucasRAG query(), its ablations, a flat LightRAG index and BM25."""
+    """Evidence recall@5/10/25 on LoCoMo (LucasRAG query(), its ablations, a flat LightRAG index and BM25),
+    and the anchors' session-level protocol (Hit@1, R@3/5/10, MRR, NDCG@5) per tuning/report half."""
     from lucasrag.settings import SettingsError
     from lucasrag_assets.ingest import run_ingest
     from lucasrag_harness.evaluation.locomo_eval import run_locomo
@@ -124,6 +169,9 @@ def locomo_command(
     console = Console(width=None if sys.stdout.isatty() else 200)
     err = Console(stderr=True)
     data_path = _path(data, DEFAULT_DATA)
+    if half not in ("tune", "report", "all"):
+        err.print(f"[bold red]error:[/] --half {half!r}: expected tune, report or all", highlight=False)
+        raise typer.Exit(2)
     if not data_path.is_file():
         err.print(f"[bold red]error:[/] LoCoMo file {data_path} not found (pass --data)", highlight=False)
         raise typer.Exit(2)
@@ -136,6 +184,7 @@ def locomo_command(
             questions_per_conversation=questions_per_conversation,
             log=lambda line: err.print(line, highlight=False),
             date_cue_only=date_cue_only,
+            half=half,
         )
     except SettingsError as exc:
         err.print(f"[bold red]error:[/] {exc}", highlight=False)

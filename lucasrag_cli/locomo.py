@@ -58,15 +58,26 @@ _SESSION_METRICS = ("Hit@1", "R@3", "R@5", "R@10", "MRR", "NDCG@5")
 _ADVERSARIAL = {"with_adversarial": "categories 1–5", "without_adversarial": "categories 1–4"}
 
 
+def _session_sections(report: dict) -> list[dict]:
+    return [report["sessions"], *([report["pooled"]] if report.get("pooled") else [])]
+
+
 def session_markdown(report: dict) -> str:
-    """The session-level tables (one per half, with and without adversarial) as Markdown."""
+    """The session-level tables (per protocol and half, with and without adversarial) as Markdown."""
     lines = []
-    for half, systems in report["sessions"]["halves"].items():
+    for section in _session_sections(report):
+        lines += _section_markdown(report, section)
+    return "\n".join(lines)
+
+
+def _section_markdown(report: dict, section: dict) -> list[str]:
+    lines = []
+    for half, systems in section["halves"].items():
         ids = ", ".join(report["sample_ids"][half])
         for key, label in _ADVERSARIAL.items():
             n = systems[0][key]["n"]
             lines += [
-                f"Session level, {report['sessions']['protocol']}, {half} half ({ids}), {label}, n = {n}:",
+                f"Session level, {section['protocol']}, {half} half ({ids}), {label}, n = {n}:",
                 "",
                 "| system | " + " | ".join(_SESSION_METRICS) + " |",
                 "|---|" + "---|" * len(_SESSION_METRICS),
@@ -74,22 +85,23 @@ def session_markdown(report: dict) -> str:
             for s in systems:
                 lines.append(f"| {s['system']} | " + " | ".join(_f(s[key][m]) for m in _SESSION_METRICS) + " |")
             lines.append("")
-    return "\n".join(lines)
+    return lines
 
 
 def render_sessions(console: Console, report: dict) -> None:
-    for half, systems in report["sessions"]["halves"].items():
-        ids = ", ".join(report["sample_ids"][half])
-        for key, label in _ADVERSARIAL.items():
-            table = Table(
-                title=f"Session level, {report['sessions']['protocol']}, {half} half ({ids}), "
-                f"{label} (n = {systems[0][key]['n']})"
-            )
-            for column in ("system", *_SESSION_METRICS):
-                table.add_column(column, justify="left" if column == "system" else "right")
-            for s in systems:
-                table.add_row(s["system"], *(_f(s[key][m]) for m in _SESSION_METRICS))
-            console.print(table)
+    for section in _session_sections(report):
+        for half, systems in section["halves"].items():
+            ids = ", ".join(report["sample_ids"][half])
+            for key, label in _ADVERSARIAL.items():
+                table = Table(
+                    title=f"Session level, {section['protocol']}, {half} half ({ids}), "
+                    f"{label} (n = {systems[0][key]['n']})"
+                )
+                for column in ("system", *_SESSION_METRICS):
+                    table.add_column(column, justify="left" if column == "system" else "right")
+                for s in systems:
+                    table.add_row(s["system"], *(_f(s[key][m]) for m in _SESSION_METRICS))
+                console.print(table)
 
 
 def render(console: Console, report: dict) -> None:
@@ -159,12 +171,17 @@ def locomo_command(
         "--half",
         help="tune (conversations 1–5), report (6–10) or all; --conversations then keeps the first N of each half.",
     ),
+    pooled: bool = typer.Option(
+        False, "--pooled", help="Also run the pooled protocol: the chosen conversations in one vault (out/pooled)."
+    ),
 ) -> None:
     """Evidence recall@5/10/25 on LoCoMo (LucasRAG query(), its ablations, a flat LightRAG index and BM25),
     and the anchors' session-level protocol (Hit@1, R@3/5/10, MRR, NDCG@5) per tuning/report half."""
     from lucasrag.settings import SettingsError
     from lucasrag_assets.ingest import run_ingest
-    from lucasrag_harness.evaluation.locomo_eval import run_locomo
+    from lucasrag_harness.evaluation.locomo import load_locomo
+    from lucasrag_harness.evaluation.locomo_eval import run_locomo, select_conversations
+    from lucasrag_harness.evaluation.locomo_pooled import run_pooled
 
     console = Console(width=None if sys.stdout.isatty() else 200)
     err = Console(stderr=True)
@@ -186,6 +203,15 @@ def locomo_command(
             date_cue_only=date_cue_only,
             half=half,
         )
+        if pooled:
+            chosen = select_conversations(load_locomo(data_path), half, conversations)
+            report["pooled"] = run_pooled(
+                chosen,
+                _path(out, DEFAULT_OUT),
+                ingest=run_ingest,
+                questions_per_conversation=questions_per_conversation,
+                log=lambda line: err.print(line, highlight=False),
+            )
     except SettingsError as exc:
         err.print(f"[bold red]error:[/] {exc}", highlight=False)
         raise typer.Exit(2) from None

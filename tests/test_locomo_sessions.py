@@ -121,3 +121,25 @@ def test_adversarial_questions_are_kept_for_the_session_protocol_only():
     conv = parse_conversation(_sample())
     assert [q.category for q in conv.questions] == [4, 1, 2]
     assert [(q.category, q.evidence) for q in conv.adversarial] == [(5, ("D1:1",))]
+
+
+def test_pooled_session_keys_carry_the_conversation():
+    from lucasrag_harness.evaluation.locomo_pooled import _conversation_of
+
+    assert _conversation_of("conv-26/sessions/2023-05-08 session 1.md") == "conv-26"
+    # the same session number in two conversations stays two sessions
+    assert ranked_sessions(["[D1:1] a", "[D1:2] b"], lambda t: chunk_sessions(t, "conv-26/")) == ["conv-26/D1"]
+    assert evidence_sessions(["D1:1"], "conv-30/") != evidence_sessions(["D1:1"], "conv-26/")
+
+
+def test_a_sweep_sets_one_weight_for_a_block_and_restores_it():
+    from lucasrag_harness.evaluation.locomo_sweep import ranking_weight
+    from lucasrag_query import _ranking
+
+    before = _ranking.KEYWORD_WEIGHT
+    with ranking_weight("KEYWORD_WEIGHT", before + 0.5):
+        assert before + 0.5 == _ranking.KEYWORD_WEIGHT
+    assert before == _ranking.KEYWORD_WEIGHT
+    with pytest.raises(ValueError, match="unknown weight"):
+        with ranking_weight("RRF_K", 1.0):
+            pass

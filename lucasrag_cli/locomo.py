@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import sys
+import time
 from pathlib import Path
 
 import typer
@@ -59,7 +60,7 @@ _ADVERSARIAL = {"with_adversarial": "categories 1–5", "without_adversarial": "
 
 
 def _session_sections(report: dict) -> list[dict]:
-    return [report["sessions"], *([report["pooled"]] if report.get("pooled") else [])]
+    return [report[key] for key in ("sessions", "pooled") if report.get(key)]
 
 
 def session_markdown(report: dict) -> str:
@@ -171,8 +172,11 @@ def locomo_command(
         "--half",
         help="tune (conversations 1–5), report (6–10) or all; --conversations then keeps the first N of each half.",
     ),
-    pooled: bool = typer.Option(
-        False, "--pooled", help="Also run the pooled protocol: the chosen conversations in one vault (out/pooled)."
+    protocol: str = typer.Option(
+        "per-conversation",
+        "--protocol",
+        help="per-conversation (one vault each: chunk- and session-level tables), pooled (the chosen "
+        "conversations in one vault, out/pooled: session level) or both.",
     ),
 ) -> None:
     """Evidence recall@5/10/25 on LoCoMo (LucasRAG query(), its ablations, a flat LightRAG index and BM25),
@@ -189,33 +193,51 @@ def locomo_command(
     if half not in ("tune", "report", "all"):
         err.print(f"[bold red]error:[/] --half {half!r}: expected tune, report or all", highlight=False)
         raise typer.Exit(2)
+    if protocol not in ("per-conversation", "pooled", "both"):
+        err.print(
+            f"[bold red]error:[/] --protocol {protocol!r}: expected per-conversation, pooled or both", highlight=False
+        )
+        raise typer.Exit(2)
     if not data_path.is_file():
         err.print(f"[bold red]error:[/] LoCoMo file {data_path} not found (pass --data)", highlight=False)
         raise typer.Exit(2)
+
+    def log(line: str) -> None:
+        err.print(line, highlight=False)
+
+    started = time.perf_counter()
     try:
-        report = run_locomo(
-            data_path,
-            _path(out, DEFAULT_OUT),
-            ingest=run_ingest,
-            conversations=conversations,
-            questions_per_conversation=questions_per_conversation,
-            log=lambda line: err.print(line, highlight=False),
-            date_cue_only=date_cue_only,
-            half=half,
-        )
-        if pooled:
-            chosen = select_conversations(load_locomo(data_path), half, conversations)
+        chosen = select_conversations(load_locomo(data_path), half, conversations)
+        report = {
+            "sample_ids": {h: [c.sample_id for n, c in chosen if n == h] for h in dict.fromkeys(h for h, _ in chosen)}
+        }
+        if protocol != "pooled":
+            report = run_locomo(
+                data_path,
+                _path(out, DEFAULT_OUT),
+                ingest=run_ingest,
+                conversations=conversations,
+                questions_per_conversation=questions_per_conversation,
+                log=log,
+                date_cue_only=date_cue_only,
+                half=half,
+            )
+        if protocol != "per-conversation":
             report["pooled"] = run_pooled(
                 chosen,
                 _path(out, DEFAULT_OUT),
                 ingest=run_ingest,
                 questions_per_conversation=questions_per_conversation,
-                log=lambda line: err.print(line, highlight=False),
+                log=log,
             )
     except SettingsError as exc:
         err.print(f"[bold red]error:[/] {exc}", highlight=False)
         raise typer.Exit(2) from None
-    render(console, report)
+    report["seconds_all_protocols"] = round(time.perf_counter() - started, 1)
+    if "systems" in report:
+        render(console, report)
+    else:
+        render_sessions(console, report)
     if json_path:
         json_path.parent.mkdir(parents=True, exist_ok=True)
         json_path.write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")

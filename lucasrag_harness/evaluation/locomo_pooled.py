@@ -21,6 +21,7 @@ from lucasrag_harness.evaluation.locomo_eval import (
     BM25_SESSIONS,
     FLAT,
     LUCASRAG,
+    TEMPORAL_OFF,
     TOP_K,
     Ingest,
     Log,
@@ -28,7 +29,9 @@ from lucasrag_harness.evaluation.locomo_eval import (
 )
 from lucasrag_harness.evaluation.sessions import SessionScores, chunk_sessions, evidence_sessions, ranked_sessions
 
-POOLED_SYSTEMS = (LUCASRAG, FLAT, BM25_CHUNKS, BM25_SESSIONS)
+#: temporal preference off as well: in a pool "now" follows the latest conversation, so the
+#: recency preference ranks an older conversation's sessions lower whatever the question
+POOLED_SYSTEMS = (LUCASRAG, TEMPORAL_OFF, FLAT, BM25_CHUNKS, BM25_SESSIONS)
 
 
 def _conversation_of(path: str) -> str:
@@ -96,9 +99,14 @@ def run_pooled(
                 asked += 1
                 category = SESSION_CATEGORIES[q.category]
                 gold = set(evidence_sessions(q.evidence, f"{conv.sample_id}/"))
-                result = query(q.text, top_k=TOP_K, settings=settings, options=QueryOptions())
-                ranked = ranked_sessions([r.text for r in result.results], sessions_of)
-                scores[half][LUCASRAG].add(category, gold, ranked)
+                for name, options in (
+                    (LUCASRAG, QueryOptions()),
+                    (TEMPORAL_OFF, QueryOptions(temporal_preference=False)),
+                ):
+                    result = query(q.text, top_k=TOP_K, settings=settings, options=options)
+                    scores[half][name].add(
+                        category, gold, ranked_sessions([r.text for r in result.results], sessions_of)
+                    )
                 vector = get_embedder().embed([q.text])[0]
                 hits = _loop.run(flat.search(q.text, TOP_K, vector))
                 scores[half][FLAT].add(category, gold, ranked_sessions(hits, sessions_of))

@@ -26,6 +26,9 @@ from pathlib import Path
 #: Category number → name (5, adversarial, has no answer in the conversation and is not scored).
 CATEGORIES: dict[int, str] = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 ADVERSARIAL = 5
+#: The session-level protocol scores every category, adversarial included (its evidence names the
+#: sessions an adversarial question is built on); reported with and without it.
+SESSION_CATEGORIES: dict[int, str] = {**CATEGORIES, ADVERSARIAL: "adversarial"}
 
 _SESSION_KEY = re.compile(r"^session_(\d+)$")
 _DATE_TIME = re.compile(
@@ -136,6 +139,7 @@ class Conversation:
     questions: tuple[Question, ...]  # categories 1-4 with usable evidence
     evidence: EvidenceStats
     questions_total: int  # every question, all categories
+    adversarial: tuple[Question, ...] = ()  # category 5 with usable evidence (session protocol only)
 
     @property
     def turn_ids(self) -> frozenset[str]:
@@ -211,10 +215,15 @@ def parse_conversation(sample: dict) -> Conversation:
     sessions.sort(key=lambda s: s.number)
     known = frozenset(t.dia_id for s in sessions for t in s.turns)
     stats = EvidenceStats()
-    questions = []
+    questions, adversarial = [], []
     qa = sample.get("qa", [])
     for i, q in enumerate(qa):
         category = int(q.get("category", 0))
+        if category == ADVERSARIAL:  # not in the evidence statistics, which describe the scored categories
+            ids, _ = parse_evidence(q.get("evidence", []), known)
+            if ids:
+                adversarial.append(Question(i, q["question"], category, tuple(ids)))
+            continue
         if category not in CATEGORIES:
             continue
         ids, st = parse_evidence(q.get("evidence", []), known)
@@ -230,6 +239,7 @@ def parse_conversation(sample: dict) -> Conversation:
         tuple(questions),
         stats,
         len(qa),
+        tuple(adversarial),
     )
 
 

@@ -289,7 +289,8 @@ def _stop_and_restart(server, auth) -> None:
 @pytest.mark.skipif(os.geteuid() != 0, reason="needs root: PostgreSQL's system user and chown")
 @pytest.mark.parametrize("in_group", [True, False])
 def test_make_traversable_sets_the_bit_that_applies(tmp_path, in_group):
-    """A folder whose group is the PostgreSQL user's is judged by its group bits: o+x alone would not let it in."""
+    """A folder whose group is the PostgreSQL user's is judged by its group bits: o+x alone would not let it in;
+    a folder whose group has no rights becomes 0710 with the user's group, never o+x."""
     from lucasrag_harness.services._process import _can_traverse, ensure_system_user, make_traversable
     from lucasrag_harness.services.postgres import PG_USER
 
@@ -300,4 +301,6 @@ def test_make_traversable_sets_the_bit_that_applies(tmp_path, in_group):
     folder.chmod(0o700)
     make_traversable(folder / "inner", user)
     assert _can_traverse(folder, user)
-    assert folder.stat().st_mode & (stat.S_IXGRP if in_group else stat.S_IXOTH)
+    st = folder.stat()
+    # a member is let in by g+x; a rightless group is handed to the user's group (0710): others gain nothing
+    assert st.st_mode & stat.S_IXGRP and st.st_gid == user.pw_gid and not st.st_mode & stat.S_IRWXO

@@ -139,6 +139,7 @@ def test_a_bad_profile_in_the_config_is_named():
 
 # --------------------------------------------------------------------------- real ingests
 
+DATED = "tech/2022-07-14 remote terraform state.md"
 TINY_VAULT = ["tech", "admin/tessellate contract.md", "admin/pension transfer.md", ".lucasrag"]
 
 
@@ -150,6 +151,11 @@ def tiny_vault(dest: Path) -> Path:
         else:
             (dest / part).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy(source, dest / part)
+    # Labelled (placed at any threshold) and banded by its date alone: the archive age decides its band.
+    (dest / DATED).write_text(
+        "---\nworkspace: technical\ndate: 2022-07-14\n---\n# Terraform state\n\n"
+        "Moved the terraform state to a remote backend with locking; plan and apply from CI only.\n"
+    )
     return dest
 
 
@@ -168,7 +174,7 @@ def test_ingestion_settings_change_what_the_assets_produce(tmp_path, settings_fo
         data=tmp_path / "changed",
         route_threshold=1.0,  # only frontmatter labels (confidence 1.0) pass: the cold-start router is sure of the rest
         chunk_tokens=48,
-        archive_after_years=1,
+        archive_after_years=5,
         max_note_bytes=1500,
     )
     import lucasrag.index._lightrag  # noqa: F401 — the adapter sets LightRAG's own variables at import (allowed)
@@ -192,9 +198,8 @@ def test_ingestion_settings_change_what_the_assets_produce(tmp_path, settings_fo
     assert per_note[changed.data] > per_note[default.data]  # 48-token chunks: more of them
 
     catalog = {s.data: asset_frame(s, "note_catalog") for s in (default, changed)}
-    contract = "admin/tessellate contract.md"  # dated 2023-08-10: present at 3 years, archival at 1
-    band = {d: c.filter(pl.col("path") == contract)["band"].to_list() for d, c in catalog.items()}
-    assert band == {default.data: ["present"], changed.data: ["archival"]}  # placed by its frontmatter in both
+    band = {d: c.filter(pl.col("path") == DATED)["band"].to_list() for d, c in catalog.items()}  # 3 years / 5
+    assert band == {default.data: ["archival"], changed.data: ["present"]}
     invalid = {d: set(c.filter(pl.col("status") == "invalid")["path"]) for d, c in catalog.items()}
     too_big = {p.relative_to(vault).as_posix() for p in vault.rglob("*.md") if p.stat().st_size > 1500}
     assert too_big and too_big <= invalid[changed.data] and not too_big & invalid[default.data]

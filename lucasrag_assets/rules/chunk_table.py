@@ -1,15 +1,21 @@
-"""The chunk table: routed notes → chunks with band (and its rule), date and charged subjects."""
+"""The chunk table: routed notes → chunks with band (and its rule), date and charged subjects.
+
+``charged`` lists the subjects a chunk is withheld for (``charged`` or
+``uncertain`` outcomes of the care detector); ``care`` holds every (chunk,
+subject) assessment with its evidence, as JSON.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import json
+from collections.abc import Callable, Collection, Mapping
 
 import polars as pl
 
 from lucasrag.settings import Settings
 from lucasrag.vocabulary import DeferenceSubject
 from lucasrag_assets.rules.banding import decide_band
-from lucasrag_assets.rules.charged import charged_subjects
+from lucasrag_assets.rules.care.detector import assess_chunk, vault_examples, withheld_subjects
 from lucasrag_assets.rules.chunking import chunk_id, chunk_text, doc_id
 
 CHUNK_SCHEMA = {
@@ -23,6 +29,7 @@ CHUNK_SCHEMA = {
     "band_rule": pl.String,
     "date": pl.String,
     "charged": pl.List(pl.String),
+    "care": pl.String,  # JSON list of CareAssessment dicts
     "content_hash": pl.String,
 }
 
@@ -34,14 +41,27 @@ def chunk_frame(
     *,
     count_tokens: Callable[[str], int],
     known_chunks: Mapping[str, list[str]] | None = None,
+    dismissed: Mapping[str, Collection[str]] | None = None,
 ) -> pl.DataFrame:
     """Every chunk of every routed note. The band is decided per note (a note
     is one moment in time) and each chunk records the rule that decided it;
     charged subjects are decided per chunk. ``known_chunks`` maps a note's
-    content hash to its chunk texts from an earlier run (same chunk size)."""
+    content hash to its chunk texts from an earlier run (same chunk size);
+    ``dismissed`` maps a note path to the subjects a person dismissed for it."""
     known_chunks = known_chunks or {}
-    rows = []
+    dismissed = dismissed or {}
+    notes = []
     for note in routed.iter_rows(named=True):
+        texts = known_chunks.get(note["content_hash"])
+        if texts is None:
+            texts = chunk_text(note["body"], max_tokens=settings.chunk_tokens, count_tokens=count_tokens)
+        notes.append((note, texts))
+    # The vault teaches the detector: chunks the person marked charged are labelled examples.
+    examples = vault_examples(
+        ((note["path"], text, note["declared_charged"] or []) for note, texts in notes for text in texts), subjects
+    )
+    rows = []
+    for note, texts in notes:
         decision = decide_band(
             declared_band=note["declared_band"],
             note_date=note["date"],
@@ -50,10 +70,10 @@ def chunk_frame(
         )
         date = note["date"].isoformat() if note["date"] else None
         declared = note["declared_charged"] or []
-        texts = known_chunks.get(note["content_hash"])
-        if texts is None:
-            texts = chunk_text(note["body"], max_tokens=settings.chunk_tokens, count_tokens=count_tokens)
         for index, text in enumerate(texts):
+            care = assess_chunk(
+                text, subjects, declared=declared, dismissed=dismissed.get(note["path"], ()), vault_examples=examples
+            )
             rows.append(
                 {
                     "chunk_id": chunk_id(note["path"], index, text),
@@ -65,7 +85,8 @@ def chunk_frame(
                     "band": decision.band,
                     "band_rule": decision.rule,
                     "date": date,
-                    "charged": list(charged_subjects(text, subjects, declared)),
+                    "charged": list(withheld_subjects(care)),
+                    "care": json.dumps([a.to_dict() for a in care], ensure_ascii=False),
                     "content_hash": note["content_hash"],
                 }
             )

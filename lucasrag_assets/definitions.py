@@ -4,6 +4,7 @@ from dagster import Definitions, load_assets_from_modules
 
 from lucasrag.progress import NullProgress, Progress
 from lucasrag_assets.assets import catalog, chunks, evaluation, notes, routing
+from lucasrag_assets.assets.care import care_reviewed, record_care_decision
 from lucasrag_assets.assets.indexes import INDEX_ASSETS
 from lucasrag_assets.assets.routing import quarantine_reviewed
 from lucasrag_assets.automation import (
@@ -24,8 +25,8 @@ def build_definitions(settings: LucasragSettings | None = None, progress: Progre
     ``dagster dev`` gets the defaults: settings from the environment, progress in logs and metadata."""
     return Definitions(
         assets=ALL_ASSETS,
-        asset_checks=[quarantine_reviewed],
-        jobs=[ingest_job, evaluate_job, *workspace_jobs.values(), approve_quarantined_note],
+        asset_checks=[quarantine_reviewed, care_reviewed],
+        jobs=[ingest_job, evaluate_job, *workspace_jobs.values(), approve_quarantined_note, record_care_decision],
         sensors=[vault_changed],
         schedules=workspace_schedules,
         resources={"lucasrag": settings or LucasragSettings(), "progress": progress or NullProgress()},

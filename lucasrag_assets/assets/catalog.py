@@ -1,11 +1,24 @@
 """note_catalog: one row per vault file and what became of it (``lucasrag notes`` reads it)."""
 
+import json
+
 import polars as pl
 from dagster import AssetExecutionContext, AssetKey, asset
 
-from lucasrag.catalog import CATALOG_SCHEMA, catalog_path, write_catalog
+from lucasrag.catalog import CARE_PAIR_SCHEMA, CATALOG_SCHEMA, catalog_path, write_catalog
 from lucasrag.vocabulary import WORKSPACES
 from lucasrag_assets.resources import LucasragSettings
+
+
+def care_pairs(chunks: pl.DataFrame) -> pl.DataFrame:
+    """Per note path, every (chunk, subject) care assessment of its chunks."""
+    by_path: dict[str, list[dict]] = {}
+    for path, index, care in chunks.select("path", "chunk_index", "care").iter_rows():
+        by_path.setdefault(path, []).extend({"chunk_index": index, **a} for a in json.loads(care or "[]"))
+    return pl.DataFrame(
+        {"path": list(by_path), "care": list(by_path.values())},
+        schema={"path": pl.String, "care": pl.List(pl.Struct(CARE_PAIR_SCHEMA))},
+    )
 
 
 def catalog_frame(
@@ -18,10 +31,12 @@ def catalog_frame(
     indexed = (
         routed.select("path", "workspace", "confidence", "date")
         .join(per_note, on="path", how="left")
+        .join(care_pairs(chunks), on="path", how="left")
         .with_columns(
             pl.lit("indexed").alias("status"),
             pl.lit(None, pl.String).alias("reason"),
             pl.lit(None, pl.String).alias("suggestion"),
+            pl.lit([], pl.List(pl.Struct(CARE_PAIR_SCHEMA))).alias("care"),
         )
     )
     held = quarantine.select("path", "confidence", "date", "reason", "suggestion").with_columns(
@@ -29,6 +44,7 @@ def catalog_frame(
         pl.lit(None, pl.String).alias("workspace"),
         pl.lit(None, pl.String).alias("band"),
         pl.lit([], pl.List(pl.String)).alias("charged"),
+        pl.lit([], pl.List(pl.Struct(CARE_PAIR_SCHEMA))).alias("care"),
     )
     invalid = (
         notes.filter(pl.col("status") == "invalid")
@@ -41,11 +57,12 @@ def catalog_frame(
             pl.lit(None, pl.Date).alias("date"),
             pl.lit([], pl.List(pl.String)).alias("charged"),
             pl.lit(None, pl.String).alias("suggestion"),
+            pl.lit([], pl.List(pl.Struct(CARE_PAIR_SCHEMA))).alias("care"),
         )
     )
     columns = list(CATALOG_SCHEMA)
     frames = [f.with_columns(pl.col("date").cast(pl.String)).select(columns) for f in (indexed, held, invalid)]
-    return pl.concat(frames).with_columns(pl.col("charged").fill_null([])).sort("path")
+    return pl.concat(frames).with_columns(pl.col("charged").fill_null([]), pl.col("care").fill_null([])).sort("path")
 
 
 @asset(

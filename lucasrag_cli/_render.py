@@ -33,5 +33,7 @@ def render_query(console: Console, result) -> None:
     console.print(table)
     for hint in result.hints:
         console.print(f"[yellow]hint:[/] {hint.message}", highlight=False)
+    for warning in result.warnings:
+        console.print(f"[red]warning:[/] {warning}", highlight=False)
     if result.reranker_note:
         console.print(f"[dim]{result.reranker_note}[/]", highlight=False)

@@ -30,6 +30,7 @@ class QueryResult:
     reranker: str  # "llama.cpp" | "embedding-similarity"
     reranker_note: str | None = None  # why the fallback ran, when it did
     timings_ms: dict[str, float] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)  # e.g. a bridge naming no deference subject
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -38,6 +39,7 @@ class QueryResult:
             "hints": [h.to_dict() for h in self.hints],
             "temporal": {"archival_open": self.archival_open, "signals": list(self.signals)},
             "reranker": self.reranker,
+            "warnings": list(self.warnings),
         }
         if self.reranker_note:
             out["reranker_note"] = self.reranker_note

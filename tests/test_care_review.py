@@ -66,4 +66,4 @@ def test_review_round_trip_survives_a_wiped_data_folder(fresh_vault, tmp_path, m
 def test_bad_decisions_are_refused_with_a_reason(fresh_vault, args, message):
     env = {"LUCASRAG_VAULT": str(fresh_vault.vault), "LUCASRAG_DATA": str(fresh_vault.data)}
     result = CliRunner().invoke(app, args, env=env)
-    assert result.exit_code == 2 and message in result.output
+    assert result.exit_code == 2 and message in " ".join(result.output.split())

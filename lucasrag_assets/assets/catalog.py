@@ -36,7 +36,6 @@ def catalog_frame(
             pl.lit("indexed").alias("status"),
             pl.lit(None, pl.String).alias("reason"),
             pl.lit(None, pl.String).alias("suggestion"),
-            pl.lit([], pl.List(pl.Struct(CARE_PAIR_SCHEMA))).alias("care"),
         )
     )
     held = quarantine.select("path", "confidence", "date", "reason", "suggestion").with_columns(

@@ -75,3 +75,48 @@ def care_dismiss(
 ) -> None:
     """The note is not charged for SUBJECT: recorded in <vault>/.lucasrag/care_decisions.yaml."""
     _decide(path, subject, False)
+
+
+def care_eval_command(
+    seed: int = typer.Option(11, "--seed", help="Corpus seed (the weights were fitted on seed 11's tune half)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the report as JSON."),
+    cost: bool = typer.Option(True, "--cost/--no-cost", help="Also time the detector against the embedder."),
+) -> None:
+    """The care detector on the generated corpus: recall, false positives, uncertain share, leaks (both halves)."""
+    from lucasrag_harness.evaluation.care_eval import evaluate_care
+
+    report = evaluate_care(seed, cost=cost)
+    if as_json:
+        print(json.dumps(report, ensure_ascii=False, indent=2))
+        return
+    from rich.table import Table
+
+    figures = (
+        "charged_passages",
+        "neutral_passages",
+        "families",
+        "recall",
+        "charged_share",
+        "false_positive_rate",
+        "uncertain_share",
+        "query_cases",
+        "leaks",
+        "over_withheld",
+    )
+    table = Table(title=f"Care evaluation ({report['model']}, seed {seed}; tune fitted the weights, test did not)")
+    for column in ("figure", "tune", "test"):
+        table.add_column(column, justify="left" if column == "figure" else "right")
+    for f in figures:
+        table.add_row(f, str(report["tune"][f]), str(report["test"][f]))
+    for register in sorted({*report["tune"]["recall_by_register"], *report["test"]["recall_by_register"]}):
+        table.add_row(
+            f"recall: {register}", *(str(report[h]["recall_by_register"].get(register, "-")) for h in ("tune", "test"))
+        )
+    out.print(table)
+    if "cost" in report:
+        c = report["cost"]
+        out.print(
+            f"detector {c['detector_ms_per_chunk']} ms/chunk vs embedding {c['embedding_ms_per_chunk']} ms/chunk "
+            f"({100 * c['detector_vs_embedding']:.1f}% of the embedding time alone)",
+            highlight=False,
+        )

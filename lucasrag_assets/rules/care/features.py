@@ -43,13 +43,14 @@ AFFECT_WORDS: dict[str, str] = {
     "sadness": "sad sorrow grief grieve heavy heartbroken heartbreak hurt hurts ache aching cry cried crying tears "
     "tearful sob weep wept wet numb numbness flat low awful hard hardest unbearable bleak down miserable broken "
     "undone fall apart pain painful sting stings",
-    "absence": "gone lost loss empty alone lonely silence silent without missing miss missed nobody anymore absent",
+    "absence": "gone lost empty alone lonely silence silent without missing miss missed nobody anymore absent",
     "death": "died die dying death dead funeral grave cemetery stone hospital nurse doctor ward hospice results "
-    "months days service obituary ashes coffin wake passed buried cancer illness sick peacefully aged beloved "
+    "months days service obituary ashes coffin wake buried cancer illness sick peacefully aged beloved "
     "memorial condolences",
     "anger": "angry furious rage hate lied lie lies cruel betray betrayed shaking scream shout blocked block "
     "deserve deserved pretending walked done solicitor mediation custody",
     "longing": "remember remembering memory memories wish wished wonder replay dream dreamt dreamed regret",
+    "persistence": "still again anymore keep kept every years since habit without even",
     "body": "chest throat tight stomach shaking sleep awake 3am night woke breathe breath voice cracking",
     "finality": "never last final ever end ended over forever goodbye unsent",
     "lightness": "laugh laughed laughing laughter funny joke brilliant lovely best fun party dancing surprise "

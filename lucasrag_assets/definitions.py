@@ -3,7 +3,7 @@
 from dagster import Definitions, load_assets_from_modules
 
 from lucasrag.progress import NullProgress, Progress
-from lucasrag_assets.assets import catalog, chunks, evaluation, notes, routing
+from lucasrag_assets.assets import care, catalog, chunks, evaluation, notes, routing
 from lucasrag_assets.assets.care import care_reviewed, record_care_decision
 from lucasrag_assets.assets.indexes import INDEX_ASSETS
 from lucasrag_assets.assets.routing import quarantine_reviewed
@@ -17,7 +17,7 @@ from lucasrag_assets.automation import (
 )
 from lucasrag_assets.resources import LucasragSettings
 
-ALL_ASSETS = [*load_assets_from_modules([notes, routing, chunks, catalog, evaluation]), *INDEX_ASSETS]
+ALL_ASSETS = [*load_assets_from_modules([notes, routing, chunks, catalog, evaluation, care]), *INDEX_ASSETS]
 
 
 def build_definitions(settings: LucasragSettings | None = None, progress: Progress | None = None) -> Definitions:

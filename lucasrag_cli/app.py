@@ -118,6 +118,9 @@ def notes(as_json: bool = typer.Option(False, "--json", help="Print rows as JSON
         return
     from lucasrag_cli._render import render_rows
 
+    for row in rows:  # the table shows each care pair's outcome; --json has the evidence
+        care = row.get("care") or []
+        row["care"] = sorted({f"{a['subject']}: {a['outcome']}" for a in care if a["outcome"] != "neutral"})
     render_rows(out, "Notes", rows)
 
 

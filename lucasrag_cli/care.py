@@ -83,7 +83,7 @@ def care_eval_command(
     cost: bool = typer.Option(True, "--cost/--no-cost", help="Also time the detector against the embedder."),
 ) -> None:
     """The care detector on the generated corpus: recall, false positives, uncertain share, leaks (both halves)."""
-    from lucasrag_harness.evaluation.care_eval import evaluate_care
+    from lucasrag_assets.rules.care.evaluation import evaluate_care
 
     report = evaluate_care(seed, cost=cost)
     if as_json:

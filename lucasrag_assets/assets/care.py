@@ -1,4 +1,4 @@
-"""Care review in Dagster: a WARN check listing pending reviews, and a job to record a decision."""
+"""Care in Dagster: a WARN check listing pending reviews, a job to record a decision, the care evaluation."""
 
 import json
 
@@ -6,9 +6,12 @@ import polars as pl
 from dagster import (
     AssetCheckResult,
     AssetCheckSeverity,
+    AssetExecutionContext,
     Config,
+    MaterializeResult,
     MetadataValue,
     OpExecutionContext,
+    asset,
     asset_check,
     job,
     op,
@@ -62,3 +65,22 @@ def record_care(context: OpExecutionContext, config: CareDecisionConfig, lucasra
 @job(description="Confirm or dismiss a care inference (fill in path, subject and decision in the launchpad).")
 def record_care_decision():
     record_care()
+
+
+@asset(
+    group_name="evaluation",
+    description="Care detector on the generated care corpus: recall, false positives, uncertain share and "
+    "query-level leaks, tune and test halves (what `lucasrag eval care` prints).",
+)
+def care_evaluation(context: AssetExecutionContext) -> MaterializeResult:
+    from lucasrag_assets.rules.care.evaluation import evaluate_care
+
+    report = evaluate_care(cost=False)
+    figures = ("recall", "false_positive_rate", "uncertain_share", "leaks", "over_withheld")
+    return MaterializeResult(
+        metadata={
+            "model": report["model"],
+            **{f"{half}_{f}": report[half][f] for half in ("tune", "test") for f in figures},
+            "report": MetadataValue.json(report),
+        }
+    )

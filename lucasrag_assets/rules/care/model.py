@@ -1,6 +1,6 @@
 """The care classifier: a logistic model over ``features`` shipped as a versioned JSON file.
 
-``weights.json`` is written by ``python -m lucasrag_harness.evaluation.care_train``
+``weights.json`` is written by ``python -m lucasrag_assets.rules.care.training``
 (it records that command, its version and the corpus split it was fitted on).
 Its probabilities are cut into three outcomes at two thresholds chosen on the
 tuning half of the generated corpus: at or above ``charged`` → charged, at or
@@ -74,7 +74,7 @@ class CareModel:
         if raw.get("n_features") != N_FEATURES or len(raw.get("weights", ())) != N_FEATURES:
             raise CareModelError(
                 f"care weights {raw.get('version')!r} have {raw.get('n_features')} features, the detector "
-                f"computes {N_FEATURES}: retrain with `python -m lucasrag_harness.evaluation.care_train`"
+                f"computes {N_FEATURES}: retrain with `python -m lucasrag_assets.rules.care.training`"
             )
         exemplars = []
         for e in raw.get("exemplars", ()):
@@ -101,7 +101,5 @@ def shipped_model() -> CareModel:
     """The model in the package (``lucasrag_assets/rules/care/weights.json``)."""
     ref = resources.files(__package__) / WEIGHTS_FILE
     if not ref.is_file():
-        raise CareModelError(
-            f"no {WEIGHTS_FILE} in {__package__}: run `python -m lucasrag_harness.evaluation.care_train`"
-        )
+        raise CareModelError(f"no {WEIGHTS_FILE} in {__package__}: run `python -m lucasrag_assets.rules.care.training`")
     return CareModel.from_json(json.loads(ref.read_text(encoding="utf-8")))

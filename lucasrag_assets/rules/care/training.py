@@ -1,6 +1,6 @@
 """Fit the care classifier on the tuning half of the generated corpus and write its weights.
 
-    python -m lucasrag_harness.evaluation.care_train [--out lucasrag_assets/rules/care/weights.json]
+    python -m lucasrag_assets.rules.care.training [--out lucasrag_assets/rules/care/weights.json]
 
 Only the ``tune`` half is read. Logistic regression (L2, class-balanced) fitted
 with full-batch Adam in numpy. The thresholds come from out-of-fold scores on
@@ -32,7 +32,7 @@ UNCERTAIN_FP = 0.10
 CHARGED_FP = 0.02
 FOLDS = 4
 EXEMPLAR_BUCKETS = 48
-DEFAULT_OUT = Path(__file__).resolve().parents[2] / "lucasrag_assets" / "rules" / "care" / "weights.json"
+DEFAULT_OUT = Path(__file__).resolve().parent / "weights.json"
 
 
 def passage_vector(p: Passage) -> np.ndarray | None:
@@ -114,7 +114,7 @@ def main() -> None:
     model, report = train(generate_corpus(args.seed))
     model.save(
         args.out,
-        trained_with=f"python -m lucasrag_harness.evaluation.care_train --seed {args.seed}",
+        trained_with=f"python -m lucasrag_assets.rules.care.training --seed {args.seed}",
         corpus_half="tune",
         report=report,
     )

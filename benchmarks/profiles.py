@@ -36,7 +36,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from lucasrag.index.stores import open_chunk_store  # noqa: E402
+from lucasrag.index import open_chunk_store  # noqa: E402
 from lucasrag.settings import Settings  # noqa: E402
 from lucasrag.vocabulary import WORKSPACES  # noqa: E402
 from lucasrag_assets.ingest import run_ingest  # noqa: E402
@@ -118,7 +118,7 @@ def service_starts(root: Path) -> tuple[dict, dict, object]:
     stop_services(root)
     warm = start_services(root, database=f"lucasrag_bench_{uuid.uuid4().hex[:8]}")
     print(f"  warm start: {warm.timings}", flush=True)
-    with neo4j.GraphDatabase.driver(warm.neo4j_uri, auth=("neo4j", "unused")) as driver:
+    with neo4j.GraphDatabase.driver(warm.neo4j_uri, auth=warm.neo4j.auth) as driver:
         driver.execute_query("MATCH (n) DETACH DELETE n", database_="neo4j")
     return cold.timings, warm.timings, warm
 
@@ -137,7 +137,9 @@ def storage_sizes(embedded: Settings, production: Settings) -> tuple[float, floa
     index_mb = sum(p.stat().st_size for p in embedded.index_dir.rglob("*") if p.is_file()) / 1e6
     with psycopg.connect(production.postgres_dsn) as conn:
         pg_mb = conn.execute("SELECT pg_database_size(current_database())").fetchone()[0] / 1e6
-    with neo4j.GraphDatabase.driver(production.neo4j_uri, auth=("neo4j", "unused")) as driver:
+    with neo4j.GraphDatabase.driver(
+        production.neo4j_uri, auth=(production.neo4j_user, production.neo4j_password)
+    ) as driver:
         records, _, _ = driver.execute_query("MATCH (n) RETURN count(n) AS n", database_="neo4j")
     return index_mb, pg_mb, records[0]["n"]
 
@@ -155,8 +157,6 @@ def main() -> None:
 
         print(json.dumps(time_queries(Settings.from_env(), args.rounds)))
         return
-    if args.no_graph:
-        os.environ["LUCASRAG_GRAPH"] = "0"  # the Dagster resource reads its settings from the environment
     logging.getLogger("alembic").setLevel(logging.WARNING)
 
     root = (args.keep or Path(tempfile.mkdtemp(prefix="lucasrag-profiles-"))).resolve()
@@ -171,7 +171,13 @@ def main() -> None:
 
     print(f"services under {root / 'services'}:", flush=True)
     cold, warm, running = service_starts(root)
-    production = replace(embedded, profile="production", postgres_dsn=running.postgres_dsn, neo4j_uri=running.neo4j_uri)
+    production = replace(
+        embedded,
+        profile="production",
+        postgres_dsn=running.postgres_dsn,
+        neo4j_uri=running.neo4j_uri,
+        neo4j_password=running.neo4j.password,
+    )
     try:
         print("ingest:", flush=True)
         for path in (embedded.index_dir, embedded.data / "graph"):

@@ -28,9 +28,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from lucasrag.embedding_cache import EmbeddingCache  # noqa: E402
-from lucasrag.index._lightrag import WorkspaceIndex  # noqa: E402
-from lucasrag.index.stores import open_chunk_store  # noqa: E402
-from lucasrag.index.sync import sync_workspace  # noqa: E402
+from lucasrag.index import open_chunk_store, open_workspace_index, sync_workspace  # noqa: E402
 from lucasrag.settings import Settings  # noqa: E402
 from lucasrag.vocabulary import WORKSPACES  # noqa: E402
 from lucasrag_assets.ingest import run_ingest  # noqa: E402
@@ -56,7 +54,7 @@ def build_flat(settings: Settings) -> None:
 
 def time_flat(settings: Settings, rounds: int, *, lightrag_naive: bool) -> list[float]:
     async def run() -> list[float]:
-        index = await WorkspaceIndex.open(settings, "flat")
+        index = await open_workspace_index(settings, "flat")
         times = []
         for _ in range(rounds):
             for q in QUERIES:

@@ -51,9 +51,7 @@ def _pct(values: list[float], q: float) -> float:
 def _flat_baseline(settings, flat_data: Path, queries: list[str]) -> dict:
     """All chunks of the four workspaces in one LightRAG index; naive search, top 30."""
     from lucasrag.embedding_cache import EmbeddingCache
-    from lucasrag.index._lightrag import WorkspaceIndex
-    from lucasrag.index.stores import open_chunk_store
-    from lucasrag.index.sync import sync_workspace
+    from lucasrag.index import open_chunk_store, open_workspace_index, sync_workspace
     from lucasrag.vocabulary import WORKSPACES
 
     records = []
@@ -74,7 +72,7 @@ def _flat_baseline(settings, flat_data: Path, queries: list[str]) -> dict:
         await sync_workspace(flat, "flat", records, full_texts, cache)
         build = time.perf_counter() - t0
         cache.close()
-        index = await WorkspaceIndex.open(flat, "flat")
+        index = await open_workspace_index(flat, "flat")
         logging.getLogger("lightrag").setLevel(logging.ERROR)  # "keywords empty" warnings of naive mode
         naive = {"graph": False} if "graph" in inspect.signature(index.search).parameters else {}
         await index.search(queries[0], 30, **naive)  # warm

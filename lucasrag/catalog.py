@@ -36,6 +36,8 @@ CATALOG_SCHEMA = {
     "reason": pl.String,
     "suggestion": pl.String,  # the router's best guess, for quarantined notes
     "care": pl.List(pl.Struct(CARE_PAIR_SCHEMA)),  # every (chunk, subject) care assessment with its evidence
+    "date_source": pl.String,  # what dated the note: "frontmatter:<key>", "filename", "zettel-id", "folder"
+    "warnings": pl.List(pl.String),  # e.g. a date that could not be read (the note is then undated)
 }
 
 
@@ -62,3 +64,99 @@ def read_catalog(settings: Settings) -> pl.DataFrame:
             f"no note catalogue at {path}: run `lucasrag ingest` first (LUCASRAG_DATA={settings.data})"
         )
     return pl.read_parquet(path)
+
+
+# --- What changed between two ingests (issue 15: no silent moves) ---------------------------------
+
+#: One row per change of a note's status, workspace or band at the last ingest.
+CHANGES_SCHEMA = {
+    "path": pl.String,
+    "field": pl.String,  # status | workspace | band
+    "old": pl.String,
+    "new": pl.String,
+    "reason": pl.String,  # frontmatter | approval | explicit move | routing rule | note edited | router learning | ...
+}
+#: Per note, what the next ingest needs to explain a change: the inputs of its last decision.
+STATE_SCHEMA = {
+    "path": pl.String,
+    "content_hash": pl.String,
+    "declared_workspace": pl.String,
+    "route_reason": pl.String,
+    "band_rule": pl.String,
+}
+
+
+def changes_path(settings: Settings) -> Path:
+    return settings.data / "catalog" / "changes.parquet"
+
+
+def state_path(settings: Settings) -> Path:
+    return settings.data / "catalog" / "decision_inputs.parquet"
+
+
+def decisions_path(settings: Settings) -> Path:
+    """The journal of a person's decisions made through LucasRAG (approve, route), one JSON line each."""
+    return settings.data / "catalog" / "decisions.jsonl"
+
+
+def _write(path: Path, frame: pl.DataFrame) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    frame.write_parquet(tmp)
+    tmp.replace(path)
+
+
+def write_changes(settings: Settings, frame: pl.DataFrame) -> None:
+    _write(changes_path(settings), frame)
+
+
+def read_changes(settings: Settings) -> pl.DataFrame:
+    """The changes of the last ingest (empty before the second ingest)."""
+    path = changes_path(settings)
+    if not path.is_file():
+        read_catalog(settings)  # no ingest at all: the same actionable error as `notes`
+        return pl.DataFrame(schema=CHANGES_SCHEMA)
+    return pl.read_parquet(path)
+
+
+def write_state(settings: Settings, frame: pl.DataFrame) -> None:
+    _write(state_path(settings), frame)
+
+
+def read_state(settings: Settings) -> pl.DataFrame | None:
+    path = state_path(settings)
+    return pl.read_parquet(path) if path.is_file() else None
+
+
+def read_previous_catalog(settings: Settings) -> pl.DataFrame | None:
+    path = catalog_path(settings)
+    return pl.read_parquet(path) if path.is_file() else None
+
+
+def record_decision(settings: Settings, path: str, workspace: str, verb: str) -> None:
+    """Journal a person's decision so the next ingest can name it as the reason of a move."""
+    import datetime as dt
+    import json
+
+    journal = decisions_path(settings)
+    journal.parent.mkdir(parents=True, exist_ok=True)
+    entry = {"path": path, "workspace": workspace, "verb": verb, "at": dt.datetime.now(dt.UTC).isoformat()}
+    with journal.open("a", encoding="utf-8") as fh:
+        fh.write(json.dumps(entry, ensure_ascii=False) + "\n")
+
+
+def read_decisions(settings: Settings) -> dict[str, tuple[str, str]]:
+    """path → (workspace, verb) of the latest journalled decision per note."""
+    import json
+
+    journal = decisions_path(settings)
+    if not journal.is_file():
+        return {}
+    latest: dict[str, tuple[str, str]] = {}
+    for line in journal.read_text(encoding="utf-8").splitlines():
+        try:
+            entry = json.loads(line)
+            latest[entry["path"]] = (entry["workspace"], entry["verb"])
+        except (ValueError, KeyError, TypeError):
+            continue  # a torn last line from a crash: the rest still counts
+    return latest

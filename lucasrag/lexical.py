@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 import re
+import threading
 import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
@@ -45,12 +46,17 @@ B = 0.75
 #: Reciprocal-rank-fusion constant (Cormack et al., 2009): damps the head of each list.
 RRF_K = 60
 
-_stemmer = snowballstemmer.stemmer("english")
+# A Snowball stemmer keeps its working state on the object: concurrent queries (the MCP
+# server ranks in worker threads) would corrupt a shared one, so each thread has its own.
+_stemmers = threading.local()
 
 
 @lru_cache(maxsize=1 << 16)
 def _stem(word: str) -> str:
-    return _stemmer.stemWord(word)
+    stemmer = getattr(_stemmers, "english", None)
+    if stemmer is None:
+        stemmer = _stemmers.english = snowballstemmer.stemmer("english")
+    return stemmer.stemWord(word)
 
 
 def _fold(text: str) -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import os
 import re
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import MISSING, dataclass, field, fields, replace
 from pathlib import Path
 
 PROFILES = ("embedded", "production")
@@ -109,31 +109,24 @@ class Settings:
 
     @classmethod
     def from_env(cls, **overrides) -> Settings:
-        profile = _env("LUCASRAG_PROFILE", "embedded")
+        profile = _env(ENV_VARS["profile"], "embedded")
         if profile not in PROFILES:
             raise SettingsError(f"LUCASRAG_PROFILE={profile!r}: expected one of {', '.join(PROFILES)}")
+        read = {int: _int, float: _float, bool: _bool}
+        values = {}
+        for f in fields(cls):
+            if f.name in ("vault", "data", "now", "profile"):
+                continue
+            kind = _FIELD_TYPES[f.name]
+            values[f.name] = (
+                read[kind](ENV_VARS[f.name], f.default) if kind in read else _env(ENV_VARS[f.name], f.default)
+            )
         settings = cls(
-            vault=Path(_env("LUCASRAG_VAULT", "vault")).expanduser().resolve(),
-            data=Path(_env("LUCASRAG_DATA", ".lucasrag_data")).expanduser().resolve(),
-            now=parse_now(_env("LUCASRAG_NOW")),
+            vault=Path(_env(ENV_VARS["vault"], "vault")).expanduser().resolve(),
+            data=Path(_env(ENV_VARS["data"], ".lucasrag_data")).expanduser().resolve(),
+            now=parse_now(_env(ENV_VARS["now"])),
             profile=profile,
-            max_note_bytes=_int("LUCASRAG_MAX_NOTE_BYTES", 1024 * 1024),
-            archive_after_years=_int("LUCASRAG_ARCHIVE_AFTER_YEARS", 3),
-            route_threshold=_float("LUCASRAG_ROUTE_THRESHOLD", 0.5),
-            chunk_tokens=_int("LUCASRAG_CHUNK_TOKENS", 200),
-            candidates_per_workspace=_int("LUCASRAG_CANDIDATES", 30),
-            top_k=_int("LUCASRAG_TOP_K", 25),
-            reranker_url=_env("LUCASRAG_RERANKER_URL"),
-            reranker_timeout_s=_float("LUCASRAG_RERANKER_TIMEOUT", 10.0),
-            rerank_max_chars=_int("LUCASRAG_RERANK_MAX_CHARS", 1200),
-            graph=_bool("LUCASRAG_GRAPH", True),
-            llm_url=_env("LUCASRAG_LLM_URL"),
-            llm_model=_env("LUCASRAG_LLM_MODEL", "local"),
-            llm_timeout_s=_float("LUCASRAG_LLM_TIMEOUT", 120.0),
-            postgres_dsn=_env("LUCASRAG_POSTGRES_DSN"),
-            neo4j_uri=_env("LUCASRAG_NEO4J_URI"),
-            neo4j_user=_env("LUCASRAG_NEO4J_USER", "neo4j"),
-            neo4j_password=_env("LUCASRAG_NEO4J_PASSWORD", ""),
+            **values,
         )
         return replace(settings, **overrides) if overrides else settings
 
@@ -143,7 +136,7 @@ class Settings:
             if not f.repr:
                 continue
             value = getattr(self, f.name)
-            if f.name in ("postgres_dsn", "neo4j_uri", "llm_url", "reranker_url"):
+            if f.name in SECRET_FIELDS:
                 value = mask_secrets(value)
             parts.append(f"{f.name}={value!r}")
         return f"Settings({', '.join(parts)})"
@@ -162,3 +155,36 @@ class Settings:
 
     def workspace_dir(self, workspace: str) -> Path:
         return self.index_dir / workspace
+
+
+# The environment variable of every setting: what the CLI reads, what a deployment sets.
+ENV_VARS: dict[str, str] = {
+    "vault": "LUCASRAG_VAULT",
+    "data": "LUCASRAG_DATA",
+    "now": "LUCASRAG_NOW",
+    "profile": "LUCASRAG_PROFILE",
+    "max_note_bytes": "LUCASRAG_MAX_NOTE_BYTES",
+    "archive_after_years": "LUCASRAG_ARCHIVE_AFTER_YEARS",
+    "route_threshold": "LUCASRAG_ROUTE_THRESHOLD",
+    "chunk_tokens": "LUCASRAG_CHUNK_TOKENS",
+    "candidates_per_workspace": "LUCASRAG_CANDIDATES",
+    "top_k": "LUCASRAG_TOP_K",
+    "reranker_url": "LUCASRAG_RERANKER_URL",
+    "reranker_timeout_s": "LUCASRAG_RERANKER_TIMEOUT",
+    "rerank_max_chars": "LUCASRAG_RERANK_MAX_CHARS",
+    "graph": "LUCASRAG_GRAPH",
+    "llm_url": "LUCASRAG_LLM_URL",
+    "llm_model": "LUCASRAG_LLM_MODEL",
+    "llm_timeout_s": "LUCASRAG_LLM_TIMEOUT",
+    "postgres_dsn": "LUCASRAG_POSTGRES_DSN",
+    "neo4j_uri": "LUCASRAG_NEO4J_URI",
+    "neo4j_user": "LUCASRAG_NEO4J_USER",
+    "neo4j_password": "LUCASRAG_NEO4J_PASSWORD",
+}
+# Settings that are, or may carry, a password (a DSN or URL with user:password@): never written into
+# plain configuration that is stored or shown (Dagster run records, logs).
+SECRET_FIELDS = frozenset({"postgres_dsn", "neo4j_uri", "neo4j_password", "llm_url", "reranker_url"})
+# The type of each scalar setting (the annotations are strings under ``from __future__ import annotations``).
+_FIELD_TYPES: dict[str, type] = {
+    f.name: type(f.default) if f.default not in (None, MISSING) else str for f in fields(Settings)
+}

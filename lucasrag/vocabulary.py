@@ -6,6 +6,7 @@ import these names; nothing else defines them.
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -15,7 +16,8 @@ WORKSPACES: tuple[str, ...] = ("technical", "creative", "personal", "administrat
 Band = Literal["present", "archival"]
 BANDS: tuple[str, ...] = ("present", "archival")
 
-NoteStatus = Literal["indexed", "quarantined", "invalid"]
+#: ``skipped``: deliberately not a note (a template, an embed-only page); reported with its reason.
+NoteStatus = Literal["indexed", "quarantined", "invalid", "skipped"]
 
 #: Which rule decided a chunk's band (recorded on every chunk, see rules/banding).
 BandRule = Literal["frontmatter", "date", "content", "default"]
@@ -26,6 +28,11 @@ def check_workspace(name: str) -> str:
     if name not in WORKSPACES:
         raise ValueError(f"unknown workspace {name!r}: expected one of {', '.join(WORKSPACES)}")
     return name
+
+
+def doc_id(path: str) -> str:
+    """The id of a note's document in every index and chunk store (from its vault-relative path)."""
+    return "doc-" + hashlib.sha256(path.encode("utf-8")).hexdigest()[:16]
 
 
 @dataclass(frozen=True)

@@ -1,10 +1,13 @@
 """Jobs, the vault sensor, per-workspace schedules and the approval job."""
 
+from enum import Enum
+
 from dagster import (
     AssetSelection,
     Config,
     DefaultScheduleStatus,
     DefaultSensorStatus,
+    Failure,
     OpExecutionContext,
     RunRequest,
     ScheduleDefinition,
@@ -16,10 +19,10 @@ from dagster import (
     sensor,
 )
 
+from lucasrag.vault_files import vault_fingerprint
 from lucasrag.vocabulary import WORKSPACES
+from lucasrag_assets.approvals import approve_folder, approve_quarantined
 from lucasrag_assets.resources import LucasragSettings
-from lucasrag_assets.rules.approval import record_approval
-from lucasrag_assets.rules.vault_scan import vault_fingerprint
 
 # The evaluation is not part of ingest (it adds a few hundred queries); `evaluate` runs it.
 ingest_job = define_asset_job(
@@ -72,17 +75,34 @@ def vault_changed(context: SensorEvaluationContext, lucasrag: LucasragSettings):
     return RunRequest(run_key=fingerprint)
 
 
+WorkspaceChoice = Enum("WorkspaceChoice", {ws: ws for ws in WORKSPACES}, type=str)  # a drop-down in the launchpad
+
+
 class ApprovalConfig(Config):
-    path: str  # vault-relative path of the quarantined note
-    workspace: str
+    # Defaults make the launchpad open with a valid example (a quarantined note of the sample vault).
+    path: str = "inbox/ideas.md"  # vault-relative path of a note quarantined at the last ingest
+    workspace: WorkspaceChoice = WorkspaceChoice.creative
+    folder: str = ""  # instead of path: approve every note quarantined under this folder
 
 
-@op(description="Record a person's approval in the note's frontmatter (body bytes untouched).")
+@op(description="Approve a quarantined note: the same checks as `lucasrag quarantine approve` (body bytes untouched).")
 def approve_note(context: OpExecutionContext, config: ApprovalConfig, lucasrag: LucasragSettings) -> None:
-    record_approval(lucasrag.get().vault, config.path, config.workspace)
-    context.log.info(f"approved {config.path} for {config.workspace}; the vault sensor will re-ingest it")
+    from lucasrag.catalog import CatalogMissing
+
+    workspace = WorkspaceChoice(config.workspace).value
+    try:
+        if config.folder:
+            approved, skipped = approve_folder(lucasrag.get(), config.folder, workspace)
+            message = f"approved {len(approved)} notes under {config.folder} → {workspace}: {', '.join(approved)}"
+            for line in skipped:
+                context.log.warning(f"skipped {line}")
+        else:
+            message = approve_quarantined(lucasrag.get(), config.path, workspace)
+    except (CatalogMissing, ValueError, FileNotFoundError) as exc:
+        raise Failure(description=str(exc)) from None  # one line in the UI, not a stack trace
+    context.log.info(f"{message}; the vault sensor will re-ingest it")
 
 
-@job(description="Approve a quarantined note into a workspace (fill in path and workspace in the launchpad).")
+@job(description="Approve a quarantined note (path) or every one under a folder into a workspace (launchpad).")
 def approve_quarantined_note():
     approve_note()

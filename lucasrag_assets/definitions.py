@@ -15,22 +15,35 @@ from lucasrag_assets.automation import (
     workspace_jobs,
     workspace_schedules,
 )
+from lucasrag_assets.io_manager import data_folder_io_manager
 from lucasrag_assets.resources import LucasragSettings
 
 ALL_ASSETS = [*load_assets_from_modules([notes, routing, chunks, catalog, evaluation, care]), *INDEX_ASSETS]
 
 
 def build_definitions(settings: LucasragSettings | None = None, progress: Progress | None = None) -> Definitions:
-    """The code location. The CLI passes explicit settings and its own ``progress`` (a progress bar);
-    ``dagster dev`` gets the defaults: settings from the environment, progress in logs and metadata."""
+    """The code location. The CLI passes its settings and its own ``progress`` (a progress bar);
+    ``dagster dev`` (and every step process of a multiprocess or Kubernetes run, which loads this module
+    again) gets the defaults: settings read once from the environment, progress in logs and metadata.
+    A run's ``resources.lucasrag.config`` (see ``lucasrag_assets.ingest.run_config``) replaces them."""
     return Definitions(
         assets=ALL_ASSETS,
         asset_checks=[quarantine_reviewed, care_reviewed],
         jobs=[ingest_job, evaluate_job, *workspace_jobs.values(), approve_quarantined_note, record_care_decision],
         sensors=[vault_changed],
         schedules=workspace_schedules,
-        resources={"lucasrag": settings or LucasragSettings(), "progress": progress or NullProgress()},
+        resources={
+            "lucasrag": settings or LucasragSettings.from_env(),
+            "progress": progress or NullProgress(),
+            "io_manager": data_folder_io_manager,
+        },
     )
 
 
 defs = build_definitions()
+
+
+def resolved_ingest_job():
+    """The ``ingest`` job of the code location, for ``reconstructable(resolved_ingest_job)``: how a step process
+    (multiprocess executor) finds the job again."""
+    return build_definitions().resolve_job_def("ingest")

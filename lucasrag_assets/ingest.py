@@ -1,19 +1,22 @@
-"""In-process materialisation of the whole asset graph (what ``lucasrag ingest`` runs)."""
+"""Materialisation of the whole asset graph (what ``lucasrag ingest`` runs): in process, or multiprocess."""
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import os
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import polars as pl
+from dagster import DagsterEventType
 
+from lucasrag.catalog import read_changes
+from lucasrag.data_folder import exclusive_ingest, tighten
 from lucasrag.progress import Progress
 from lucasrag.settings import Settings
+from lucasrag.vault_health import VaultHealth, vault_health
+from lucasrag_assets.io_manager import asset_value_path
 
 # CLI runs skip per-step stdout capture: it spawns two `tail` processes per step
 # (seconds per ingest on two cores) and the CLI shows its own progress anyway.
@@ -50,53 +53,45 @@ def dagster_postgres_url(dsn: str) -> str:
     """A SQLAlchemy URL for dagster-postgres from a PostgreSQL DSN (URL or ``key=value``), with the
     psycopg2 driver: under SQLAlchemy 2.1 a bare ``postgresql://`` means psycopg 3, with which
     dagster-postgres 0.29's event log fails (``NOTIFY run_events, $1``)."""
-    from urllib.parse import quote
+    from lucasrag.dsn import sqlalchemy_url
 
-    if dsn.startswith(("postgresql+", "postgres+")):
-        return dsn
-    for scheme in ("postgresql://", "postgres://"):
-        if dsn.startswith(scheme):
-            return "postgresql+psycopg2://" + dsn[len(scheme) :]
-    from psycopg.conninfo import conninfo_to_dict
-
-    params = conninfo_to_dict(dsn)
-    user = quote(params.get("user") or "postgres", safe="")
-    password = params.get("password")
-    auth = f"{user}:{quote(password, safe='')}@" if password else f"{user}@"
-    host = params.get("host") or "127.0.0.1"
-    host = f"[{host}]" if ":" in host else host
-    port = f":{params['port']}" if params.get("port") else ""
-    return f"postgresql+psycopg2://{auth}{host}{port}/{quote(params.get('dbname') or 'postgres', safe='')}"
+    return sqlalchemy_url(dsn, driver="psycopg2")
 
 
-@contextlib.contextmanager
-def _profile_environment(settings: Settings) -> Iterator[None]:
-    """The Dagster resource builds its Settings from the environment: put this run's profile and
-    service addresses there for the run (and the Dagster instance's PostgreSQL URL, unless set)."""
-    values = {"LUCASRAG_PROFILE": settings.profile, "LUCASRAG_GRAPH": "1" if settings.graph else "0"}
+def open_instance(settings: Settings):
+    """The persistent Dagster instance of :func:`dagster_home`. On the production profile our own
+    ``dagster.yaml`` names ``LUCASRAG_DAGSTER_PG_URL``; the URL (that variable, else one derived from
+    ``LUCASRAG_POSTGRES_DSN``) is given to the instance directly, the environment left as it is."""
+    from dagster import DagsterInstance
+    from dagster._core.instance.ref import InstanceRef
+
+    home = dagster_home(settings)
+    overrides = None
+    if settings.profile == "production" and (home / "dagster.yaml").read_text() == _DAGSTER_PRODUCTION_YAML:
+        url = dagster_postgres_url(os.environ.get(DAGSTER_PG_URL_ENV) or settings.postgres_dsn)
+        overrides = {"storage": {"postgres": {"postgres_url": url}}}
+    return DagsterInstance.from_ref(InstanceRef.from_dir(str(home), overrides=overrides))
+
+
+def _require_services(settings: Settings) -> None:
+    """Clear errors (service + setting) before Dagster wraps them in a step failure."""
     if settings.profile == "production":
         from lucasrag.services import require_neo4j, require_postgres
 
-        # Clear errors (service + setting) before Dagster wraps them in a step failure.
         require_postgres(settings.postgres_dsn)
         require_neo4j(settings.neo4j_uri, auth=(settings.neo4j_user, settings.neo4j_password))
-        values.update(
-            LUCASRAG_POSTGRES_DSN=settings.postgres_dsn,
-            LUCASRAG_NEO4J_URI=settings.neo4j_uri,
-            LUCASRAG_NEO4J_USER=settings.neo4j_user,
-            LUCASRAG_NEO4J_PASSWORD=settings.neo4j_password,
-        )
-        values[DAGSTER_PG_URL_ENV] = dagster_postgres_url(os.environ.get(DAGSTER_PG_URL_ENV) or settings.postgres_dsn)
-    saved = {key: os.environ.get(key) for key in values}
-    os.environ.update({k: v for k, v in values.items() if v is not None})
-    try:
-        yield
-    finally:
-        for key, value in saved.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
+
+
+_QUIET = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
+
+
+def run_config(settings: Settings) -> dict:
+    """Run config that carries ``settings`` whole to every step (secrets as ``{"env": NAME}``): what a run
+    launched into other processes, or another machine, needs. Raises
+    :class:`~lucasrag.settings.SettingsError` for a password that is not in its environment variable."""
+    from lucasrag_assets.resources import settings_config
+
+    return {**_QUIET, "resources": {"lucasrag": {"config": settings_config(settings)}}}
 
 
 @dataclass
@@ -105,39 +100,68 @@ class IngestSummary:
     per_workspace: dict[str, int] = field(default_factory=dict)
     quarantined: list[tuple[str, str, str]] = field(default_factory=list)  # path, suggestion, reason
     invalid: list[tuple[str, str]] = field(default_factory=list)  # path, reason
+    skipped: list[tuple[str, str]] = field(default_factory=list)  # path, reason (templates, embed-only pages)
+    warnings: list[tuple[str, str]] = field(default_factory=list)  # path, warning (e.g. an unreadable date)
+    health: VaultHealth | None = None  # counts and grouped reasons (lucasrag/vault_health.py)
     index_metadata: dict[str, dict] = field(default_factory=dict)
     step_seconds: dict[str, float] = field(default_factory=dict)  # Dagster step → wall seconds
+    changes: list[dict] = field(default_factory=list)  # notes moved since the last ingest (lucasrag notes --changed)
 
 
-def run_ingest(settings: Settings, progress: Progress | None = None) -> IngestSummary:
-    """Materialise every asset for ``settings`` with the in-process executor."""
-    from dagster import DagsterInstance
+def run_ingest(settings: Settings, progress: Progress | None = None, *, multiprocess: bool = False) -> IngestSummary:
+    """Materialise every asset for ``settings``: in this process (the default; ``progress`` receives the
+    index stages), or with Dagster's multiprocess executor, every step in a process of its own that
+    rebuilds its settings from the run config and reads its inputs from the data folder."""
+    from dagster import execute_job, reconstructable
 
-    from lucasrag_assets.definitions import build_definitions
+    from lucasrag_assets.definitions import build_definitions, resolved_ingest_job
     from lucasrag_assets.resources import LucasragSettings
 
     # A fresh Dagster instance logs its schema migrations at INFO; not news for the CLI.
     logging.getLogger("alembic").setLevel(logging.WARNING)
     started = time.perf_counter()
-    resource = LucasragSettings(vault=str(settings.vault), data=str(settings.data), now=settings.now.isoformat())
-    defs = build_definitions(resource, progress)
-    with _profile_environment(settings), DagsterInstance.from_config(str(dagster_home(settings))) as instance:
-        result = defs.resolve_job_def("ingest").execute_in_process(
-            instance=instance, run_config={"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
-        )
-        catalog: pl.DataFrame = result.output_for_node("note_catalog")
-        quarantine: pl.DataFrame = result.output_for_node("route_notes", "quarantine")
-        materializations = [
-            e.step_materialization_data.materialization for e in result.get_asset_materialization_events()
-        ]
-        steps = {
-            s.step_key: (s.end_time or 0) - (s.start_time or 0) for s in instance.get_run_step_stats(result.run_id)
-        }
+    _require_services(settings)
+    # One ingest per data folder (a second waits); the run's outputs are read before the lock is released.
+    with exclusive_ingest(settings.data):
+        with open_instance(settings) as instance:
+            if multiprocess:
+                result = execute_job(
+                    reconstructable(resolved_ingest_job), instance=instance, run_config=run_config(settings)
+                )
+            else:
+                defs = build_definitions(LucasragSettings.from_settings(settings), progress)
+                result = defs.resolve_job_def("ingest").execute_in_process(
+                    instance=instance, run_config=_QUIET, raise_on_error=True
+                )
+            if not result.success:
+                failures = [
+                    f"{e.step_key}: {e.step_failure_data.error.message}" for e in result.get_step_failure_events()
+                ]
+                raise RuntimeError(f"ingest run {result.run_id} failed: " + "; ".join(failures))
+            materializations = [
+                e.dagster_event.step_materialization_data.materialization
+                for e in instance.all_logs(result.run_id, of_type=DagsterEventType.ASSET_MATERIALIZATION)
+            ]
+            steps = {
+                s.step_key: (s.end_time or 0) - (s.start_time or 0) for s in instance.get_run_step_stats(result.run_id)
+            }
+        catalog = pl.read_parquet(asset_value_path(settings.data, ["note_catalog"]))
+        quarantine = pl.read_parquet(asset_value_path(settings.data, ["quarantine"]))
+        changes = read_changes(settings).to_dicts()
+    tighten(settings.data)  # the run's last events (Dagster's storage) are written after the resources' teardown
     summary = IngestSummary(seconds=time.perf_counter() - started, step_seconds=steps)
     indexed = catalog.filter(pl.col("status") == "indexed")
     summary.per_workspace = {ws: n for ws, n in indexed.group_by("workspace").len().iter_rows()}
     summary.quarantined = list(quarantine.select("path", "suggestion", "reason").iter_rows())
     summary.invalid = list(catalog.filter(pl.col("status") == "invalid").select("path", "reason").iter_rows())
+    summary.changes = changes
+    summary.skipped = list(catalog.filter(pl.col("status") == "skipped").select("path", "reason").iter_rows())
+    summary.warnings = [
+        (path, warning) for path, warnings in catalog.select("path", "warnings").iter_rows() for warning in warnings
+    ]
+    summary.health = vault_health(
+        catalog.select("path", "status", "reason").iter_rows(), undated_warnings=len({p for p, _ in summary.warnings})
+    )
     for mat in materializations:
         key = mat.asset_key.to_user_string()
         if key.endswith("_index"):

@@ -1,30 +1,116 @@
 """Dagster resources: settings (embedded ↔ production by configuration) and progress (``lucasrag.progress``)."""
 
+import os
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 
-from dagster import ConfigurableResource
+from dagster import ConfigurableResource, EnvVar, ResourceDependency
 
+from lucasrag.data_folder import open_data_folder
 from lucasrag.embedding_cache import EmbeddingCache
-from lucasrag.settings import Settings, parse_now
+from lucasrag.settings import ENV_VARS, PROFILES, SECRET_FIELDS, Settings, SettingsError, mask_secrets, parse_now
+
+
+@dataclass(frozen=True)
+class InMemorySecrets:
+    """Secrets given in code rather than through their environment variable (``run_ingest(settings)``
+    from Python with a password of its own). A plain-object resource: Dagster stores no config of it,
+    so the values never reach a run record or the UI; they exist only in this process."""
+
+    values: dict[str, str] = field(default_factory=dict, repr=False)
 
 
 class LucasragSettings(ConfigurableResource):
-    """Where the vault and the indexes are. Unset fields come from the environment
-    (``LUCASRAG_VAULT``, ``LUCASRAG_DATA``, ``LUCASRAG_NOW``, ``LUCASRAG_PROFILE``)."""
+    """Every :class:`~lucasrag.settings.Settings` field, as Dagster configuration: the one way settings
+    reach the assets (a step in another process or pod rebuilds them from here, not from the
+    environment). An unset field (None) takes the Settings default. Secrets (``SECRET_FIELDS``) are given
+    as ``EnvVar`` (see :meth:`from_settings`), so run records hold the variable's name, not its value."""
 
-    vault: str | None = None
-    data: str | None = None
-    now: str | None = None
+    vault: str = "vault"
+    data: str = ".lucasrag_data"
+    now: str | None = None  # YYYY-MM-DD; None: today
+    profile: str | None = None
+    max_note_bytes: int | None = None
+    archive_after_years: int | None = None
+    route_threshold: float | None = None
+    chunk_tokens: int | None = None
+    candidates_per_workspace: int | None = None
+    top_k: int | None = None
+    reranker_url: str | None = None
+    reranker_timeout_s: float | None = None
+    rerank_max_chars: int | None = None
+    graph: bool | None = None
+    llm_url: str | None = None
+    llm_model: str | None = None
+    llm_timeout_s: float | None = None
+    postgres_dsn: str | None = None
+    neo4j_uri: str | None = None
+    neo4j_user: str | None = None
+    neo4j_password: str | None = None
+    secrets: ResourceDependency[InMemorySecrets] = InMemorySecrets()
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> "LucasragSettings":
+        """The resource for ``settings``, every field set; a secret that is its environment variable's
+        value becomes ``EnvVar(name)``, one given in code goes to :class:`InMemorySecrets`."""
+        values, in_memory = {}, {}
+        for name, value in settings_config(settings, in_memory).items():
+            values[name] = EnvVar(value["env"]) if isinstance(value, dict) else value
+        return cls(**values, secrets=InMemorySecrets(in_memory))
+
+    @classmethod
+    def from_env(cls) -> "LucasragSettings":
+        """The code location's resource (``dagster dev``, a deployment): the environment, read once."""
+        return cls.from_settings(Settings.from_env())
 
     def get(self) -> Settings:
-        overrides = {}
-        if self.vault:
-            overrides["vault"] = Path(self.vault).resolve()
-        if self.data:
-            overrides["data"] = Path(self.data).resolve()
-        if self.now:
-            overrides["now"] = parse_now(self.now)
-        return Settings.from_env(**overrides)
+        values = {}
+        for f in fields(Settings):
+            value = getattr(self, f.name)
+            if value is None:
+                value = self.secrets.values.get(f.name)
+            if value is not None:
+                values[f.name] = value
+        profile = values.get("profile", "embedded")
+        if profile not in PROFILES:
+            raise SettingsError(f"profile {profile!r} (LUCASRAG_PROFILE): expected one of {', '.join(PROFILES)}")
+        values["vault"] = Path(values["vault"]).expanduser().resolve()
+        values["data"] = Path(values["data"]).expanduser().resolve()
+        values["now"] = parse_now(values.get("now"))
+        settings = Settings(**values)
+        # Every run (CLI, `dagster dev`, sensor-launched) and the sensor pass here before they write:
+        # the data folder is created 0700 (tightened once per process; run_ingest tightens after each run).
+        open_data_folder(settings.data)
+        return settings
 
     def embedding_cache(self) -> EmbeddingCache:
         return EmbeddingCache(self.get().data / "embeddings.sqlite")
+
+
+def settings_config(settings: Settings, in_memory: dict[str, str] | None = None) -> dict[str, object]:
+    """``settings`` as the ``lucasrag`` resource's config (what a run launched in other processes
+    carries). A secret appears as ``{"env": NAME}`` when the environment holds that value, as itself
+    when it carries no password; otherwise it goes into ``in_memory``, or, without one, is refused:
+    a run outside this process can only read a secret from its own environment."""
+    config: dict[str, object] = {}
+    for f in fields(Settings):
+        value = getattr(settings, f.name)
+        if value is None or (f.name in SECRET_FIELDS and value == ""):
+            continue
+        if f.name in SECRET_FIELDS:
+            env = ENV_VARS[f.name]
+            if os.environ.get(env) == value:
+                config[f.name] = {"env": env}
+                continue
+            if f.name != "neo4j_password" and mask_secrets(value) == value:
+                config[f.name] = value
+                continue
+            if in_memory is None:
+                raise SettingsError(
+                    f"{f.name} carries a password that is not the value of {env}: a run outside this "
+                    f"process reads secrets from its environment only (set {env})"
+                )
+            in_memory[f.name] = value
+            continue
+        config[f.name] = value.isoformat() if f.name == "now" else str(value) if isinstance(value, Path) else value
+    return config

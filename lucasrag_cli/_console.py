@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from typing import NoReturn
 
@@ -10,8 +11,8 @@ from rich.console import Console
 
 from lucasrag.settings import Settings, SettingsError, mask_secrets
 
-# Wide tables when piped: a log or a test reads them, not a narrow terminal.
-out = Console(width=None if sys.stdout.isatty() else 200)
+# Wide tables when piped: a log or a test reads them, not a narrow terminal (unless COLUMNS says otherwise).
+out = Console(width=None if sys.stdout.isatty() or os.environ.get("COLUMNS", "").isdigit() else 200)
 err = Console(stderr=True)
 
 

@@ -1,11 +1,20 @@
-"""Human-readable tables for the CLI (``--json`` prints the raw shapes instead)."""
+"""Human-readable output for the CLI (``--json`` prints the raw shapes instead)."""
 
 from __future__ import annotations
 
 import textwrap
 
 from rich.console import Console
+from rich.padding import Padding
 from rich.table import Table
+from rich.text import Text
+
+#: A passage is cut (at a word) to about this many characters and lines unless ``--full``: enough for the
+#: sentence or table row that answers (the insured amount of the pocket watch) without a wall of text.
+PASSAGE_CHARS = 480
+PASSAGE_LINES = 10
+#: Passages are indented under their heading line by this many columns.
+PASSAGE_INDENT = 4
 
 
 def render_rows(console: Console, title: str, rows: list[dict]) -> None:
@@ -20,20 +29,69 @@ def render_rows(console: Console, title: str, rows: list[dict]) -> None:
     console.print(table)
 
 
-def render_query(console: Console, result) -> None:
-    temporal = "archive open" if result.archival_open else "archive closed"
-    signals = f" (signals: {', '.join(result.signals)})" if result.signals else ""
-    console.print(f"[bold]{result.query}[/] — {temporal}{signals}; ranked by {result.reranker}", highlight=False)
-    table = Table(show_lines=False)
-    for column in ("#", "score", "workspace", "band", "date", "path", "text"):
-        table.add_column(column, overflow="fold")
+def passage(text: str, *, full: bool = False) -> str:
+    """The chunk's non-blank lines (inner whitespace collapsed), cut at a word unless ``full``.
+
+    Lines are kept because notes are Markdown: a table row or a list item reads as one.
+    """
+    lines = [" ".join(line.split()) for line in text.splitlines()]
+    lines = [line for line in lines if line]
+    if full:
+        return "\n".join(lines)
+    kept: list[str] = []
+    room = PASSAGE_CHARS
+    for line in lines:
+        if len(kept) == PASSAGE_LINES or room <= 0:
+            kept[-1] += " …"
+            break
+        if len(line) > room:
+            kept.append(textwrap.shorten(line, max(room, 20), placeholder=" …"))
+            break
+        kept.append(line)
+        room -= len(line)
+    return "\n".join(kept)
+
+
+def deference_reason(subject: str) -> str:
+    """Why a deference hint's passages were held back — and that neutral mentions are not (one line)."""
+    return (
+        f"why: these mention {subject} in a charged context (grief, loss, or a note marked charged); "
+        f"neutral mentions of {subject} are shown as usual."
+    )
+
+
+def _indented(text: str, style: str = "") -> Padding:
+    """``text`` wrapped to the terminal, every line indented (no trailing fill)."""
+    return Padding(Text(text, style=style, overflow="fold"), (0, 0, 0, PASSAGE_INDENT), expand=False)
+
+
+def render_query(console: Console, result, *, full: bool = False) -> None:
+    """One block per result: a heading line (rank, path, workspace, band, date, score), the passage below it.
+
+    The heading is one line when it fits; on a narrow terminal the fields go whole onto a second line.
+    """
+    console.print(f"[bold]{result.query}[/] — ranked by {result.reranker}", highlight=False)
+    line = result.temporal_line or ("archive open" if result.archival_open else "archive closed")
+    console.print(Text.assemble(("temporal: ", "cyan"), line), overflow="fold")
     for r in result.results:
-        snippet = textwrap.shorten(" ".join(r.text.split()), 110)
-        table.add_row(str(r.rank), f"{r.score:.3f}", r.workspace, r.band, r.date or "", r.path, snippet)
-    console.print(table)
+        meta = " · ".join((r.workspace, r.band, r.date or "undated", f"score {r.score:.3f}"))
+        heading = Text.assemble((f"{r.rank}. ", "bold"), (r.path, "bold cyan"))
+        if heading.cell_len + 2 + len(meta) <= console.width:
+            heading.append("  " + meta, "dim")
+        else:  # a long path on a narrow terminal: the fields go whole onto the next line
+            heading.append("\n" + " " * PASSAGE_INDENT + meta, "dim")
+        console.print()
+        console.print(heading, overflow="fold")
+        console.print(_indented(passage(r.text, full=full)))
+    if not result.results:
+        console.print("no passages matched")
     for hint in result.hints:
-        console.print(f"[yellow]hint:[/] {hint.message}", highlight=False)
+        console.print()
+        console.print(Text.assemble(("hint: ", "yellow"), hint.message), overflow="fold")
+        if hint.kind == "deference" and hint.subject:
+            console.print(_indented(deference_reason(hint.subject), style="dim"))
     for warning in result.warnings:
-        console.print(f"[red]warning:[/] {warning}", highlight=False)
+        console.print()
+        console.print(Text.assemble(("warning: ", "red"), warning), overflow="fold")
     if result.reranker_note:
         console.print(f"[dim]{result.reranker_note}[/]", highlight=False)

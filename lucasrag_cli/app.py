@@ -31,11 +31,16 @@ def _settings(vault: Path | None = None) -> Settings:
 
 
 @app.command()
-def ingest(vault: Path | None = typer.Option(None, help="Vault root (default: LUCASRAG_VAULT or ./vault).")) -> None:
+def ingest(
+    vault: Path | None = typer.Option(None, help="Vault root (default: LUCASRAG_VAULT or ./vault)."),
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="List every quarantined, invalid and skipped file."),
+) -> None:
     """Materialise the whole asset graph for the vault, in process, and print a summary."""
     from lucasrag_cli._progress import RichProgress
 
     settings = _settings(vault)
+    if settings.vault.exists() and not settings.vault.is_dir():
+        fail(f"vault {settings.vault} is a file, not a folder: pass the folder that holds your notes", 2)
     if not settings.vault.is_dir():
         fail(f"vault folder {settings.vault} does not exist (set LUCASRAG_VAULT or pass --vault)", 2)
     from lucasrag.services import ServiceError
@@ -60,12 +65,10 @@ def ingest(vault: Path | None = typer.Option(None, help="Vault root (default: LU
             str(meta.get("texts_embedded", 0)),
         )
     out.print(table)
-    out.print(f"[yellow]quarantined: {len(summary.quarantined)}[/]")
-    for path, suggestion, reason in summary.quarantined:
-        out.print(f"  {path} — {reason} (suggestion: {suggestion})", highlight=False)
-    out.print(f"[red]invalid: {len(summary.invalid)}[/]")
-    for path, reason in summary.invalid:
-        out.print(f"  {path} — {reason}", highlight=False)
+    from lucasrag_cli._ingest_report import print_problems
+
+    print_problems(out, summary, verbose=verbose)
+    print_changes(out, summary.changes)
 
 
 @app.command()
@@ -77,6 +80,7 @@ def query(
     ),
     top_k: int | None = typer.Option(None, "--top-k", help="How many results (default 25)."),
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
+    full: bool = typer.Option(False, "--full", help="Print whole passages (default: about 480 characters each)."),
 ) -> None:
     """Answer a query from the indexes (archive, deference and rerank policies applied)."""
     from lucasrag_query import IndexMissing, QueryError
@@ -100,28 +104,7 @@ def query(
         return
     from lucasrag_cli._render import render_query
 
-    render_query(out, result)
-
-
-@app.command()
-def notes(as_json: bool = typer.Option(False, "--json", help="Print rows as JSON.")) -> None:
-    """One row per vault file: status, workspace, confidence, band, date, charged, reason."""
-    from lucasrag.catalog import CatalogMissing, read_catalog
-
-    try:
-        frame = read_catalog(_settings())
-    except CatalogMissing as exc:
-        fail(str(exc))
-    rows = frame.to_dicts()
-    if as_json:
-        print(json.dumps(rows, ensure_ascii=False, indent=2))
-        return
-    from lucasrag_cli._render import render_rows
-
-    for row in rows:  # the table shows each care pair's outcome; --json has the evidence
-        care = row.get("care") or []
-        row["care"] = sorted({f"{a['subject']}: {a['outcome']}" for a in care if a["outcome"] != "neutral"})
-    render_rows(out, "Notes", rows)
+    render_query(out, result, full=full)
 
 
 @quarantine_app.command("list")
@@ -160,22 +143,6 @@ def _approved_workspace(settings: Settings, path: str) -> str | None:
     return parse_note(settings.vault, note_path, max_bytes=settings.max_note_bytes).workspace
 
 
-@quarantine_app.command("approve")
-def quarantine_approve(
-    path: str = typer.Argument(..., help="Vault-relative path of the note."),
-    workspace: str = typer.Option(..., "--workspace", "-w", help="The workspace to index it in."),
-) -> None:
-    """Approve a note into a workspace (recorded in its frontmatter; the body is untouched)."""
-    from lucasrag_assets.rules.approval import record_approval
-
-    settings = _settings()
-    try:
-        record_approval(settings.vault, path, workspace)
-    except (ValueError, FileNotFoundError) as exc:
-        fail(str(exc), 2)
-    out.print(f"approved {path} → {workspace}; run `lucasrag ingest` (or let the vault sensor) to index it")
-
-
 @reranker_app.command("serve")
 def reranker_serve(
     model: Path = typer.Option(..., "--model", help="A GGUF reranker (e.g. bge-reranker-v2-m3)."),
@@ -190,6 +157,13 @@ def reranker_serve(
     except RerankerServerError as exc:
         fail(str(exc))
 
+
+# Governance: notes [--changed], quarantine approve [--folder], route PATH / route suggest (route.py).
+from lucasrag_cli.route import notes_command, print_changes, quarantine_approve_command, route_app  # noqa: E402
+
+app.command("notes")(notes_command)
+quarantine_app.command("approve")(quarantine_approve_command)
+app.add_typer(route_app, name="route")
 
 # The evaluation modules import their heavy parts inside the command functions.
 from lucasrag_cli.locomo import locomo_command  # noqa: E402
@@ -214,6 +188,12 @@ eval_app.command("care")(care_eval_command)
 from lucasrag_cli.graph import graph_command  # noqa: E402
 
 app.command("graph")(graph_command)
+
+# Assistants over MCP, and re-ingest on change without Dagster (mcp.py).
+from lucasrag_cli.mcp import mcp_command, watch_command  # noqa: E402
+
+app.command("mcp")(mcp_command)
+app.command("watch")(watch_command)
 
 if __name__ == "__main__":  # pragma: no cover
     app()

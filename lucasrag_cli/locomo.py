@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import sys
+import time
 from pathlib import Path
 
 import typer
@@ -45,12 +46,63 @@ def markdown_tables(report: dict) -> str:
         )
     lines += ["", "Recall by category (R@5 / R@10 / R@25; n = questions):", ""]
     first = report["systems"][0]["recall"]
-    lines.append("| system | " + " | ".join(f"{c} (n={first[c]['n']})" for c in _CATEGORIES) + " |")
-    lines.append("|---|" + "---|" * len(_CATEGORIES))
+    columns = [c for c in (*_CATEGORIES, "date cue") if c in first]
+    lines.append("| system | " + " | ".join(f"{c} (n={first[c]['n']})" for c in columns) + " |")
+    lines.append("|---|" + "---|" * len(columns))
     for s in report["systems"]:
-        cells = [" / ".join(_f(s["recall"][c][f"R@{k}"], 2) for k in (5, 10, 25)) for c in _CATEGORIES]
+        cells = [" / ".join(_f(s["recall"][c][f"R@{k}"], 2) for k in (5, 10, 25)) for c in columns]
         lines.append(f"| {s['system']} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
+
+
+_SESSION_METRICS = ("Hit@1", "R@3", "R@5", "R@10", "MRR", "NDCG@5")
+_ADVERSARIAL = {"with_adversarial": "categories 1–5", "without_adversarial": "categories 1–4"}
+
+
+def _session_sections(report: dict) -> list[dict]:
+    return [report[key] for key in ("sessions", "pooled") if report.get(key)]
+
+
+def session_markdown(report: dict) -> str:
+    """The session-level tables (per protocol and half, with and without adversarial) as Markdown."""
+    lines = []
+    for section in _session_sections(report):
+        lines += _section_markdown(report, section)
+    return "\n".join(lines)
+
+
+def _section_markdown(report: dict, section: dict) -> list[str]:
+    lines = []
+    for half, systems in section["halves"].items():
+        ids = ", ".join(report["sample_ids"][half])
+        for key, label in _ADVERSARIAL.items():
+            n = systems[0][key]["n"]
+            lines += [
+                f"Session level, {section['protocol']}, {half} half ({ids}), {label}, n = {n}:",
+                "",
+                "| system | " + " | ".join(_SESSION_METRICS) + " |",
+                "|---|" + "---|" * len(_SESSION_METRICS),
+            ]
+            for s in systems:
+                lines.append(f"| {s['system']} | " + " | ".join(_f(s[key][m]) for m in _SESSION_METRICS) + " |")
+            lines.append("")
+    return lines
+
+
+def render_sessions(console: Console, report: dict) -> None:
+    for section in _session_sections(report):
+        for half, systems in section["halves"].items():
+            ids = ", ".join(report["sample_ids"][half])
+            for key, label in _ADVERSARIAL.items():
+                table = Table(
+                    title=f"Session level, {section['protocol']}, {half} half ({ids}), "
+                    f"{label} (n = {systems[0][key]['n']})"
+                )
+                for column in ("system", *_SESSION_METRICS):
+                    table.add_column(column, justify="left" if column == "system" else "right")
+                for s in systems:
+                    table.add_row(s["system"], *(_f(s[key][m]) for m in _SESSION_METRICS))
+                console.print(table)
 
 
 def render(console: Console, report: dict) -> None:
@@ -74,13 +126,15 @@ def render(console: Console, report: dict) -> None:
     console.print(table)
     by_cat = Table(title="By category: R@5 / R@10 / R@25")
     by_cat.add_column("system")
-    for c in _CATEGORIES:
+    columns = [c for c in (*_CATEGORIES, "date cue") if c in report["systems"][0]["recall"]]
+    for c in columns:
         by_cat.add_column(f"{c} (n={report['systems'][0]['recall'][c]['n']})", justify="right")
     for s in report["systems"]:
         by_cat.add_row(
-            s["system"], *(" / ".join(_f(s["recall"][c][f"R@{k}"], 2) for k in (5, 10, 25)) for c in _CATEGORIES)
+            s["system"], *(" / ".join(_f(s["recall"][c][f"R@{k}"], 2) for k in (5, 10, 25)) for c in columns)
         )
     console.print(by_cat)
+    render_sessions(console, report)
     ev, ch = report["evidence"], report["chunks"]
     console.print(
         f"chunks: {ch['total']} (LUCASRAG_CHUNK_TOKENS={report['chunk_tokens']}), {ch['mean_words']:.1f} words "
@@ -110,31 +164,80 @@ def locomo_command(
         None, "--questions-per-conversation", min=1, help="Only the first M scored questions of each conversation."
     ),
     json_path: Path | None = typer.Option(None, "--json", help="Also write the full results as JSON to this file."),
+    date_cue_only: bool = typer.Option(
+        False, "--date-cue-only", help="Only the questions whose text names a date (the date-cue slice)."
+    ),
+    half: str = typer.Option(
+        "all",
+        "--half",
+        help="tune (conversations 1–5), report (6–10) or all; --conversations then keeps the first N of each half.",
+    ),
+    protocol: str = typer.Option(
+        "per-conversation",
+        "--protocol",
+        help="per-conversation (one vault each: chunk- and session-level tables), pooled (the chosen "
+        "conversations in one vault, out/pooled: session level) or both.",
+    ),
 ) -> None:
-    """Evidence recall@5/10/25 on LoCoMo: LucasRAG query(), its ablations, a flat LightRAG index and BM25."""
+    """Evidence recall@5/10/25 on LoCoMo (LucasRAG query(), its ablations, a flat LightRAG index and BM25),
+    and the anchors' session-level protocol (Hit@1, R@3/5/10, MRR, NDCG@5) per tuning/report half."""
     from lucasrag.settings import SettingsError
     from lucasrag_assets.ingest import run_ingest
-    from lucasrag_harness.evaluation.locomo_eval import run_locomo
+    from lucasrag_harness.evaluation.locomo import load_locomo
+    from lucasrag_harness.evaluation.locomo_eval import run_locomo, select_conversations
+    from lucasrag_harness.evaluation.locomo_pooled import run_pooled
 
     console = Console(width=None if sys.stdout.isatty() else 200)
     err = Console(stderr=True)
     data_path = _path(data, DEFAULT_DATA)
+    if half not in ("tune", "report", "all"):
+        err.print(f"[bold red]error:[/] --half {half!r}: expected tune, report or all", highlight=False)
+        raise typer.Exit(2)
+    if protocol not in ("per-conversation", "pooled", "both"):
+        err.print(
+            f"[bold red]error:[/] --protocol {protocol!r}: expected per-conversation, pooled or both", highlight=False
+        )
+        raise typer.Exit(2)
     if not data_path.is_file():
         err.print(f"[bold red]error:[/] LoCoMo file {data_path} not found (pass --data)", highlight=False)
         raise typer.Exit(2)
+
+    def log(line: str) -> None:
+        err.print(line, highlight=False)
+
+    started = time.perf_counter()
     try:
-        report = run_locomo(
-            data_path,
-            _path(out, DEFAULT_OUT),
-            ingest=run_ingest,
-            conversations=conversations,
-            questions_per_conversation=questions_per_conversation,
-            log=lambda line: err.print(line, highlight=False),
-        )
+        chosen = select_conversations(load_locomo(data_path), half, conversations)
+        report = {
+            "sample_ids": {h: [c.sample_id for n, c in chosen if n == h] for h in dict.fromkeys(h for h, _ in chosen)}
+        }
+        if protocol != "pooled":
+            report = run_locomo(
+                data_path,
+                _path(out, DEFAULT_OUT),
+                ingest=run_ingest,
+                conversations=conversations,
+                questions_per_conversation=questions_per_conversation,
+                log=log,
+                date_cue_only=date_cue_only,
+                half=half,
+            )
+        if protocol != "per-conversation":
+            report["pooled"] = run_pooled(
+                chosen,
+                _path(out, DEFAULT_OUT),
+                ingest=run_ingest,
+                questions_per_conversation=questions_per_conversation,
+                log=log,
+            )
     except SettingsError as exc:
         err.print(f"[bold red]error:[/] {exc}", highlight=False)
         raise typer.Exit(2) from None
-    render(console, report)
+    report["seconds_all_protocols"] = round(time.perf_counter() - started, 1)
+    if "systems" in report:
+        render(console, report)
+    else:
+        render_sessions(console, report)
     if json_path:
         json_path.parent.mkdir(parents=True, exist_ok=True)
         json_path.write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")

@@ -10,7 +10,9 @@ An external PostgreSQL / Neo4j needs none of this: set ``LUCASRAG_PROFILE=produc
 from __future__ import annotations
 
 import json
+import re
 import shlex
+from pathlib import Path
 
 import typer
 from rich.table import Table
@@ -22,6 +24,25 @@ from lucasrag_cli._console import settings as _settings
 services_app = typer.Typer(
     help="The production profile's PostgreSQL (pgvector) and Neo4j, run locally by LucasRAG.", no_args_is_help=True
 )
+
+
+def _shell_word(value: str, secrets: dict[str, Path]) -> str:
+    """``value`` as one shell word in which every secret is ``$(cat FILE)``: ``eval`` gets the password,
+    the terminal (and any log of it) only the path of its 0600 file."""
+    if not any(secret in value for secret in secrets):
+        return shlex.quote(mask_secrets(value))
+    pattern = re.compile("|".join(re.escape(secret) for secret in sorted(secrets, key=len, reverse=True)))
+    parts, pos = [], 0
+    for match in pattern.finditer(value):
+        parts.append(_in_double_quotes(value[pos : match.start()]))
+        parts.append(f"$(cat {shlex.quote(str(secrets[match.group()]))})")
+        pos = match.end()
+    parts.append(_in_double_quotes(value[pos:]))
+    return '"' + "".join(parts) + '"'
+
+
+def _in_double_quotes(text: str) -> str:
+    return re.sub(r'([\\$`"])', r"\\\1", text)
 
 
 @services_app.command("start")
@@ -46,8 +67,7 @@ def start(
     if running.postgres_dsn:
         env["LUCASRAG_DAGSTER_PG_URL"] = dagster_postgres_url(running.postgres_dsn)
     for key, value in env.items():
-        # The managed servers use trust auth: their DSNs carry no password. Mask one anyway.
-        print(f"export {key}={shlex.quote(mask_secrets(value))}")
+        print(f"export {key}={_shell_word(value, running.secret_files())}")
     err.print('switch this shell with:  eval "$(lucasrag services start)"', highlight=False)
 
 

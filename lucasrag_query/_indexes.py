@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from lucasrag.index._lightrag import WorkspaceIndex
-from lucasrag.index.stores import index_exists, open_chunk_store
+from lucasrag.data_folder import open_data_folder
+from lucasrag.index import ChunkStore, WorkspaceIndex, WorkspaceStores, index_exists, index_stamp, open_workspace
 from lucasrag.settings import Settings
 
 
@@ -16,24 +16,28 @@ class IndexMissing(FileNotFoundError):
 
 @dataclass
 class OpenWorkspace:
-    workspace: str
-    index: WorkspaceIndex
-    store: object  # SqliteChunkStore | PostgresChunkStore
+    stores: WorkspaceStores
     stamp: tuple
+
+    @property
+    def workspace(self) -> str:
+        return self.stores.workspace
+
+    @property
+    def index(self) -> WorkspaceIndex:
+        return self.stores.index
+
+    @property
+    def store(self) -> ChunkStore:
+        return self.stores.chunks
 
 
 _open: dict[tuple, OpenWorkspace] = {}
 
 
-def _stamp(settings: Settings, workspace: str) -> tuple:
-    """Changes whenever an ingest rewrites the workspace's files (embedded profile)."""
-    if settings.profile == "production":
-        return ()
-    folder = settings.workspace_dir(workspace)
-    return tuple(p.stat().st_mtime_ns for p in sorted(folder.glob("*")) if p.is_file())
-
-
 async def open_workspaces(settings: Settings, workspaces: tuple[str, ...]) -> list[OpenWorkspace]:
+    if settings.data.is_dir():  # a query never creates the data folder, but it does tighten it
+        open_data_folder(settings.data)
     present = [ws for ws in workspaces if index_exists(settings, ws)]
     if not present:
         raise IndexMissing(
@@ -43,14 +47,12 @@ async def open_workspaces(settings: Settings, workspaces: tuple[str, ...]) -> li
     opened = []
     for ws in present:
         key = (str(settings.data), settings.profile, ws)
-        stamp = _stamp(settings, ws)
+        stamp = index_stamp(settings, ws)
         entry = _open.get(key)
         if entry is None or entry.stamp != stamp:
             if entry is not None:
-                await entry.index.close()
-                entry.store.close()
-            entry = OpenWorkspace(ws, await WorkspaceIndex.open(settings, ws), open_chunk_store(settings, ws), stamp)
-            _open[key] = entry
+                await entry.stores.close()
+            entry = _open[key] = OpenWorkspace(await open_workspace(settings, ws), stamp)
         opened.append(entry)
     return opened
 
@@ -59,5 +61,4 @@ async def close_all() -> None:
     """Close every opened index (releases files and database connections)."""
     while _open:
         _, entry = _open.popitem()
-        await entry.index.close()
-        entry.store.close()
+        await entry.stores.close()

@@ -29,3 +29,9 @@ def _get_loop() -> asyncio.AbstractEventLoop:
 def run(coro: Coroutine[Any, Any, T]) -> T:
     """Run ``coro`` on the shared loop and wait for its result."""
     return asyncio.run_coroutine_threadsafe(coro, _get_loop()).result()
+
+
+async def run_async(coro: Coroutine[Any, Any, T]) -> T:
+    """Await ``coro`` on the shared loop from another event loop (an MCP server's, say),
+    without blocking that loop: the opened indexes stay bound to the shared one."""
+    return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(coro, _get_loop()))

@@ -17,9 +17,10 @@ from lucasrag_query import _loop
 from lucasrag_query._indexes import OpenWorkspace, open_workspaces
 from lucasrag_query._ranking import rank_pool
 from lucasrag_query.options import DEFAULT_OPTIONS, QueryOptions
-from lucasrag_query.policy import Candidate, apply_policy
+from lucasrag_query.policy import Candidate, Hint, apply_policy
 from lucasrag_query.result import QueryResult, ResultItem
 from lucasrag_query.temporal import TemporalSignals, detect_temporal, load_cues
+from lucasrag_query.why import matched_words, why_surfaced
 
 #: Over-fetch at most this many times the per-workspace candidate count
 #: when the policy filter removes candidates.
@@ -60,16 +61,34 @@ def _vault_config(vault: Path) -> tuple:
     return cached[1]
 
 
+def _iso(periods) -> list[tuple[str, str]]:
+    return [(a.isoformat(), b.isoformat()) for a, b in periods]
+
+
+def eligible_count(store, gate: TemporalSignals) -> int:
+    """How many of a store's chunks the band rule can keep (care aside): the present ones,
+    plus the archival ones the archive admits. Over-fetching past it cannot find more."""
+    counts = store.band_counts()
+    present = sum(n for band, n in counts.items() if band != "archival")
+    if not gate.archival_open:
+        return present
+    if gate.whole_archive:
+        return present + counts.get("archival", 0)
+    return present + store.band_counts(_iso(gate.periods)).get("archival", 0)
+
+
 async def _fetch(
-    ws: OpenWorkspace, text: str, vector, need: int, keep, periods=(), graph: bool = True, keywords=()
+    ws: OpenWorkspace, text: str, vector, need: int, keep, periods=(), graph: bool = True, keywords=(), eligible=None
 ) -> tuple[list[Candidate], list[str]]:
     """Up to ``need`` candidates that survive the policy, asking LightRAG for
-    more while the policy filter thins the list. The vector (or
+    more while the policy filter thins the list, and no more once all ``eligible``
+    chunks (the store's count of those the band rule keeps) are in. The vector (or
     graph) hits and the keyword hits are fused by reciprocal rank. A query
-    naming a year or decade also brings the nearest chunks dated in that period.
+    naming a period also brings the nearest chunks dated in it.
     Returns the candidates and the ids of those reached through the entity graph."""
     # Half the workspace's share at most, so the best matches outside the period still compete.
-    dated = ws.store.nearest_dated(vector, [(a.isoformat(), b.isoformat()) for a, b in periods], need // 2)
+    dated = ws.store.nearest_dated(vector, _iso(periods), need // 2)
+    target = need if eligible is None else min(need, eligible)
     fetch = need
     while True:
         hits = await ws.index.search(text, fetch, query_vector=vector, graph=graph)
@@ -79,7 +98,7 @@ async def _fetch(
         candidates = [Candidate.from_record(records[i]) for i in ids if i in records]
         exhausted = len(hits) < fetch and len(matched) < fetch
         kept = len(keep(candidates))
-        if kept >= need or exhausted or fetch >= need * MAX_OVERFETCH:
+        if kept >= target or exhausted or fetch >= need * MAX_OVERFETCH:
             return candidates, [h.chunk_id for h in hits if h.graph]
         # Ask for as many as the survival rate so far says are needed (at least twice as
         # many): a closed archive in a twenty-year vault keeps one candidate in six or so,
@@ -107,7 +126,8 @@ async def aquery(
     temporal: TemporalSignals = detect_temporal(text, now=settings.now, cues=cues)
     # The band filter sees an open archive when banding is switched off; ranking
     # keeps the query's own signals, so the ablation changes filtering only.
-    gate = temporal if options.banding else TemporalSignals(True, temporal.signals, temporal.periods)
+    # (An open gate without periods admits the whole archive.)
+    gate = temporal if options.banding else TemporalSignals(True, temporal.signals, ())
     opened = await open_workspaces(settings, selected)
     from lucasrag.embedding import get_embedder
 
@@ -124,7 +144,12 @@ async def aquery(
     t0 = time.perf_counter()
     need = settings.candidates_per_workspace
     fetched = await asyncio.gather(
-        *(_fetch(ws, text, vector, need, keep, temporal.periods, options.graph, keywords) for ws in opened)
+        *(
+            _fetch(
+                ws, text, vector, need, keep, temporal.periods, options.graph, keywords, eligible_count(ws.store, gate)
+            )
+            for ws in opened
+        )
     )
     reached = {cid for _, ids in fetched for cid in ids}
     fetched = [uncharged(per_ws) for per_ws, _ in fetched]
@@ -142,20 +167,41 @@ async def aquery(
     timings["rerank"] = (time.perf_counter() - t0) * 1000
 
     results = [
-        ResultItem(i + 1, c.chunk_id, c.workspace, c.path, c.band, c.date, round(score, 4), c.text)
+        ResultItem(
+            i + 1,
+            c.chunk_id,
+            c.workspace,
+            c.path,
+            c.band,
+            c.date,
+            round(score, 4),
+            c.text,
+            why_surfaced(ranked.signals.get(c.chunk_id, {}), len(pool), matched_words(text, c.text, c.date)),
+        )
         for i, (c, score) in enumerate(ranked.items[:top_k])
     ]
     return QueryResult(
         query=text,
         results=results,
-        hints=list(outcome.hints),
+        hints=[*outcome.hints, *vault_hints(settings)],
         archival_open=gate.archival_open,
         signals=tuple(temporal.signals),
+        temporal=temporal.to_dict(opened=options.banding and temporal.archival_open),
+        temporal_line=temporal.summary() if options.banding else "archive open (banding switched off)",
         reranker=ranked.reranker,
         reranker_note=ranked.note,
         timings_ms={k: round(v, 2) for k, v in timings.items()},
         warnings=list(outcome.warnings),
     )
+
+
+def vault_hints(settings: Settings) -> list[Hint]:
+    """A hint when the last ingest left most of the vault unsearchable (counts and cause, no note text)."""
+    from lucasrag.vault_health import read_health, unsearchable_warning
+
+    health = read_health(settings)
+    message = unsearchable_warning(health) if health is not None else None
+    return [] if message is None else [Hint(None, "vault", health.unsearchable, message)]
 
 
 def query(

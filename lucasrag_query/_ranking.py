@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from lucasrag import lexical
 from lucasrag.settings import Settings
 from lucasrag_query.options import DEFAULT_OPTIONS, QueryOptions
-from lucasrag_query.policy import Candidate, temporal_weight
+from lucasrag_query.policy import Candidate, period_strength, temporal_weight
 from lucasrag_query.rerank import LlamaCppReranker, RerankUnavailable, similarity_scores
 from lucasrag_query.temporal import TemporalSignals
 
@@ -26,8 +26,9 @@ TEMPORAL_SHARE = 0.25
 #: Weights of the keyword and graph-reach rankings against embedding similarity (1.0) in the fallback fusion.
 KEYWORD_WEIGHT = 1.0
 GRAPH_WEIGHT = 1.0
-#: Weights of the time-fit ranking: a named year or decade is close to a constraint, so it
-#: weighs as much as similarity and keywords together; recency is a gentle preference.
+#: Weights of the time-fit ranking: a named year is close to a constraint, so it weighs as
+#: much as similarity and keywords together; recency is a gentle preference. A named period
+#: scales PERIOD_WEIGHT by its precision (policy.PRECISION_STRENGTH: a day 2×, a decade ½×).
 #: Chosen on the policy evaluation (archive_year 14 → 17/24 against a multiplier) and a
 #: LoCoMo subset (recency 0.5 cost 0.02 R@5, 0.25 nothing); see docs/evaluation.md.
 PERIOD_WEIGHT = 2.0
@@ -39,6 +40,18 @@ class Ranked:
     items: list[tuple[Candidate, float]]
     reranker: str
     note: str | None = None
+    #: chunk id → signal name → (score, rank in the pool; 1 = best, None = no share): why each item surfaced
+    signals: dict[str, dict[str, tuple[float, int | None]]] = field(default_factory=dict)
+
+
+def _signals(pool: Sequence[Candidate], components: Mapping[str, Sequence[float]]) -> dict:
+    """Each candidate's score and rank under every ranking that was fused."""
+    out: dict[str, dict] = {c.chunk_id: {} for c in pool}
+    for name, scores in components.items():
+        order = sorted(range(len(pool)), key=lambda i: -scores[i])
+        for rank, i in enumerate(order, start=1):
+            out[pool[i].chunk_id][name] = (float(scores[i]), rank if scores[i] > 0 else None)
+    return out
 
 
 def _keyword_scores(keywords: Sequence[str], pool: Sequence[Candidate], stores: Mapping) -> list[float]:
@@ -67,7 +80,8 @@ def _relevance(
     time_weight: float = RECENCY_WEIGHT,
 ):
     """Scores in [0, 1] for each candidate, the name of the ranker that made them, a note,
-    and whether ``time_fit`` (the temporal preference) is already in the scores."""
+    whether ``time_fit`` (the temporal preference) is already in the scores, and the
+    rankings that made them (signal name → per-candidate scores)."""
     note = None
     if settings.reranker_url and use_reranker:
         reranker = LlamaCppReranker(
@@ -75,7 +89,8 @@ def _relevance(
         )
         try:
             raw = reranker.rerank(text, [c.text for c in pool])
-            return [1 / (1 + math.exp(-s)) for s in raw], "llama.cpp", None, False
+            scores = [1 / (1 + math.exp(-s)) for s in raw]
+            return scores, "llama.cpp", None, False, {"cross_encoder": scores}
         except RerankUnavailable as exc:
             note = f"llama.cpp reranker unavailable ({exc}); ranked by embedding similarity"
     elif settings.reranker_url:
@@ -90,26 +105,30 @@ def _relevance(
         vectors[idx] = stores[ws].vectors([pool[i].chunk_id for i in idx])
     similarity = [(s + 1) / 2 for s in similarity_scores(vector, vectors)]
     lists, weights, names = [similarity], [1.0], []
+    components = {"similarity": similarity}
     # Reciprocal-rank fusion: names and objects the question repeats word for word
     # are where dense similarity alone ranks worst; a chunk reached through an
     # entity the query named may share no word with it at all.
     if keywords:
-        lists.append(_keyword_scores(keywords, pool, stores))
+        components["keywords"] = _keyword_scores(keywords, pool, stores)
+        lists.append(components["keywords"])
         weights.append(KEYWORD_WEIGHT)
         names.append("keyword match (BM25)")
     if any(c.chunk_id in reached for c in pool):
         lists.append([similarity[i] if c.chunk_id in reached else 0.0 for i, c in enumerate(pool)])
+        components["entity_graph"] = lists[-1]
         weights.append(GRAPH_WEIGHT)
         names.append("entity-graph reach")
     if not names and time_fit is None:
-        return similarity, "embedding-similarity", note, False
+        return similarity, "embedding-similarity", note, False, components
     if time_fit is not None:
         # Time fit is one more ranking here (ties broken by similarity), not a multiplier:
         # fused scores spread far wider than cosines, and a multiplier would barely move them.
         lists.append([t + 1e-3 * sim for t, sim in zip(time_fit, similarity)])
         weights.append(time_weight)
         names.append("time fit")
-    return lexical.fused_scores(lists, weights), "embedding-similarity", f"{note}, fused with {', '.join(names)}", True
+    fused = lexical.fused_scores(lists, weights)
+    return fused, "embedding-similarity", f"{note}, fused with {', '.join(names)}", True, components
 
 
 def _temporal(c: Candidate, settings: Settings, temporal: TemporalSignals) -> float:
@@ -134,7 +153,8 @@ def rank_pool(
     if not pool:
         return Ranked([], "llama.cpp" if settings.reranker_url and options.rerank else "embedding-similarity")
     time_fit = [_temporal(c, settings, temporal) for c in pool] if options.temporal_preference else None
-    relevance, name, note, timed = _relevance(
+    strength = period_strength(temporal.periods)
+    relevance, name, note, timed, components = _relevance(
         text,
         vector,
         pool,
@@ -144,10 +164,16 @@ def rank_pool(
         keywords,
         reached,
         time_fit,
-        PERIOD_WEIGHT if temporal.periods else RECENCY_WEIGHT,
+        PERIOD_WEIGHT * strength if temporal.periods else RECENCY_WEIGHT,
     )
-    if time_fit is not None and not timed:
-        relevance = [r * (1 - TEMPORAL_SHARE + TEMPORAL_SHARE * t) for r, t in zip(relevance, time_fit)]
+    if time_fit is not None and (not timed or temporal.periods):
+        # A named period also scales the scores by its time fit, as strongly as it is precise:
+        # a rank fusion alone cannot lift the one chunk dated on the asked-for day above
+        # the undated chunks that tie just behind it.
+        share = TEMPORAL_SHARE * (strength or 1.0)
+        relevance = [r * (1 - share + share * t) for r, t in zip(relevance, time_fit)]
     scored = list(zip(pool, relevance))
     scored.sort(key=lambda cs: (-cs[1], cs[0].chunk_id))
-    return Ranked(scored, name, note)
+    if time_fit is not None:
+        components = {**components, "time_fit": time_fit}
+    return Ranked(scored, name, note, _signals(pool, components))

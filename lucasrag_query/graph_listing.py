@@ -19,15 +19,14 @@ async def collect(
 ) -> dict:
     """The report ``lucasrag graph`` prints (also what ``--json`` emits)."""
     from lucasrag.deference import load_deference
-    from lucasrag.index._lightrag import WorkspaceIndex
-    from lucasrag.index.stores import index_exists, open_chunk_store
+    from lucasrag.index import index_exists, open_chunk_store, open_workspace_index
     from lucasrag_query.policy import bridge_warnings, care_withheld_subjects, resolve_bridge
 
     if not index_exists(settings, workspace):
         raise FileNotFoundError(f"no index for {workspace} under {settings.index_dir}: run `lucasrag ingest` first")
     subjects = load_deference(settings.vault)
     bridged = frozenset(b.casefold() for b in resolve_bridge(bridge, subjects))
-    index = await WorkspaceIndex.open(settings, workspace)
+    index = await open_workspace_index(settings, workspace)
     store = open_chunk_store(settings, workspace)
     try:
         entities_n, relations_n = await index.graph_counts()

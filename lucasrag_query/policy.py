@@ -4,8 +4,11 @@ Pure functions over chunk metadata: no I/O, stdlib only. Decisions:
 
 * Band: under a closed archive every ``archival`` chunk is removed and counted in
   one ``kind="archive"`` hint (``subject=None``); any other band value is present.
+  An archive opened by periods alone ("in March 2019", "last year") admits only the
+  archival chunks dated inside one of them; the others are removed and counted in
+  the archive hint like those of a closed archive. A cue ("back then") opens it whole.
 * Care: a chunk charged for subject S is withheld unless S is bridged, or the
-  archive is open and the chunk is archival. Charged *present* chunks are
+  chunk is archival and the archive admits it. Charged *present* chunks are
   withheld until bridged, whatever the query says.
 * Care first: an archival chunk with an unbridged charge under a closed archive
   counts under its subject's deference hint, not under the archive hint.
@@ -55,7 +58,7 @@ class Candidate:
 @dataclass(frozen=True)
 class Hint:
     subject: str | None
-    kind: Literal["deference", "archive"]
+    kind: Literal["deference", "archive", "vault"]  # vault: most of the vault is not searchable
     withheld: int
     message: str
 
@@ -123,11 +126,25 @@ def deference_message(subject: str, withheld: int) -> str:
     )
 
 
-def archive_message(withheld: int) -> str:
-    return (
-        f"{withheld} older (archival) {_passages(withheld).split(' ', 1)[1]} matched; ask with a year, "
-        f"a decade or words like 'back then' to include them."
-    )
+def archive_message(withheld: int, outside_periods: bool = False) -> str:
+    noun = _passages(withheld).split(" ", 1)[1]
+    if outside_periods:
+        return (
+            f"{withheld} older (archival) {noun} outside the period you named matched; name their period, "
+            f"or use words like 'back then' to include the whole archive."
+        )
+    return f"{withheld} older (archival) {noun} matched; ask with a year, a decade or words like 'back then' to include them."
+
+
+def in_periods(value: str | None, periods: Sequence[tuple[date, date]]) -> bool:
+    """Whether a chunk date (ISO, or a prefix of one) falls inside any of ``periods``."""
+    d = parse_date(value)
+    return d is not None and any(lo <= d <= hi for lo, hi in periods)
+
+
+def archive_admits(c: Candidate, temporal: TemporalSignals) -> bool:
+    """Whether the archive, as the query opened it, admits the archival chunk ``c``."""
+    return temporal.archival_open and (temporal.whole_archive or in_periods(c.date, temporal.periods))
 
 
 def apply_policy(
@@ -145,14 +162,15 @@ def apply_policy(
     archived: set[str] = set()
     for c in candidates:
         archival = c.band == "archival"
+        admitted = archival and archive_admits(c, temporal)
         unbridged = care_withheld_subjects(c.charged, subjects, bridged)
-        if unbridged and not (temporal.archival_open and archival):
+        if unbridged and not admitted:
             withheld.add(c.chunk_id)
             for name in unbridged:
                 display, ids = per_subject.setdefault(name.casefold(), (name, set()))
                 per_subject[name.casefold()] = (min(display, name), ids)
                 ids.add(c.chunk_id)
-        elif archival and not temporal.archival_open:
+        elif archival and not admitted:
             withheld.add(c.chunk_id)
             archived.add(c.chunk_id)
         else:
@@ -162,16 +180,25 @@ def apply_policy(
         for _, (name, ids) in sorted(per_subject.items())
     ]
     if archived:
-        hints.append(Hint(None, "archive", len(archived), archive_message(len(archived))))
+        outside = temporal.archival_open and not temporal.whole_archive
+        hints.append(Hint(None, "archive", len(archived), archive_message(len(archived), outside)))
     return PolicyOutcome(kept, hints, frozenset(withheld), bridge_warnings(bridge, subjects))
 
 
 #: Half-life of the present preference: a note two years old weighs half a new one.
 HALF_LIFE_YEARS = 2.0
-#: Half-life of the distance to an asked-for period: a year outside it halves the weight.
-PERIOD_HALF_LIFE_YEARS = 1.0
+#: Half-life of the distance to an asked-for period, by its precision: a year outside a
+#: year halves the weight, a few days outside a day do.
+PERIOD_HALF_LIFE_DAYS = {"day": 3.0, "week": 7.0, "month": 30.0, "season": 45.0, "year": 365.25, "decade": 365.25}
+#: How strongly the time fit counts in ranking, by the precision of the finest period the
+#: query named: proportional to precision (a day beats a decade); a year is the unit the
+#: ranking weights were tuned with.
+PRECISION_STRENGTH = {"day": 2.0, "week": 1.75, "month": 1.5, "season": 1.25, "year": 1.0, "decade": 0.5}
 #: Weight of a chunk without a usable date (equal to a note HALF_LIFE_YEARS old).
 UNDATED_WEIGHT = 0.5
+#: Weight of an undated chunk when the query names a period: it cannot be shown to fall inside,
+#: so it ranks below a dated chunk within one half-life of the period (0.5).
+UNDATED_IN_PERIOD_WEIGHT = 0.25
 #: Floor, so that a weight never reaches 0 and blending keeps every candidate rankable.
 MIN_WEIGHT = 0.01
 
@@ -193,21 +220,37 @@ def parse_date(value: str | None) -> date | None:
     return None
 
 
+def precision_of(start: date, end: date) -> str:
+    """The precision of an inclusive period, from its length ("day" .. "decade")."""
+    days = (end - start).days + 1
+    for name, most in (("day", 1), ("week", 8), ("month", 31), ("season", 92), ("year", 366)):
+        if days <= most:
+            return name
+    return "decade"
+
+
+def period_strength(periods: Sequence[tuple[date, date]]) -> float:
+    """:data:`PRECISION_STRENGTH` of the finest period (0.0 without periods)."""
+    return max((PRECISION_STRENGTH[precision_of(lo, hi)] for lo, hi in periods), default=0.0)
+
+
 def recency_weight(date: str | None, *, now: date, periods: Sequence[tuple[date, date]] = ()) -> float:
     """A weight in (0, 1] to blend with a rerank score.
 
-    * undated or unparseable: ``UNDATED_WEIGHT`` (0.5);
+    * undated or unparseable: ``UNDATED_WEIGHT`` (0.5), ``UNDATED_IN_PERIOD_WEIGHT`` (0.25) with periods;
     * no periods: ``0.5 ** (age_years / HALF_LIFE_YEARS)`` (future dates: 1.0);
-    * periods: 1.0 inside any period, else ``0.5 ** (years_outside / PERIOD_HALF_LIFE_YEARS)``
-      using the nearest period;
+    * periods: 1.0 inside any period, else ``0.5 ** (days_outside / half_life)`` with the
+      half-life of that period's precision (:data:`PERIOD_HALF_LIFE_DAYS`), best period wins;
     always at least ``MIN_WEIGHT``.
     """
     d = parse_date(date)
     if d is None:
-        return UNDATED_WEIGHT
+        return UNDATED_IN_PERIOD_WEIGHT if periods else UNDATED_WEIGHT
     if periods:
-        gap = min(max((lo - d).days, (d - hi).days, 0) for lo, hi in periods)
-        w = 0.5 ** (gap / 365.25 / PERIOD_HALF_LIFE_YEARS)
+        w = max(
+            0.5 ** (max((lo - d).days, (d - hi).days, 0) / PERIOD_HALF_LIFE_DAYS[precision_of(lo, hi)])
+            for lo, hi in periods
+        )
     else:
         w = 0.5 ** (max((now - d).days, 0) / 365.25 / HALF_LIFE_YEARS)
     return max(MIN_WEIGHT, min(1.0, w)) if math.isfinite(w) else MIN_WEIGHT

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from lucasrag_query.policy import Hint
@@ -18,6 +18,15 @@ class ResultItem:
     date: str | None
     score: float
     text: str
+    #: which signals ranked it (see lucasrag_query.why); shown by ``to_dict(why=True)``
+    why: dict | None = field(default=None, compare=False)
+
+    def to_dict(self, why: bool = False) -> dict[str, Any]:
+        # Field by field, not asdict(): that deep-copies the why block (≈2 ms per result).
+        out = {f.name: getattr(self, f.name) for f in fields(self)}
+        if not why or self.why is None:
+            out.pop("why")
+        return out
 
 
 @dataclass(frozen=True)
@@ -31,13 +40,22 @@ class QueryResult:
     reranker_note: str | None = None  # why the fallback ran, when it did
     timings_ms: dict[str, float] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)  # e.g. a bridge naming no deference subject
+    #: The full ``temporal`` block: the §3.9 keys plus ``archive`` (closed | whole | periods) and
+    #: ``details`` (per signal: text, kind, period {start, end, precision}, opens, opened_archive).
+    temporal: dict[str, Any] | None = None
+    temporal_line: str | None = None  # the same, in one line for the CLI
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self, why: bool = False) -> dict[str, Any]:
+        """The §3.9 JSON; ``why=True`` adds each result's ``why`` block (the MCP search tool does)."""
         out: dict[str, Any] = {
             "query": self.query,
-            "results": [asdict(r) for r in self.results],
+            "results": [r.to_dict(why) for r in self.results],
             "hints": [h.to_dict() for h in self.hints],
-            "temporal": {"archival_open": self.archival_open, "signals": list(self.signals)},
+            "temporal": {
+                **(self.temporal or {}),
+                "archival_open": self.archival_open,
+                "signals": list(self.signals),
+            },
             "reranker": self.reranker,
             "warnings": list(self.warnings),
         }

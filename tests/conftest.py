@@ -17,7 +17,8 @@ import yaml
 from lucasrag.settings import Settings
 
 # Session fixtures that start PostgreSQL (pgvector) and Neo4j for the production profile.
-pytest_plugins = ["services_fixtures"]
+# The MCP server as a subprocess and the SDK client (tests/mcp).
+pytest_plugins = ["services_fixtures", "mcp_fixtures"]
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLE_VAULT = REPO / "vault"
@@ -84,19 +85,31 @@ def repo() -> Path:
     return REPO
 
 
+def ingest_with_home(settings: Settings, dagster_home: Path):
+    """``run_ingest(settings)`` on a Dagster instance of its own: for module- and session-scoped
+    fixtures, which cannot use the function-scoped ``monkeypatch``."""
+    from lucasrag_assets.ingest import run_ingest
+
+    mp = pytest.MonkeyPatch()
+    mp.setenv("DAGSTER_HOME", str(dagster_home))
+    try:
+        return run_ingest(settings)
+    finally:
+        mp.undo()
+
+
+@pytest.fixture(scope="session")
+def ingest_at():
+    """``ingest_at(settings, dagster_home)``: see :func:`ingest_with_home`."""
+    return ingest_with_home
+
+
 @pytest.fixture(scope="session")
 def ingested(tmp_path_factory) -> Settings:
     """The sample vault ingested once for the whole session (read-only users only)."""
-    from lucasrag_assets.ingest import run_ingest
-
     root = tmp_path_factory.mktemp("ingested")
     settings = make_settings(copy_sample_vault(root / "vault"), root / "data")
-    mp = pytest.MonkeyPatch()
-    mp.setenv("DAGSTER_HOME", str(root / "dagster"))
-    try:
-        run_ingest(settings)
-    finally:
-        mp.undo()
+    ingest_with_home(settings, root / "dagster")
     return settings
 
 
@@ -126,3 +139,29 @@ def reranker_url(rank_model):
 
     with serve_reranker(rank_model, threads=RERANK_THREADS) as url:
         yield url
+
+
+@pytest.fixture
+def shell_env(ingested, tmp_path) -> dict[str, str]:
+    """The environment of a person's shell for commands run through bash (README, demo): ``lucasrag`` on PATH
+    runs this checkout's code, a private copy of the sample vault and of the session's data folder (so an
+    ``ingest`` is incremental), and no LUCASRAG_NOW — "now" is the real date, as in a terminal."""
+    import os
+    import sys
+
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    shim = bin_dir / "lucasrag"
+    shim.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m lucasrag_cli "$@"\n')
+    shim.chmod(0o755)
+    shutil.copytree(ingested.data, tmp_path / "data")
+    env = {k: v for k, v in os.environ.items() if k != "LUCASRAG_NOW"}
+    env.update(
+        PATH=os.pathsep.join([str(bin_dir), str(Path(sys.executable).parent), env.get("PATH", "")]),
+        PYTHONPATH=os.pathsep.join(p for p in (str(REPO), env.get("PYTHONPATH", "")) if p),
+        LUCASRAG_VAULT=str(copy_sample_vault(tmp_path / "vault")),
+        LUCASRAG_DATA=str(tmp_path / "data"),
+        DAGSTER_HOME=str(tmp_path / "dagster"),
+        VIRTUAL_ENV=sys.prefix,  # the tests' environment is the active one (scripts use it, not ./.venv)
+    )
+    return env

@@ -1,10 +1,13 @@
 """Session-scoped PostgreSQL and Neo4j for tests: a pytest plugin (``pytest_plugins`` in tests/conftest.py).
 
 Fixtures: ``postgres_server``, ``neo4j_server``, ``clean_neo4j`` (empties the session's Neo4j)
-and ``production_settings`` (Settings on a fresh database of the session's servers).
+``production_settings`` (Settings on a fresh database of the session's servers) and ``server_tmp``
+(a private temp dir for a test that starts a PostgreSQL of its own).
 
 Each fixture starts its own server on a free port in a temporary directory and
-stops it at the end of the session, unless an external one is named:
+stops it at the end of the session, unless an external one is named. Managed servers run as
+``lucasrag services start`` runs them: password authentication (PostgreSQL scram-sha-256, Neo4j
+auth on), 127.0.0.1 only; the DSN / ``Neo4jService.auth`` carry the generated passwords.
 
 * ``LUCASRAG_TEST_POSTGRES_DSN`` — a DSN of a server with pgvector available
   (the fixture creates the ``lucasrag_test`` database with the extension on it);
@@ -76,6 +79,16 @@ def _private_dir(kind: str) -> Path:
     return Path(tempfile.mkdtemp(prefix=f"lucasrag-test-{kind}-"))
 
 
+@pytest.fixture
+def server_tmp():
+    """A private temp dir for a test that starts its own PostgreSQL: as root the server's user must
+    traverse it, and pytest's basetemp parent (/tmp/pytest-of-root) is put back to 0700 by every
+    pytest session that starts on the machine meanwhile."""
+    root = _private_dir("own")
+    yield root
+    shutil.rmtree(root, ignore_errors=True)
+
+
 @pytest.fixture(scope="session")
 def postgres_server() -> PostgresService:
     external = os.environ.get("LUCASRAG_TEST_POSTGRES_DSN")
@@ -127,7 +140,7 @@ def neo4j_server() -> Neo4jService:
             server.start()
         except ServiceError as exc:
             pytest.fail(f"could not start the test Neo4j: {exc}", pytrace=False)
-        yield Neo4jService(uri=server.uri, server=server)
+        yield Neo4jService(uri=server.uri, user=server.user, password=server.password, server=server)
     finally:
         _close_query_indexes()
         try:

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import polars as pl
 import pytest
 from dagster import DagsterInstance, RunRequest, SkipReason, build_sensor_context
 
+from lucasrag.catalog import CATALOG_SCHEMA, write_catalog
 from lucasrag_assets.automation import vault_changed
 from lucasrag_assets.definitions import build_definitions
 from lucasrag_assets.resources import LucasragSettings
@@ -15,9 +17,10 @@ def _resource(settings) -> LucasragSettings:
 
 
 def _tick(settings, cursor):
-    context = build_sensor_context(cursor=cursor, resources={"lucasrag": _resource(settings)})
-    result = vault_changed(context)
-    return result, context.cursor
+    # A context manager: the resource holds a nested one (its in-memory secrets), which Dagster opens and closes.
+    with build_sensor_context(cursor=cursor, resources={"lucasrag": _resource(settings)}) as context:
+        result = vault_changed(context)
+        return result, context.cursor
 
 
 def test_sensor_requests_a_run_only_when_the_vault_changes(fresh_vault):
@@ -39,16 +42,71 @@ def test_sensor_notices_a_deference_list_change(fresh_vault):
     assert isinstance(_tick(fresh_vault, cursor)[0], RunRequest)
 
 
+def _last_ingest(settings, **statuses):
+    """The catalogue an ingest would have written for these notes (path → status)."""
+    rows = [
+        {"path": p, "status": s, "workspace": "personal" if s == "indexed" else None, "confidence": 0.9,
+         "band": None, "date": None, "charged": [], "reason": None, "suggestion": "creative"}
+        for p, s in statuses.items()
+    ]  # fmt: skip
+    write_catalog(settings, pl.DataFrame(rows, schema=CATALOG_SCHEMA))
+
+
+def _approve(settings, **config):
+    job = build_definitions(_resource(settings)).resolve_job_def("approve_quarantined_note")
+    return job.execute_in_process(
+        run_config={"ops": {"approve_note": {"config": config}}} if config else None,
+        instance=DagsterInstance.ephemeral(),
+        raise_on_error=False,
+    )
+
+
 def test_approval_job_records_the_workspace(fresh_vault):
     note = "inbox/ideas.md"
-    defs = build_definitions(_resource(fresh_vault))
-    job = defs.resolve_job_def("approve_quarantined_note")
-    result = job.execute_in_process(
-        run_config={"ops": {"approve_note": {"config": {"path": note, "workspace": "creative"}}}},
-        instance=DagsterInstance.ephemeral(),
-    )
+    _last_ingest(fresh_vault, **{note: "quarantined"})
+    result = _approve(fresh_vault, path=note, workspace="creative")
     assert result.success
     assert (fresh_vault.vault / note).read_text().startswith("---\nworkspace: creative\n---\n")
+
+
+def test_approval_launchpad_default_is_valid(fresh_vault):
+    _last_ingest(fresh_vault, **{"inbox/ideas.md": "quarantined"})
+    assert _approve(fresh_vault).success  # no config at all: the pre-filled example runs
+
+
+@pytest.mark.parametrize(
+    "path, status, message",
+    [
+        pytest.param("journal/2013-04-02.md", "indexed", "not quarantined", id="routed-note"),
+        pytest.param("inbox/binary.md", "invalid", "is invalid (binary content", id="invalid-file"),
+        pytest.param("inbox/idea.md", None, "did you mean 'inbox/ideas.md'", id="typo"),
+    ],
+)
+def test_approval_job_shares_the_cli_checks(fresh_vault, path, status, message):
+    _last_ingest(fresh_vault, **({path: status} if status else {"inbox/ideas.md": "quarantined"}))
+    before = {p: p.read_bytes() for p in fresh_vault.vault.rglob("*.md")}
+    result = _approve(fresh_vault, path=path, workspace="administrative")
+    assert not result.success
+    (failure,) = [e for e in result.all_events if e.is_failure and e.step_key == "approve_note"]
+    assert message in failure.step_failure_data.user_failure_data.description
+    assert {p: p.read_bytes() for p in fresh_vault.vault.rglob("*.md")} == before
+
+
+def test_approval_job_approves_a_folder(fresh_vault):
+    _last_ingest(
+        fresh_vault, **{"inbox/ideas.md": "quarantined", "inbox/todo.md": "quarantined", "tech/homelab.md": "indexed"}
+    )
+    assert _approve(fresh_vault, folder="inbox", workspace="personal").success
+    for note in ("inbox/ideas.md", "inbox/todo.md"):
+        assert (fresh_vault.vault / note).read_text().startswith("---\nworkspace: personal\n---\n")
+    assert b"workspace:" not in (fresh_vault.vault / "tech/homelab.md").read_bytes()
+
+
+def test_approval_workspace_is_an_enum(fresh_vault):
+    from dagster import DagsterInvalidConfigError
+
+    with pytest.raises(DagsterInvalidConfigError, match="kitchen"):
+        _approve(fresh_vault, path="inbox/ideas.md", workspace="kitchen")
 
 
 @pytest.mark.slow

@@ -42,7 +42,9 @@ def test_review_round_trip_survives_a_wiped_data_folder(fresh_vault, tmp_path, m
     changed = {p for p in set(before) | set(after) if before.get(p) != after.get(p)}
     assert changed == {".lucasrag/care_decisions.yaml", "journal/2025-11-02.md"}
     old, new = before["journal/2025-11-02.md"], after["journal/2025-11-02.md"]
-    assert new.startswith(b"---\ncharged: [Grandad Tom]\n---\n") and new.endswith(old)
+    # One line added to the note's frontmatter; its other keys and its body byte for byte as they were.
+    assert old.startswith(b"---\nband: present\n---\n")
+    assert new == old.replace(b"band: present\n", b"band: present\ncharged: [Grandad Tom]\n", 1)
 
     shutil.rmtree(settings.data)  # decisions live in the vault, not in the data folder
     run_ingest(settings)

@@ -43,8 +43,18 @@ def test_query_json_shape(run):
     result = run("query", "where did I live in 2013?", "--json", "--top-k", "4")
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
-    assert data["temporal"] == {"archival_open": True, "signals": ["2013"]}
+    temporal = data["temporal"]
+    assert temporal["archival_open"] is True and temporal["signals"] == ["2013"]
+    assert temporal["archive"] == "periods"
+    assert [(d["text"], d["kind"], d["period"]["precision"]) for d in temporal["details"]] == [("2013", "year", "year")]
     assert len(data["results"]) == 4
+
+
+def test_query_table_prints_the_temporal_decision_in_one_line(run):
+    result = run("query", "what did I write on 2 April 2013?")
+    assert result.exit_code == 0
+    line = next(ln for ln in result.stdout.splitlines() if ln.startswith("temporal:"))
+    assert "'2 April 2013' date 2013-04-02 (day)" in line and "named periods only" in line
 
 
 def test_query_table_shows_hints(run):

@@ -7,13 +7,13 @@ import json
 import numpy as np
 
 from lucasrag.embedding import get_embedder
-from lucasrag.index._lightrag import WorkspaceIndex
+from lucasrag.index import open_workspace_index
 from lucasrag.vocabulary import ChunkRecord
 
 
 def _write(settings, chunk_id, text):
     async def go():
-        index = await WorkspaceIndex.open(settings, "technical")
+        index = await open_workspace_index(settings, "technical")
         record = ChunkRecord(
             chunk_id, "doc-" + chunk_id, "technical", f"{chunk_id}.md", 0, text, "present", "default", None
         )

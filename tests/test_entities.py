@@ -270,3 +270,13 @@ def test_query_terms(text, names, words):
 def test_query_candidates_cover_spellings_of_a_name():
     cands = query_terms("where does ellie live").candidates
     assert {"Ellie", "ellie", "#ellie", "where does ellie live"} <= set(cands)
+
+
+def test_links_whose_brackets_indexing_removed_still_link():
+    from lucasrag.entities import extract_chunk, note_meta
+
+    meta = note_meta("writing/draft.md", links=["characters - the lighthouse keeper", "Nowhere"])
+    graph = extract_chunk("Character notes are in characters - the lighthouse keeper.", meta)
+    relation = graph.relation("draft", "characters - the lighthouse keeper")
+    assert relation is not None and LINKS_TO in relation.keywords
+    assert graph.entity("Nowhere") is None  # a link this chunk does not name is not this chunk's

@@ -10,8 +10,7 @@ from dataclasses import replace
 
 import pytest
 
-from lucasrag.index._lightrag import WorkspaceIndex
-from lucasrag.index.stores import open_chunk_store
+from lucasrag.index import open_chunk_store, open_workspace_index
 from lucasrag.vocabulary import WORKSPACES
 
 pytestmark = pytest.mark.slow
@@ -36,7 +35,7 @@ def _run(coro):
 
 
 async def _with_index(settings, workspace, fn):
-    index = await WorkspaceIndex.open(settings, workspace)
+    index = await open_workspace_index(settings, workspace)
     try:
         return await fn(index)
     finally:
@@ -96,30 +95,23 @@ def check_graph_invariants(settings, workspace) -> tuple[int, int]:
         for edge, row, vec in zip(edges, rel_tracked, rel_vectors):
             assert row and row["chunk_ids"] and set(row["chunk_ids"]) <= held, f"{workspace}: edge {edge}"
             assert float(edge["weight"]) >= len(row["chunk_ids"])
-            assert vec is not None
+            assert vec is None, "relation vectors are not written (nothing LucasRAG runs reads them)"
         return len(nodes), len(edges)
 
     return _run(_with_index(settings, workspace, check))
 
 
 @pytest.fixture(scope="module")
-def graph_vault(tmp_path_factory, ingested, copy_vault, settings_for):
+def graph_vault(tmp_path_factory, ingested, copy_vault, settings_for, ingest_at):
     """The sample vault plus the payroll call, ingested once with the graph on,
     starting from the session ingest's embedding cache (only the payroll call is new)."""
-    from lucasrag_assets.ingest import run_ingest
-
     root = tmp_path_factory.mktemp("graph")
     vault = copy_vault(root / "vault")
     (vault / PAYROLL).write_text(PAYROLL_NOTE)
     settings = settings_for(vault, root / "data", graph=True)
     settings.data.mkdir(parents=True)
     shutil.copy2(ingested.data / "embeddings.sqlite", settings.data / "embeddings.sqlite")
-    mp = pytest.MonkeyPatch()
-    mp.setenv("DAGSTER_HOME", str(root / "dagster"))
-    try:
-        summary = run_ingest(settings)
-    finally:
-        mp.undo()
+    summary = ingest_at(settings, root / "dagster")
     return settings, summary
 
 
@@ -324,7 +316,7 @@ def test_graph_off_writes_no_graph_and_searches_by_vector(fresh_vault, monkeypat
     from dataclasses import replace
 
     from lucasrag.embedding_cache import EmbeddingCache
-    from lucasrag.index.sync import sync_workspace
+    from lucasrag.index import sync_workspace
     from lucasrag.vocabulary import ChunkRecord
 
     settings = replace(fresh_vault, graph=False)
@@ -349,7 +341,6 @@ def test_graph_off_writes_no_graph_and_searches_by_vector(fresh_vault, monkeypat
     assert (report.graph_entities, report.graph_relations, report.graph_texts_embedded) == (0, 0, 0)
 
     async def search(index):
-        return await index._graph_plan("Rosa", (), 5), [h.chunk_id for h in await index.search("Rosa", 5)]
+        return [(h.chunk_id, h.graph) for h in await index.search("Rosa", 5)]
 
-    plan, hits = _run(_with_index(settings, "creative", search))
-    assert plan is None and hits == ["chunk-x1"]
+    assert _run(_with_index(settings, "creative", search)) == [("chunk-x1", False)]

@@ -19,8 +19,8 @@ import datetime as dt
 import lucasrag.llm_client as llm_client
 from lucasrag_harness.model_servers.llama_server import ChatServerError, serve_chat_model
 from lucasrag.embedding_cache import EmbeddingCache
-from lucasrag.index._lightrag import WorkspaceIndex
-from lucasrag.index.sync import sync_workspace
+from lucasrag.index import open_workspace_index
+from lucasrag.index import sync_workspace
 from lucasrag.settings import Settings
 from lucasrag.vocabulary import ChunkRecord
 
@@ -42,7 +42,7 @@ except ChatServerError as exc:
     sys.exit(0)
 
 async def inspect():
-    index = await WorkspaceIndex.open(settings, "administrative")
+    index = await open_workspace_index(settings, "administrative")
     try:
         rag = index._rag
         nodes = await rag.chunk_entity_relation_graph.get_all_nodes()

@@ -6,8 +6,7 @@ import asyncio
 
 import pytest
 
-from lucasrag.index._lightrag import WorkspaceIndex
-from lucasrag.index.stores import open_chunk_store
+from lucasrag.index import open_chunk_store, open_workspace_index
 from lucasrag_assets.ingest import run_ingest
 
 pytestmark = pytest.mark.slow
@@ -27,7 +26,7 @@ def _records(settings, workspace):
 
 def _in_lightrag(settings, workspace, ids):
     async def check():
-        index = await WorkspaceIndex.open(settings, workspace)
+        index = await open_workspace_index(settings, workspace)
         try:
             return await index.stored_chunks(ids), await index.stored_vectors(ids)
         finally:

@@ -2,7 +2,7 @@
 
 import pytest
 
-from lucasrag.index.stores import open_chunk_store
+from lucasrag.index import open_chunk_store
 from lucasrag_query import query
 
 pytestmark = pytest.mark.slow
@@ -31,3 +31,53 @@ def test_year_query_puts_that_year_first(ingested):
     result = query("what happened in 2013?", settings=ingested, top_k=5)
     assert result.archival_open and result.results
     assert result.results[0].date and result.results[0].date.startswith("2013")
+
+
+def test_a_day_opens_only_that_day(ingested):
+    result = query("what did I write on 2 April 2013?", settings=ingested, top_k=10)
+    assert result.archival_open and result.results[0].date == "2013-04-02"
+    assert all(r.date == "2013-04-02" for r in result.results if r.band == "archival")
+    detail = result.to_dict()["temporal"]["details"][0]
+    assert detail["kind"] == "date" and detail["period"] == {
+        "start": "2013-04-02",
+        "end": "2013-04-02",
+        "precision": "day",
+    }
+
+
+def test_a_season_keeps_the_rest_of_the_archive_out_and_counts_it(ingested):
+    result = query("what did I write in the summer of 2006?", settings=ingested, top_k=10)
+    archival = [r for r in result.results if r.band == "archival"]
+    assert archival and all("2006-06-01" <= r.date <= "2006-08-31" for r in archival)
+    hint = [h for h in result.hints if h.kind == "archive"]
+    assert hint and hint[0].withheld >= 1 and "outside the period" in hint[0].message
+
+
+def test_present_tense_question_about_last_year_opens_no_older_note(ingested):
+    result = query("what did I say about the boiler last year?", settings=ingested, top_k=10)
+    assert result.to_dict()["temporal"]["archive"] == "periods"
+    assert all(r.band != "archival" for r in result.results)
+
+
+def test_false_alarm_keeps_the_archive_closed(ingested):
+    result = query("what did my ex-colleague say about the natural history museum?", settings=ingested, top_k=10)
+    assert not result.archival_open and all(r.band != "archival" for r in result.results)
+
+
+def test_band_counts_bound_the_over_fetch(ingested):
+    from lucasrag_query._query import eligible_count
+    from lucasrag_query.temporal import detect_temporal
+
+    store = open_chunk_store(ingested, "personal")
+    try:
+        counts = store.band_counts()
+        assert sum(counts.values()) == store.counts()[1] and counts.get("archival", 0) > 0
+        in_2013 = store.band_counts([("2013-01-01", "2013-12-31")])
+        assert 0 < sum(in_2013.values()) < sum(counts.values())
+        present = sum(n for b, n in counts.items() if b != "archival")
+        now = ingested.now
+        assert eligible_count(store, detect_temporal("where do I live?", now=now)) == present
+        assert eligible_count(store, detect_temporal("back then", now=now)) == sum(counts.values())
+        assert eligible_count(store, detect_temporal("in 2013", now=now)) == present + in_2013.get("archival", 0)
+    finally:
+        store.close()

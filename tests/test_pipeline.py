@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from lucasrag.catalog import read_catalog
-from lucasrag.index.stores import open_chunk_store
+from lucasrag.index import open_chunk_store
 from lucasrag.vocabulary import WORKSPACES
 
 pytestmark = pytest.mark.slow

@@ -23,8 +23,7 @@ import pytest
 import test_incremental as incremental_checks
 import test_query as query_checks
 
-from lucasrag.index._lightrag import WorkspaceIndex
-from lucasrag.index.stores import index_exists, open_chunk_store
+from lucasrag.index import index_exists, open_chunk_store, open_workspace_index
 from lucasrag.settings import Settings
 from lucasrag.vocabulary import WORKSPACES, ChunkRecord
 from lucasrag_harness.services import ServiceError, free_port
@@ -156,7 +155,7 @@ def test_both_profiles_index_the_same_chunks(ingested, production_ingested, neo4
         assert fingerprints == want_fingerprints
 
         async def lightrag_holds(ids=ids, ws=ws):
-            index = await WorkspaceIndex.open(production_settings_, ws)
+            index = await open_workspace_index(production_settings_, ws)
             try:
                 return await index.stored_chunks(ids), await index.stored_vectors(ids)
             finally:
@@ -247,7 +246,7 @@ def test_workspaces_are_isolated_in_postgres_and_neo4j(
     """The same entity in two workspaces is two Neo4j nodes (one label each); emptying and rebuilding
     one workspace leaves every PostgreSQL row and Neo4j node of the other as it was."""
     from lucasrag.embedding_cache import EmbeddingCache
-    from lucasrag.index.sync import sync_workspace
+    from lucasrag.index import sync_workspace
 
     clean_neo4j(neo4j_server)
     shutil.copy(ingested.data / "embeddings.sqlite", tmp_path / "embeddings.sqlite")
@@ -301,7 +300,7 @@ def test_a_down_server_is_named_with_its_setting(tmp_path, postgres_server, neo4
         neo4j_uri=neo4j_server.uri,
     )
     for attempt in (
-        lambda: asyncio.run(WorkspaceIndex.open(no_pg, "technical")),
+        lambda: asyncio.run(open_workspace_index(no_pg, "technical")),
         lambda: query("where do I live?", settings=no_pg),
         lambda: run_ingest(no_pg),
     ):
@@ -316,13 +315,13 @@ def test_a_down_server_is_named_with_its_setting(tmp_path, postgres_server, neo4
         postgres_dsn=postgres_server.dsn,
         neo4j_uri=f"bolt://127.0.0.1:{free_port()}",
     )
-    for attempt in (lambda: asyncio.run(WorkspaceIndex.open(no_neo4j, "technical")), lambda: run_ingest(no_neo4j)):
+    for attempt in (lambda: asyncio.run(open_workspace_index(no_neo4j, "technical")), lambda: run_ingest(no_neo4j)):
         with pytest.raises(ServiceError, match=r"Neo4j.*LUCASRAG_NEO4J_URI"):
             attempt()
 
     unset = settings_for(tmp_path / "vault", tmp_path / "data", profile="production")
     with pytest.raises(ServiceError, match="LUCASRAG_POSTGRES_DSN"):
-        asyncio.run(WorkspaceIndex.open(unset, "technical"))
+        asyncio.run(open_workspace_index(unset, "technical"))
 
 
 def test_embedding_cache_is_seeded_from_a_chunk_store(ingested, tmp_path):
@@ -400,13 +399,13 @@ def test_dagster_home_follows_the_profile(tmp_path, monkeypatch, settings_for, r
 
 
 @production
-def test_services_cli_start_status_stop(tmp_path, monkeypatch):
+def test_services_cli_start_status_stop(server_tmp, monkeypatch):
     """`lucasrag services start` prints the settings to export; status and stop find the server."""
     from typer.testing import CliRunner
 
     from lucasrag_cli import app
 
-    monkeypatch.setenv("LUCASRAG_DATA", str(tmp_path / "data"))
+    monkeypatch.setenv("LUCASRAG_DATA", str(server_tmp / "data"))
     monkeypatch.setenv("LUCASRAG_PG_PORT", str(free_port()))
     runner = CliRunner()
     try:
@@ -418,8 +417,9 @@ def test_services_cli_start_status_stop(tmp_path, monkeypatch):
             if line.startswith("export ")
         )
         assert exports["LUCASRAG_PROFILE"] == "production"
-        assert exports["LUCASRAG_POSTGRES_DSN"].startswith("postgresql://postgres@127.0.0.1:")
-        assert exports["LUCASRAG_DAGSTER_PG_URL"].startswith("postgresql+psycopg2://")
+        # the password stays in its 0600 file: the line names the file, eval reads it
+        assert exports["LUCASRAG_POSTGRES_DSN"].startswith('"postgresql://postgres:$(cat ')
+        assert exports["LUCASRAG_DAGSTER_PG_URL"].startswith('"postgresql+psycopg2://postgres:$(cat ')
         status = runner.invoke(app, ["services", "status", "--json"])
         assert '"running": true' in status.stdout
     finally:

@@ -67,7 +67,7 @@ def test_charged_subject_withheld_then_bridged(ingested):
 
 
 def test_withheld_text_never_appears_anywhere(ingested):
-    from lucasrag.index.stores import open_chunk_store
+    from lucasrag.index import open_chunk_store
     from lucasrag.vocabulary import WORKSPACES
 
     charged = []
@@ -95,7 +95,9 @@ def test_result_json_shape(ingested):
     assert data["reranker"] == "embedding-similarity"
     assert len(data["results"]) == 3 and [r["rank"] for r in data["results"]] == [1, 2, 3]
     assert set(data["results"][0]) == {"rank", "chunk_id", "workspace", "path", "band", "date", "score", "text"}
-    assert set(data["temporal"]) == {"archival_open", "signals"}
+    # §3.9's keys, with the per-signal decisions beside them (issue 14)
+    assert set(data["temporal"]) == {"archival_open", "signals", "archive", "details"}
+    assert data["temporal"] == {"archival_open": False, "signals": [], "archive": "closed", "details": []}
 
 
 @pytest.mark.parametrize(

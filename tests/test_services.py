@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import stat
 import time
 
 import pytest
@@ -56,10 +58,10 @@ def test_pgvector_nearest_neighbour(postgres_server):
 
 
 @production
-def test_postgres_stop_and_restart_reuse_data_dir(tmp_path):
+def test_postgres_stop_and_restart_reuse_data_dir(server_tmp):
     import psycopg
 
-    server = PostgresServer(tmp_path / "pg", free_port())
+    server = PostgresServer(server_tmp / "pg", free_port())
     try:
         server.start()
         assert server.status().running
@@ -162,18 +164,18 @@ def test_lightrag_env_from_dsn_and_uri():
 
 
 @production
-def test_start_services_postgres_only_writes_state(monkeypatch, tmp_path):
+def test_start_services_postgres_only_writes_state(monkeypatch, server_tmp):
     monkeypatch.setenv("LUCASRAG_PG_PORT", str(free_port()))
     try:
-        running = start_services(tmp_path, neo4j=False)
+        running = start_services(server_tmp, neo4j=False)
         assert running.postgres_dsn.endswith("/lucasrag")
         require_postgres(running.env()["LUCASRAG_POSTGRES_DSN"])
-        state = json.loads((tmp_path / "services" / "state.json").read_text())
+        state = json.loads((server_tmp / "services" / "state.json").read_text())
         assert state["postgres"]["port"] == running.postgres.port and state["postgres"]["pid"]
-        assert services_status(tmp_path)["postgres"].running
+        assert services_status(server_tmp)["postgres"].running
     finally:
-        stop_services(tmp_path, neo4j=False)
-    assert not services_status(tmp_path)["postgres"].running
+        stop_services(server_tmp, neo4j=False)
+    assert not services_status(server_tmp)["postgres"].running
 
 
 # --------------------------------------------------------------------------- LightRAG on the services
@@ -258,7 +260,7 @@ def test_neo4j_stop_is_clean_and_restart_keeps_data(neo4j_server, tmp_path):
     server = Neo4jServer(tmp_path / "neo4j", free_port())
     server.start()
     try:
-        _stop_and_restart(server, neo4j_server.auth)
+        _stop_and_restart(server, server.auth)  # its own password, not the session server's
     finally:
         server.stop()
 
@@ -282,3 +284,20 @@ def _stop_and_restart(server, auth) -> None:
     with neo4j.GraphDatabase.driver(server.uri, auth=auth) as driver:
         records, _, _ = driver.execute_query("MATCH (n:Persisted) RETURN n.x AS x", database_="neo4j")
         assert [r["x"] for r in records] == [42]
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root: PostgreSQL's system user and chown")
+@pytest.mark.parametrize("in_group", [True, False])
+def test_make_traversable_sets_the_bit_that_applies(tmp_path, in_group):
+    """A folder whose group is the PostgreSQL user's is judged by its group bits: o+x alone would not let it in."""
+    from lucasrag_harness.services._process import _can_traverse, ensure_system_user, make_traversable
+    from lucasrag_harness.services.postgres import PG_USER
+
+    user = ensure_system_user(PG_USER)
+    folder = tmp_path / "private"
+    (folder / "inner").mkdir(parents=True)
+    os.chown(folder, 0, user.pw_gid if in_group else 0)
+    folder.chmod(0o700)
+    make_traversable(folder / "inner", user)
+    assert _can_traverse(folder, user)
+    assert folder.stat().st_mode & (stat.S_IXGRP if in_group else stat.S_IXOTH)

@@ -13,6 +13,7 @@ import pytest
 import yaml
 
 from lucasrag.deference import load_deference
+from lucasrag_harness.evaluation.policy_eval import KINDS
 from lucasrag_harness.evaluation.vault_generator import (
     GRIEF_CUES,
     PAST_CUES,
@@ -26,15 +27,6 @@ from lucasrag_harness.evaluation.vault_generator import (
 N = 300
 NOW = dt.date(2026, 6, 1)
 CUTOFF = dt.date(2023, 6, 1)
-CASE_KINDS = {
-    "present_fact",
-    "archive_year",
-    "archive_cue",
-    "charged_withheld",
-    "charged_bridged",
-    "quarantine_never",
-    "workspace_restriction",
-}
 
 
 def _files(root: Path) -> dict[str, bytes]:
@@ -186,7 +178,7 @@ def test_query_cases_are_consistent(generated):
     _, truth = generated
     cases = truth.cases
     assert len(cases) >= 30
-    assert {c.kind for c in cases} == CASE_KINDS
+    assert {c.kind for c in cases} == set(KINDS)  # every kind the evaluation judges, and only those
     notes = truth.notes
     for c in cases:
         assert set(c.expect_paths) <= set(notes) and set(c.forbid_paths) <= set(notes), c.query
@@ -211,6 +203,12 @@ def test_query_cases_are_consistent(generated):
             assert all(notes[p].status != "indexed" for p in c.forbid_paths) and c.forbid_paths
         elif c.kind == "workspace_restriction":
             assert c.workspaces and all(notes[p].workspace in c.workspaces for p in c.expect_paths)
+        elif c.kind.startswith("period_"):
+            lo, hi = c.period
+            assert c.archival_open and c.expect_paths and lo <= hi
+            assert all(lo <= notes[p].date[:10] <= hi for p in c.expect_paths), c.query
+        elif c.kind.startswith("false_alarm_"):
+            assert not c.archival_open and not c.expect_paths
 
 
 def test_cli(tmp_path, capsys):

@@ -27,7 +27,7 @@ from lucasrag.entities._lexicon import (
     WINDOW,
 )
 from lucasrag.entities._names import recognise_names
-from lucasrag.entities._text import _WIKILINK, _analyse, link_target, note_name
+from lucasrag.entities._text import _WIKILINK, _WORD, _analyse, link_target, note_name
 
 
 @dataclass(frozen=True)
@@ -39,6 +39,9 @@ class NoteMeta:
     tags: tuple[str, ...] = ()
     aliases: tuple[str, ...] = ()
     people: tuple[tuple[str, str], ...] = ()  # (name, frontmatter key)
+    # The note's wikilink targets, read before indexing took the brackets out of the chunk text:
+    # a chunk that names a target links to it (vault_scan.Note.links).
+    links: tuple[str, ...] = ()
 
     @property
     def name(self) -> str:
@@ -65,7 +68,14 @@ def _names_of(value: object) -> list[str]:
     return out
 
 
-def note_meta(path: str, frontmatter: Mapping | None = None, *, title: str = "", tags: Iterable[str] = ()) -> NoteMeta:
+def note_meta(
+    path: str,
+    frontmatter: Mapping | None = None,
+    *,
+    title: str = "",
+    tags: Iterable[str] = (),
+    links: Iterable[str] = (),
+) -> NoteMeta:
     """Tags, aliases and people-like keys from a note's frontmatter (lenient: bad values are skipped)."""
     fm = dict(frontmatter or {})
     all_tags: list[str] = []
@@ -91,7 +101,14 @@ def note_meta(path: str, frontmatter: Mapping | None = None, *, title: str = "",
             if p not in seen:
                 seen.add(p)
                 people.append((p, key))
-    return NoteMeta(path=path, title=title, tags=tuple(all_tags), aliases=tuple(aliases), people=tuple(people))
+    return NoteMeta(
+        path=path,
+        title=title,
+        tags=tuple(all_tags),
+        aliases=tuple(aliases),
+        people=tuple(people),
+        links=tuple(dict.fromkeys(links)),
+    )
 
 
 @dataclass(frozen=True)
@@ -178,8 +195,16 @@ def extract_chunk(text: str, meta: NoteMeta) -> ChunkGraph:
         b.entity(person, "person")
         b.relate(note, person, key)
     mentioned: list[str] = []
+    linked = {t for t, _ in an.links}
     for target, _ in an.links:
         if target != note:
+            b.entity(target, "note")
+            b.relate(note, target, LINKS_TO)
+            mentioned.append(target)
+    for target in meta.links:  # links whose brackets indexing removed: the chunk names the target
+        words = " ".join(_WORD.findall(target))  # "a - b" is the words "a b" in the chunk
+        if target != note and target not in linked and words and mention_positions(text, words):
+            linked.add(target)
             b.entity(target, "note")
             b.relate(note, target, LINKS_TO)
             mentioned.append(target)
@@ -197,7 +222,7 @@ def extract_chunk(text: str, meta: NoteMeta) -> ChunkGraph:
             continue
         b.entity(heading, "concept")
         b.relate(note, heading, SECTION)
-    known = {p for p, _ in meta.people} | set(meta.aliases) | {t for t, _ in an.links}
+    known = {p for p, _ in meta.people} | set(meta.aliases) | linked
     for found in recognise_names(text, known=known):
         b.entity(found.name, found.type)
         mentioned.append(found.name)

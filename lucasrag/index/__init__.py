@@ -1,0 +1,48 @@
+"""The index layer: what LucasRAG stores per workspace, and the only door to it.
+
+Everything outside ``lucasrag/index/`` imports from here; LightRAG stays private
+behind it (``lucasrag/index/_lightrag/``, whose assumptions about LightRAG are listed
+in ``_lightrag/_contract.py`` and checked by ``tests/index/test_lightrag_contract.py``).
+
+Opening a workspace (the store kinds follow ``Settings.profile``, one table in
+``stores.py``):
+
+- ``open_workspace(settings, ws)`` → ``WorkspaceStores`` (``.index`` and ``.chunks``;
+  ``await stores.close()``)
+- ``open_workspace_index(settings, ws)`` → ``WorkspaceIndex``: chunk search
+  (``search`` → ``Hit``), LightRAG's own naive query for baselines, the entity graph
+  (``graph_counts``, ``graph_entities``, ``graph_relations``) and the stored rows
+- ``open_chunk_store(settings, ws)`` → a ``ChunkStore`` (metadata, vectors, keywords)
+- ``index_exists(settings, ws)``, ``index_stamp(settings, ws)``
+
+Writing a workspace: ``sync_workspace(...)`` → ``SyncReport`` (incremental by document);
+``read_graph_counts(settings, ws)`` reads the graph counts its last run recorded.
+"""
+
+from lucasrag.index._lightrag import GraphStats, Hit, WorkspaceIndex
+from lucasrag.index.protocol import ChunkStore
+from lucasrag.index.stores import (
+    WorkspaceStores,
+    index_exists,
+    index_stamp,
+    open_chunk_store,
+    open_workspace,
+    open_workspace_index,
+)
+from lucasrag.index.sync import SyncReport, read_graph_counts, sync_workspace
+
+__all__ = [
+    "ChunkStore",
+    "GraphStats",
+    "Hit",
+    "SyncReport",
+    "WorkspaceIndex",
+    "WorkspaceStores",
+    "index_exists",
+    "index_stamp",
+    "open_chunk_store",
+    "open_workspace",
+    "open_workspace_index",
+    "read_graph_counts",
+    "sync_workspace",
+]

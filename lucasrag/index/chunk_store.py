@@ -36,6 +36,8 @@ CREATE TABLE IF NOT EXISTS chunks (
     vector BLOB NOT NULL
 );
 CREATE INDEX IF NOT EXISTS chunks_doc ON chunks (doc_id);
+-- Covers band_counts() (per band, optionally within periods) without reading the vectors.
+CREATE INDEX IF NOT EXISTS chunks_band_date ON chunks (band, date);
 CREATE TABLE IF NOT EXISTS docs (
     doc_id TEXT PRIMARY KEY,
     path TEXT NOT NULL,
@@ -188,6 +190,15 @@ class SqliteChunkStore:
         scores = np.stack([np.frombuffer(blob, dtype=np.float32) for _, blob in rows]) @ vector
         best = np.argsort(-scores)[:k]
         return [rows[i][0] for i in best]
+
+    def band_counts(self, periods: Sequence[tuple[str, str]] = ()) -> dict[str, int]:
+        """Chunks per band, only those dated inside any period (ISO bounds, inclusive) when
+        periods are given: the query stops over-fetching when no more eligible chunks exist."""
+        sql, params = "SELECT band, count(*) FROM chunks", []
+        if periods:
+            sql += " WHERE " + " OR ".join(["substr(date, 1, 10) BETWEEN ? AND ?"] * len(periods))
+            params = [b for period in periods for b in period]
+        return dict(self._db.execute(sql + " GROUP BY band", params).fetchall())
 
     def keyword_search(self, query: Sequence[str], k: int) -> list[str]:
         """Chunk ids of the ``k`` best BM25 matches for any of the ``query`` terms (see :mod:`lucasrag.lexical`)."""

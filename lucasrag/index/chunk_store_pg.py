@@ -262,6 +262,14 @@ class PostgresChunkStore:
         )
         return [r[0] for r in rows.fetchall()]
 
+    def band_counts(self, periods: Sequence[tuple[str, str]] = ()) -> dict[str, int]:
+        """Chunks per band, only those dated inside any period (ISO bounds, inclusive) when given."""
+        sql, params = f"SELECT band, count(*) FROM {CHUNKS_TABLE} WHERE workspace = %s", [self.workspace]
+        if periods:
+            sql += " AND (" + " OR ".join(["left(date, 10) BETWEEN %s AND %s"] * len(periods)) + ")"
+            params += [b for period in periods for b in period]
+        return {band: int(n) for band, n in self._db.execute(sql + " GROUP BY band", params).fetchall()}
+
     def keyword_search(self, query: Sequence[str], k: int) -> list[str]:
         """Chunk ids of the ``k`` best matches for any of the ``query`` terms (PostgreSQL ``ts_rank``)."""
         if not query or k < 1:

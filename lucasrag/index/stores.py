@@ -1,25 +1,119 @@
-"""Open one workspace's stores for the configured profile."""
+"""The one profile factory: which stores a ``Settings`` opens for a workspace.
+
+Each profile is a row of ``_BACKENDS`` (how to open its chunk store, how to tell
+that an ingest materialised a workspace, and what changes when an ingest rewrites
+it); nothing else in LucasRAG branches on the profile's name for its stores. The
+LightRAG storages of each profile are the adapter's own table
+(``lucasrag/index/_lightrag/_setup.py``, ``_BACKENDS``).
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from lucasrag.index._lightrag import WorkspaceIndex
 from lucasrag.index.chunk_store import SqliteChunkStore
-from lucasrag.settings import Settings
+from lucasrag.index.protocol import ChunkStore
+from lucasrag.settings import PROFILES, Settings, SettingsError
+
+#: The embedded profile's chunk store, next to the workspace's LightRAG files.
+SQLITE_FILE = "chunks.sqlite"
 
 
-def open_chunk_store(settings: Settings, workspace: str):
+@dataclass(frozen=True)
+class _ChunkBackend:
+    open: Callable[[Settings, str], ChunkStore]
+    exists: Callable[[Settings, str], bool]
+    #: changes whenever an ingest rewrites the workspace (the query side then reopens it)
+    stamp: Callable[[Settings, str], tuple]
+
+
+def _open_sqlite(settings: Settings, workspace: str) -> ChunkStore:
+    return SqliteChunkStore(settings.workspace_dir(workspace) / SQLITE_FILE)
+
+
+def _sqlite_exists(settings: Settings, workspace: str) -> bool:
+    return (settings.workspace_dir(workspace) / SQLITE_FILE).is_file()
+
+
+def _file_stamp(settings: Settings, workspace: str) -> tuple:
+    folder = settings.workspace_dir(workspace)
+    return tuple(p.stat().st_mtime_ns for p in sorted(folder.glob("*")) if p.is_file())
+
+
+def _open_postgres(settings: Settings, workspace: str) -> ChunkStore:
+    from lucasrag.index.chunk_store_pg import PostgresChunkStore
+
+    return PostgresChunkStore(settings, workspace)
+
+
+def _postgres_exists(settings: Settings, workspace: str) -> bool:
+    from lucasrag.index.chunk_store_pg import workspace_has_rows
+
+    return workspace_has_rows(settings, workspace)
+
+
+def _live(_settings: Settings, _workspace: str) -> tuple:
+    return ()  # the servers answer every read with what an ingest wrote: nothing to reopen
+
+
+_BACKENDS: dict[str, _ChunkBackend] = {
+    "embedded": _ChunkBackend(_open_sqlite, _sqlite_exists, _file_stamp),
+    "production": _ChunkBackend(_open_postgres, _postgres_exists, _live),
+}
+assert set(_BACKENDS) == set(PROFILES), "every profile of lucasrag.settings needs its stores here"
+
+
+def _backend(settings: Settings) -> _ChunkBackend:
+    try:
+        return _BACKENDS[settings.profile]
+    except KeyError:
+        raise SettingsError(f"LUCASRAG_PROFILE={settings.profile!r} is not one of {', '.join(PROFILES)}") from None
+
+
+def open_chunk_store(settings: Settings, workspace: str) -> ChunkStore:
     """The chunk-metadata store of ``workspace`` (SQLite embedded, PostgreSQL in production)."""
-    if settings.profile == "production":
-        from lucasrag.index.chunk_store_pg import PostgresChunkStore
-
-        return PostgresChunkStore(settings, workspace)
-    return SqliteChunkStore(settings.workspace_dir(workspace) / "chunks.sqlite")
+    return _backend(settings).open(settings, workspace)
 
 
 def index_exists(settings: Settings, workspace: str) -> bool:
     """Whether an ingest has materialised this workspace (embedded: its files exist;
     production: the workspace has rows in PostgreSQL — a down server raises ServiceError)."""
-    if settings.profile == "production":
-        from lucasrag.index.chunk_store_pg import workspace_has_rows
+    return _backend(settings).exists(settings, workspace)
 
-        return workspace_has_rows(settings, workspace)
-    return (settings.workspace_dir(workspace) / "chunks.sqlite").is_file()
+
+def index_stamp(settings: Settings, workspace: str) -> tuple:
+    """A value that changes whenever an ingest rewrites the workspace (embedded: its files'
+    modification times; production: always ``()``, the servers are read live)."""
+    return _backend(settings).stamp(settings, workspace)
+
+
+async def open_workspace_index(settings: Settings, workspace: str) -> WorkspaceIndex:
+    """The LightRAG index of ``workspace`` (close it with ``await index.close()``)."""
+    return await WorkspaceIndex.open(settings, workspace)
+
+
+@dataclass
+class WorkspaceStores:
+    """Both stores of one workspace: the LightRAG index and the chunk store."""
+
+    workspace: str
+    index: WorkspaceIndex
+    chunks: ChunkStore
+
+    async def close(self) -> None:
+        try:
+            await self.index.close()
+        finally:
+            self.chunks.close()
+
+
+async def open_workspace(settings: Settings, workspace: str) -> WorkspaceStores:
+    """Open both stores of ``workspace`` for the settings' profile."""
+    index = await open_workspace_index(settings, workspace)
+    try:
+        return WorkspaceStores(workspace, index, open_chunk_store(settings, workspace))
+    except BaseException:
+        await index.close()
+        raise

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from lucasrag.embedding_cache import EmbeddingCache
 from lucasrag.index._lightrag import WorkspaceIndex
-from lucasrag.index.stores import open_chunk_store
+from lucasrag.index.stores import open_chunk_store, open_workspace_index
 from lucasrag.progress import Progress
 from lucasrag.settings import Settings
 from lucasrag.vocabulary import ChunkRecord
@@ -35,7 +35,8 @@ _BATCH = 1000
 #: doc id → what the entity extractor needs from that note (frontmatter, title, tags)
 NoteMetaFor = Callable[[str], object]
 #: Bump when the structural extractor changes what it writes: every document is redone once.
-GRAPH_VERSION = 1
+#: 2: relation vectors are no longer written (an older index drops them on the redo).
+GRAPH_VERSION = 2
 
 
 @dataclass
@@ -138,7 +139,7 @@ async def sync_workspace(
                 report.graph_entities, report.graph_relations = read_graph_counts(settings, workspace)
             return report
 
-        index = await WorkspaceIndex.open(settings, workspace)
+        index = await open_workspace_index(settings, workspace)
         try:
             if mode and settings.llm_url:
                 index.enable_llm(settings)

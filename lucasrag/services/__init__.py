@@ -8,7 +8,9 @@ setting, and the environment LightRAG's storages read. Running the servers thems
 from __future__ import annotations
 
 import socket
-from urllib.parse import unquote, urlsplit
+from urllib.parse import urlsplit
+
+from lucasrag.dsn import lightrag_settings, where
 
 __all__ = [
     "NEO4J_PORT_ENV",
@@ -49,8 +51,7 @@ def require_postgres(dsn: str | None, *, setting: str = "LUCASRAG_POSTGRES_DSN",
         with psycopg.connect(dsn, connect_timeout=max(1, int(timeout))) as conn:
             conn.execute("SELECT 1")
     except psycopg.Error as exc:
-        where = urlsplit(dsn) if "://" in dsn else None
-        addr = f"{where.hostname}:{where.port or 5432}" if where else dsn
+        addr = where(dsn)
         raise ServiceError(
             f"PostgreSQL is not reachable at {addr} ({setting}); start it with `lucasrag services start` "
             f"(port setting {PG_PORT_ENV}) or fix {setting}. Cause: {str(exc).strip().splitlines()[0] if str(exc).strip() else exc!r}"
@@ -89,13 +90,13 @@ def lightrag_env(
     """
     env: dict[str, str] = {}
     if postgres_dsn:
-        parts = urlsplit(postgres_dsn)
+        pg = lightrag_settings(postgres_dsn)
         env.update(
-            POSTGRES_HOST=parts.hostname or "127.0.0.1",
-            POSTGRES_PORT=str(parts.port or 5432),
-            POSTGRES_USER=unquote(parts.username or "postgres"),
-            POSTGRES_PASSWORD=unquote(parts.password or "") or "unused",
-            POSTGRES_DATABASE=unquote(parts.path.lstrip("/")) or "postgres",
+            POSTGRES_HOST=str(pg["host"]),
+            POSTGRES_PORT=str(pg["port"]),
+            POSTGRES_USER=str(pg["user"]),
+            POSTGRES_PASSWORD=str(pg["password"]),
+            POSTGRES_DATABASE=str(pg["database"]),
         )
     if neo4j_uri:
         env.update(

@@ -1,13 +1,30 @@
-"""note_catalog: one row per vault file and what became of it (``lucasrag notes`` reads it)."""
+"""note_catalog: one row per vault file and what became of it (``lucasrag notes`` reads it).
+
+Status: ``indexed``, ``quarantined``, ``invalid`` or ``skipped`` (a template, or a page with nothing of
+its own to index: deliberately not a note, and not a problem to fix)."""
 
 import json
 
 import polars as pl
-from dagster import AssetExecutionContext, AssetKey, asset
+from dagster import AssetExecutionContext, AssetKey, MetadataValue, asset
 
-from lucasrag.catalog import CARE_PAIR_SCHEMA, CATALOG_SCHEMA, catalog_path, write_catalog
+from lucasrag.catalog import (
+    CARE_PAIR_SCHEMA,
+    CATALOG_SCHEMA,
+    STATE_SCHEMA,
+    catalog_path,
+    read_decisions,
+    read_previous_catalog,
+    read_state,
+    write_catalog,
+    write_changes,
+    write_state,
+)
+from lucasrag.vault_health import unsearchable_warning, vault_health, write_health
 from lucasrag.vocabulary import WORKSPACES
+from lucasrag_assets.assets._metadata import markdown_table
 from lucasrag_assets.resources import LucasragSettings
+from lucasrag_assets.rules.changes import note_changes
 
 
 def care_pairs(chunks: pl.DataFrame) -> pl.DataFrame:
@@ -45,11 +62,10 @@ def catalog_frame(
         pl.lit([], pl.List(pl.String)).alias("charged"),
         pl.lit([], pl.List(pl.Struct(CARE_PAIR_SCHEMA))).alias("care"),
     )
-    invalid = (
-        notes.filter(pl.col("status") == "invalid")
-        .select("path", "reason")
+    not_notes = (  # invalid files and skipped ones, each with its reason
+        notes.filter(pl.col("status").is_in(["invalid", "skipped"]))
+        .select("path", "reason", "status")
         .with_columns(
-            pl.lit("invalid").alias("status"),
             pl.lit(None, pl.String).alias("workspace"),
             pl.lit(None, pl.Float64).alias("confidence"),
             pl.lit(None, pl.String).alias("band"),
@@ -59,9 +75,28 @@ def catalog_frame(
             pl.lit([], pl.List(pl.Struct(CARE_PAIR_SCHEMA))).alias("care"),
         )
     )
-    columns = list(CATALOG_SCHEMA)
-    frames = [f.with_columns(pl.col("date").cast(pl.String)).select(columns) for f in (indexed, held, invalid)]
-    return pl.concat(frames).with_columns(pl.col("charged").fill_null([]), pl.col("care").fill_null([])).sort("path")
+    columns = [c for c in CATALOG_SCHEMA if c not in ("date_source", "warnings")]
+    frames = [f.with_columns(pl.col("date").cast(pl.String)).select(columns) for f in (indexed, held, not_notes)]
+    dating = notes.select("path", "date_source", pl.col("warnings").fill_null([]))
+    return (
+        pl.concat(frames)
+        .join(dating, on="path", how="left")
+        .with_columns(pl.col("charged").fill_null([]), pl.col("care").fill_null([]), pl.col("warnings").fill_null([]))
+        .select(list(CATALOG_SCHEMA))
+        .sort("path")
+    )
+
+
+def decision_inputs(notes: pl.DataFrame, decided: pl.DataFrame, chunks: pl.DataFrame | None) -> pl.DataFrame:
+    """Per note, the inputs of its decision (what a later ingest compares to explain a change)."""
+    frame = notes.select("path", "content_hash", "declared_workspace").join(
+        decided.select("path", "route_reason"), on="path", how="left"
+    )
+    if chunks is not None and not chunks.is_empty():
+        frame = frame.join(chunks.group_by("path").agg(pl.col("band_rule").first()), on="path", how="left")
+    else:
+        frame = frame.with_columns(pl.lit(None, pl.String).alias("band_rule"))
+    return frame.select(list(STATE_SCHEMA)).cast(STATE_SCHEMA)
 
 
 @asset(
@@ -79,12 +114,34 @@ def note_catalog(
 ) -> pl.DataFrame:
     settings = lucasrag.get()
     frame = catalog_frame(vault_notes, routed_documents, quarantine, banded_chunks)
+    decided = pl.concat(
+        [
+            routed_documents.select("path", "route_reason"),
+            quarantine.select("path", "reason").rename({"reason": "route_reason"}),
+        ]
+    )
+    inputs = decision_inputs(vault_notes, decided, banded_chunks)
+    changes = note_changes(
+        read_previous_catalog(settings), frame, read_state(settings), inputs, read_decisions(settings)
+    )
     write_catalog(settings, frame)
+    write_state(settings, inputs)
+    write_changes(settings, changes)
+    health = vault_health(
+        frame.select("path", "status", "reason").iter_rows(),
+        undated_warnings=frame.filter(pl.col("warnings").list.len() > 0).height,
+    )
+    write_health(settings, health)  # the query side's "mostly unsearchable" hint reads this
+    if (warning := unsearchable_warning(health)) is not None:
+        context.log.warning(warning)
     context.add_output_metadata(
         {
             "rows": frame.height,
             "path": str(catalog_path(settings)),
-            **{s: frame.filter(pl.col("status") == s).height for s in ("indexed", "quarantined", "invalid")},
+            "changed": changes.height,
+            "changes": MetadataValue.md(markdown_table(changes)),
+            "unsearchable_share": round(health.unsearchable_share, 3),
+            **{s: frame.filter(pl.col("status") == s).height for s in ("indexed", "quarantined", "invalid", "skipped")},
         }
     )
     return frame

@@ -12,23 +12,28 @@ from lucasrag.vocabulary import WORKSPACES
 from lucasrag_assets.memo import load_memo, save_memo
 from lucasrag_assets.resources import LucasragSettings
 from lucasrag_assets.rules.care.decisions import load_dismissals
-from lucasrag_assets.rules.chunk_table import chunk_frame
+from lucasrag_assets.rules.chunk_table import chunk_frame, chunk_memo_key
 
 
 def _known_chunks(settings: Settings) -> dict[str, list[str]]:
     memo = load_memo(settings, "chunk_texts")
     if memo is None:
         return {}
+    if "key" not in memo.columns:  # written before chunk_memo_key: texts of older rules
+        return {}
     same_size = memo.filter(pl.col("chunk_tokens") == settings.chunk_tokens)
-    return dict(zip(same_size["content_hash"], same_size["texts"].to_list()))
+    return dict(zip(same_size["key"], same_size["texts"].to_list()))
 
 
 def _remember_chunks(settings: Settings, frame: pl.DataFrame) -> None:
-    memo = (
+    per_note = (
         frame.sort("path", "chunk_index")
-        .group_by("content_hash", maintain_order=True)
+        .group_by("content_hash", "path", maintain_order=True)
         .agg(pl.col("text").alias("texts"))
-        .with_columns(pl.lit(settings.chunk_tokens, pl.Int64).alias("chunk_tokens"))
+    )
+    keys = [chunk_memo_key(h, p) for h, p in zip(per_note["content_hash"], per_note["path"])]
+    memo = per_note.select(
+        pl.Series("key", keys, dtype=pl.String), "texts", pl.lit(settings.chunk_tokens, pl.Int64).alias("chunk_tokens")
     )
     save_memo(settings, "chunk_texts", memo)
 

@@ -9,7 +9,7 @@ import asyncio
 import polars as pl
 from dagster import AssetExecutionContext, AssetsDefinition, MaterializeResult, ResourceParam, asset
 
-from lucasrag.index.sync import sync_workspace
+from lucasrag.index import sync_workspace
 from lucasrag.progress import Progress
 from lucasrag.settings import Settings
 from lucasrag.vocabulary import WORKSPACES, ChunkRecord
@@ -40,22 +40,26 @@ def note_meta_reader(settings: Settings, docs: pl.DataFrame):
     """doc id → the entity extractor's view of the note (title, tags, frontmatter aliases
     and people). Frontmatter is read from the vault file only for documents being written."""
     from lucasrag.entities import note_meta
+    from lucasrag_assets.rules.safe_read import read_regular
     from lucasrag_assets.rules.vault_scan import _parse_text
 
     rows = {
-        doc_id(r["path"]): (r["path"], r["title"], list(r["tags"] or ()))
-        for r in docs.select("path", "title", "tags").iter_rows(named=True)
+        doc_id(r["path"]): (r["path"], r["title"], list(r["tags"] or ()), list(r.get("links") or ()))
+        for r in docs.select("path", "title", "tags", *(["links"] if "links" in docs.columns else [])).iter_rows(
+            named=True
+        )
     }
 
     def meta(doc: str):
         if doc not in rows:
             return None
-        path, title, tags = rows[doc]
+        path, title, tags, links = rows[doc]
         try:
-            _, frontmatter, _ = _parse_text((settings.vault / path).read_bytes(), settings.max_note_bytes)
+            raw = read_regular(settings.vault, settings.vault / path, limit=settings.max_note_bytes)
+            _, frontmatter, _ = _parse_text(raw, settings.max_note_bytes)
         except Exception:  # noqa: BLE001 — changed or unreadable since the scan: title and tags still apply
             frontmatter = {}
-        return note_meta(path, frontmatter, title=title or "", tags=tags)
+        return note_meta(path, frontmatter, title=title or "", tags=tags, links=links)
 
     return meta
 

@@ -4,10 +4,17 @@ import polars as pl
 from dagster import AssetExecutionContext, MetadataValue, asset
 
 from lucasrag.settings import Settings
+from lucasrag.vault_files import iter_vault_files
 from lucasrag_assets.assets._metadata import markdown_table
 from lucasrag_assets.memo import load_memo, save_memo
 from lucasrag_assets.resources import LucasragSettings
-from lucasrag_assets.rules.vault_scan import Note, iter_vault_files, parse_note
+from lucasrag_assets.rules.conventions import load_conventions
+from lucasrag_assets.rules.safe_read import UnreadableEntry, regular_file, vault_relpath
+from lucasrag_assets.rules.vault_scan import Note, parse_note
+
+#: Bump when parsing changes what a note becomes, so last run's memo is not reused.
+#: 3: hostile-vault reading (regular files only, bounded frontmatter, non-UTF-8 names).
+PARSE_VERSION = 3
 
 NOTE_SCHEMA = {
     "path": pl.String,
@@ -23,6 +30,9 @@ NOTE_SCHEMA = {
     "tags": pl.List(pl.String),
     "content_hash": pl.String,
     "size": pl.Int64,
+    "aliases": pl.List(pl.String),
+    "links": pl.List(pl.String),
+    "warnings": pl.List(pl.String),
 }
 
 
@@ -42,6 +52,9 @@ def notes_frame(notes: list[Note]) -> pl.DataFrame:
             "tags": [str(t) for t in n.tags],
             "content_hash": n.content_hash,
             "size": n.size,
+            "aliases": list(n.aliases),
+            "links": list(n.links),
+            "warnings": list(n.warnings),
         }
         for n in notes
     ]
@@ -51,24 +64,39 @@ def notes_frame(notes: list[Note]) -> pl.DataFrame:
 def scan_with_memo(settings: Settings) -> tuple[pl.DataFrame, int]:
     """Parse every note, reusing last run's result for files whose size and mtime
     are unchanged. Returns the frame and how many files were parsed afresh."""
-    stats = {}
+    stats, unreadable = {}, set()
     for path in iter_vault_files(settings.vault):
-        st = path.stat()
-        stats[path.relative_to(settings.vault).as_posix()] = (path, st.st_size, st.st_mtime_ns)
+        rel, utf8 = vault_relpath(settings.vault, path)
+        try:
+            st = regular_file(settings.vault, path)[1] if utf8 else None
+        except UnreadableEntry:
+            st = None
+        if st is None:  # FIFO, symlink loop or out of the vault, odd name...: parse_note says why, every time
+            unreadable.add(rel)
+        stats[rel] = (path, st.st_size if st else -1, st.st_mtime_ns if st else -1, st)
     keys = pl.DataFrame(
         {"path": list(stats), "size": [s[1] for s in stats.values()], "mtime_ns": [s[2] for s in stats.values()]},
         schema={"path": pl.String, "size": pl.Int64, "mtime_ns": pl.Int64},
     )
+    conventions = load_conventions(settings.vault)
+    # A changed cap, parser or vault setting (date order, templates folder) re-parses every note.
+    parse_key = f"{PARSE_VERSION}:{settings.max_note_bytes}:{conventions.fingerprint}"
     previous = load_memo(settings, "vault_notes")
     reused = pl.DataFrame(schema={**NOTE_SCHEMA, "mtime_ns": pl.Int64})
-    if previous is not None and previous.get_column("max_bytes", default=None) is not None:
-        same_cap = previous.filter(pl.col("max_bytes") == settings.max_note_bytes).drop("max_bytes")
-        reused = same_cap.join(keys, on=["path", "size", "mtime_ns"], how="semi")
-    todo = [stats[p][0] for p in keys["path"] if p not in set(reused["path"])]
-    fresh = notes_frame([parse_note(settings.vault, p, max_bytes=settings.max_note_bytes) for p in todo])
+    if previous is not None and previous.get_column("parse_key", default=None) is not None:
+        same_key = previous.filter(pl.col("parse_key") == parse_key).drop("parse_key")
+        reused = same_key.join(keys, on=["path", "size", "mtime_ns"], how="semi")
+    reused = reused.filter(~pl.col("path").is_in(list(unreadable)))
+    todo = [stats[p] for p in keys["path"] if p not in set(reused["path"])]
+    fresh = notes_frame(
+        [
+            parse_note(settings.vault, p, max_bytes=settings.max_note_bytes, conventions=conventions, scanned=st)
+            for p, _, _, st in todo
+        ]
+    )
     fresh = fresh.join(keys.select("path", "mtime_ns"), on="path", how="left")
     frame = pl.concat([reused.select(fresh.columns), fresh]).sort("path")
-    save_memo(settings, "vault_notes", frame.with_columns(pl.lit(settings.max_note_bytes, pl.Int64).alias("max_bytes")))
+    save_memo(settings, "vault_notes", frame.with_columns(pl.lit(parse_key).alias("parse_key")))
     return frame.drop("mtime_ns"), len(todo)
 
 
@@ -78,11 +106,15 @@ def vault_notes(context: AssetExecutionContext, lucasrag: LucasragSettings) -> p
     if not settings.vault.is_dir():
         raise FileNotFoundError(f"vault folder {settings.vault} does not exist (set LUCASRAG_VAULT or --vault)")
     frame, parsed = scan_with_memo(settings)
+    for warning in load_conventions(settings.vault).warnings:  # e.g. a date_order that is not DMY or MDY
+        context.log.warning(warning)
     invalid = frame.filter(pl.col("status") == "invalid").select("path", "reason")
     context.add_output_metadata(
         {
             "notes": len(frame),
             "parsed_afresh": parsed,
+            "skipped": frame.filter(pl.col("status") == "skipped").height,
+            "with_warnings": frame.filter(pl.col("warnings").list.len() > 0).height,
             "invalid": len(invalid),
             "invalid_files": MetadataValue.md(markdown_table(invalid)),
         }

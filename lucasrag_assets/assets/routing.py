@@ -12,10 +12,44 @@ from dagster import (
     multi_asset,
 )
 
+from lucasrag.catalog import read_decisions, read_previous_catalog, read_state
 from lucasrag.vocabulary import WORKSPACES
 from lucasrag_assets.assets._metadata import markdown_table
 from lucasrag_assets.resources import LucasragSettings
+from lucasrag_assets.rules.changes import note_changes
 from lucasrag_assets.rules.routing import route_frame
+from lucasrag_assets.rules.routing_rules import load_routing_rules
+
+
+def routing_changes(settings, notes: pl.DataFrame, decided: pl.DataFrame) -> pl.DataFrame:
+    """Status and workspace changes against the last ingest's catalogue, with their reasons."""
+    catalog = pl.concat(
+        [
+            decided.select("path", "workspace").with_columns(
+                pl.when(pl.col("workspace").is_null())
+                .then(pl.lit("quarantined"))
+                .otherwise(pl.lit("indexed"))
+                .alias("status"),
+                pl.lit(None, pl.String).alias("reason"),
+            ),
+            notes.filter(pl.col("status") == "invalid").select(
+                "path", pl.lit(None, pl.String).alias("workspace"), "status", "reason"
+            ),
+        ]
+    ).with_columns(pl.lit(None, pl.String).alias("band"))
+    inputs = (
+        notes.select("path", "content_hash", "declared_workspace")
+        .join(decided.select("path", "route_reason"), on="path", how="left")
+        .with_columns(pl.lit(None, pl.String).alias("band_rule"))
+    )
+    return note_changes(
+        read_previous_catalog(settings),
+        catalog,
+        read_state(settings),
+        inputs,
+        read_decisions(settings),
+        fields=("status", "workspace"),
+    )
 
 
 @multi_asset(
@@ -29,7 +63,8 @@ def route_notes(context: AssetExecutionContext, lucasrag: LucasragSettings, vaul
     settings = lucasrag.get()
     cache = lucasrag.embedding_cache()
     try:
-        decided = route_frame(vault_notes, cache.embed, settings.route_threshold)
+        rules = load_routing_rules(settings.vault)  # a broken routing.yaml fails here, naming the entry
+        decided = route_frame(vault_notes, cache.embed, settings.route_threshold, rules)
     finally:
         cache.close()
     routed = decided.filter(pl.col("workspace").is_not_null())
@@ -37,10 +72,16 @@ def route_notes(context: AssetExecutionContext, lucasrag: LucasragSettings, vaul
         "path", "suggestion", "confidence", pl.col("route_reason").alias("reason"), "title", "date"
     )
     per_ws = {ws: routed.filter(pl.col("workspace") == ws).height for ws in WORKSPACES}
+    moves = routing_changes(settings, vault_notes, decided)
     yield Output(
         routed,
         output_name="routed_documents",
-        metadata={**{f"notes_{ws}": n for ws, n in per_ws.items()}, "threshold": settings.route_threshold},
+        metadata={
+            **{f"notes_{ws}": n for ws, n in per_ws.items()},
+            "threshold": settings.route_threshold,
+            "moved": moves.height,  # status or workspace changed since the last ingest (docs/routing.md)
+            "moves": MetadataValue.md(markdown_table(moves)),
+        },
     )
     yield Output(
         quarantined,
@@ -62,7 +103,7 @@ def quarantine_reviewed(quarantine: pl.DataFrame) -> AssetCheckResult:
             "no notes await review"
             if pending.is_empty()
             else f"{pending.height} notes await review: approve with `lucasrag quarantine approve PATH --workspace W` "
-            "or the approve_quarantined_note job"
+            "(or --folder DIR) or the approve_quarantined_note job"
         ),
         metadata={"pending": pending.height, "pending_notes": MetadataValue.md(markdown_table(pending))},
     )

@@ -108,8 +108,15 @@ def _write_atomically(path: Path, data: bytes) -> None:
         raise
 
 
-def record_approval(vault: Path, rel_path: str, workspace: str) -> None:
-    """Set ``workspace: <workspace>`` in the note's frontmatter; the body bytes stay identical."""
+class InvalidNoteRefused(ValueError):
+    """The file is not a readable note; LucasRAG writes nothing into it."""
+
+
+def record_approval(vault: Path, rel_path: str, workspace: str, *, max_bytes: int = 1024 * 1024) -> None:
+    """Set ``workspace: <workspace>`` in the note's frontmatter; the body bytes stay identical.
+    A file the vault scan finds invalid (binary, not UTF-8, empty, too big ...) is never written to."""
+    from lucasrag_assets.rules.vault_scan import parse_note
+
     check_workspace(workspace)
     path = _resolve_note(vault, rel_path)
     raw = path.read_bytes()
@@ -117,6 +124,11 @@ def record_approval(vault: Path, rel_path: str, workspace: str) -> None:
     if new == raw:
         return  # already approved: leave the file (and its mtime) alone
     _header(raw)  # refuse to build on a header that is already broken
+    note = parse_note(vault.resolve(), path, max_bytes=max_bytes)
+    if note.status == "invalid":
+        raise InvalidNoteRefused(
+            f"{rel_path} is invalid ({note.reason}): LucasRAG never writes to a file it cannot read; fix it first"
+        )
     if (_header(new) or {}).get("workspace") != workspace:  # the edit must read back as the approval
         raise ValueError("could not record the approval in the frontmatter; edit the note by hand")
     _write_atomically(path, new)

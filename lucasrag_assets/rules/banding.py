@@ -50,16 +50,50 @@ def explain_cues(text: str) -> list[str]:
     return [f"{band}: {matched!r} ({why})" for _, band, matched, why in _matches(text)]
 
 
-def infer_band(text: str) -> str | None:
-    """The band the content suggests, or None when the cues don't clearly lean one way."""
-    hits = _matches(text)
-    archival = sum(1 for h in hits if h[1] == "archival")
-    present = len(hits) - archival
-    if archival > present:
-        return "archival"
-    if present > archival:
-        return "present"
-    return None  # no cues, or a tie: content is no evidence either way
+#: The minimum evidence for banding an undated note archival from its content: at least this many
+#: independent archival cues (different rows of CONTENT_CUES: "growing up" twice is one cue), or one
+#: cue and a mention of a year before the archival cutoff. One stray phrase is not enough ("when I was
+#: growing up" in a recipe clipping stays present). Present needs one cue: it is the default anyway.
+MIN_ARCHIVAL_CUES = 2
+_YEAR = re.compile(r"(?<![\d£$€.,/-])(1[89]\d\d|20\d\d)(?![\d%])")
+
+
+def past_years(text: str, cutoff: dt.date) -> list[int]:
+    """Years mentioned in ``text`` that lie before the archival cutoff's year."""
+    return sorted({int(y) for y in _YEAR.findall(text) if int(y) < cutoff.year})
+
+
+@dataclass(frozen=True)
+class ContentEvidence:
+    """What an undated note's content says, inspectably (see MIN_ARCHIVAL_CUES)."""
+
+    archival_cues: tuple[str, ...]  # the distinct archival cues that fired ("why: phrase")
+    present_cues: tuple[str, ...]
+    past_years: tuple[int, ...]
+    band: str | None  # the verdict; None: no evidence either way
+
+
+def content_evidence(text: str, cutoff: dt.date | None = None) -> ContentEvidence:
+    """Distinct cues per band (a table row counts once however often it fires), past years, verdict."""
+    fired: dict[str, dict[int, str]] = {"archival": {}, "present": {}}
+    for row, (rx, band, why) in enumerate(_COMPILED):
+        if (m := rx.search(text)) is not None:
+            fired[band][row] = f"{why}: {m.group(0).lower()!r}"
+    archival, present = tuple(fired["archival"].values()), tuple(fired["present"].values())
+    years = tuple(past_years(text, cutoff)) if cutoff is not None else ()
+    enough = len(archival) >= MIN_ARCHIVAL_CUES or (len(archival) >= 1 and bool(years))
+    if enough and len(archival) > len(present):
+        band = "archival"
+    elif len(present) > len(archival):
+        band = "present"
+    else:
+        band = None
+    return ContentEvidence(archival, present, years, band)
+
+
+def infer_band(text: str, cutoff: dt.date | None = None) -> str | None:
+    """The band the content suggests, or None when it is no evidence either way (see MIN_ARCHIVAL_CUES)."""
+    return content_evidence(text, cutoff).band
 
 
 def decide_band(*, declared_band: str | None, note_date: dt.date | None, text: str, cutoff: dt.date) -> BandDecision:
@@ -70,7 +104,7 @@ def decide_band(*, declared_band: str | None, note_date: dt.date | None, text: s
         return BandDecision(declared_band, "frontmatter")
     if note_date is not None:
         return BandDecision("archival" if note_date < cutoff else "present", "date")
-    inferred = infer_band(text)
+    inferred = infer_band(text, cutoff)
     if inferred is not None:
         return BandDecision(inferred, "content")
     return BandDecision("present", "default")

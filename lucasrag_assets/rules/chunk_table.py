@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Collection, Mapping
+from pathlib import PurePosixPath
 
 import polars as pl
 
@@ -17,6 +18,16 @@ from lucasrag.vocabulary import DeferenceSubject
 from lucasrag_assets.rules.banding import decide_band
 from lucasrag_assets.rules.care.detector import assess_chunk, vault_examples, withheld_subjects
 from lucasrag_assets.rules.chunking import chunk_id, chunk_text, doc_id
+from lucasrag_assets.rules.obsidian import with_names
+
+#: Bump when what a note's chunks are made of changes (markup rules, the names heading).
+CHUNK_TEXT_VERSION = 2
+
+
+def chunk_memo_key(content_hash: str, path: str) -> str:
+    """What a note's chunk texts depend on: its bytes, its file name (the names heading) and the rules."""
+    return f"{CHUNK_TEXT_VERSION}:{content_hash}:{path}"
+
 
 CHUNK_SCHEMA = {
     "chunk_id": pl.String,
@@ -46,15 +57,17 @@ def chunk_frame(
     """Every chunk of every routed note. The band is decided per note (a note
     is one moment in time) and each chunk records the rule that decided it;
     charged subjects are decided per chunk. ``known_chunks`` maps a note's
-    content hash to its chunk texts from an earlier run (same chunk size);
+    :func:`chunk_memo_key` to its chunk texts from an earlier run (same chunk size);
     ``dismissed`` maps a note path to the subjects a person dismissed for it."""
     known_chunks = known_chunks or {}
     dismissed = dismissed or {}
     notes = []
     for note in routed.iter_rows(named=True):
-        texts = known_chunks.get(note["content_hash"])
+        aliases = tuple(note.get("aliases") or ())
+        texts = known_chunks.get(chunk_memo_key(note["content_hash"], note["path"]))
         if texts is None:
-            texts = chunk_text(note["body"], max_tokens=settings.chunk_tokens, count_tokens=count_tokens)
+            named = with_names(note["body"], note["title"] or "", PurePosixPath(note["path"]).stem, aliases)
+            texts = chunk_text(named, max_tokens=settings.chunk_tokens, count_tokens=count_tokens)
         notes.append((note, texts))
     # The vault teaches the detector: chunks the person marked charged are labelled examples.
     examples = vault_examples(

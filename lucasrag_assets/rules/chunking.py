@@ -6,6 +6,8 @@ import hashlib
 import re
 from collections.abc import Callable
 
+from lucasrag.vocabulary import doc_id  # noqa: F401 - re-exported for the write side
+
 Counter = Callable[[str], int]
 
 _FENCE = re.compile(r"^\s{0,3}(```|~~~)")
@@ -13,10 +15,7 @@ _HEADING = re.compile(r"^\s{0,3}#{1,6}(?:\s|$)")
 # Sentence boundaries: after . ! ? (and closing quotes/brackets) plus whitespace, or a line break.
 _SENTENCE_BREAK = re.compile(r"(?<=[.!?])[\"')\]\u201d\u2019]*[ \t]+|\n")
 _WORD = re.compile(r"\S+")
-
-
-def doc_id(path: str) -> str:
-    return "doc-" + hashlib.sha256(path.encode("utf-8")).hexdigest()[:16]
+_TABLE_SEPARATOR = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?\s*$")
 
 
 def chunk_id(path: str, index: int, text: str) -> str:
@@ -95,6 +94,30 @@ def _sentence_spans(text: str) -> list[tuple[int, int]]:
     return [(a, b) for a, b in zip(bounds, bounds[1:]) if text[a:b].strip()]
 
 
+def _table_chunks(block: str, max_tokens: int, count: Counter) -> list[str] | None:
+    """An over-long Markdown table cut between rows, each piece led by the header row (and any
+    heading above the table), so a chunk is never a bare ``|`` or a row of dashes. None: not a table."""
+    lines = block.split("\n")
+    first = next((i for i, line in enumerate(lines) if line.lstrip().startswith("|")), None)
+    if first is None or not all(line.lstrip().startswith("|") for line in lines[first:]) or len(lines) - first < 3:
+        return None
+    lead = "\n".join(lines[: first + 1])  # headings above, and the header row
+    rows = [line for line in lines[first + 1 :] if _TABLE_SEPARATOR.match(line) is None]
+    chunks: list[str] = []
+    current: list[str] = []
+    for row in rows:
+        if current and count("\n".join([lead, *current, row])) > max_tokens:
+            chunks.append("\n".join([lead, *current]))
+            current = []
+        if count(f"{lead}\n{row}") > max_tokens:  # one row too long even alone: cut it like prose
+            chunks.extend(_pack(row, _sentence_spans(row), max_tokens, count, words=False))
+            continue
+        current.append(row)
+    if current:
+        chunks.append("\n".join([lead, *current]))
+    return chunks
+
+
 def chunk_text(body: str, *, max_tokens: int, count_tokens: Counter) -> list[str]:
     """Chunks of at most ``max_tokens`` (except a single over-long word), in order, none empty.
 
@@ -120,6 +143,8 @@ def chunk_text(body: str, *, max_tokens: int, count_tokens: Counter) -> list[str
             current, current_tokens = "", 0
         if tokens <= max_tokens:
             current, current_tokens = block, tokens
+        elif (table := _table_chunks(block, max_tokens, count_tokens)) is not None:
+            chunks.extend(table)
         else:
             chunks.extend(_pack(block, _sentence_spans(block), max_tokens, count_tokens, words=False))
     if current:

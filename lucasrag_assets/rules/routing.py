@@ -13,12 +13,20 @@ softmax turns them into a confidence:
 
 Below the threshold, or when the note has too few meaningful words to judge,
 the note is quarantined with its reason and best suggestion.
+
+A vault nobody has labelled (docs/routing.md, "Cold start") is routed in two
+passes: the notes the first pass places confidently join their workspace's
+centroid (self-training on the vault's own vocabulary), and in the second pass
+each note also hears its folder-mates (folder evidence: a folder's notes mostly
+share a workspace). A person's folder or tag rules (``.lucasrag/routing.yaml``,
+rules/routing_rules.py) sit between frontmatter and the router.
 """
 
 from __future__ import annotations
 
 import math
 import re
+from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
@@ -27,6 +35,7 @@ import numpy as np
 import polars as pl
 
 from lucasrag.vocabulary import WORKSPACES
+from lucasrag_assets.rules.routing_rules import RoutingRules
 
 #: Short descriptions embedded as each workspace's anchor points.
 WORKSPACE_PROTOTYPES: Mapping[str, tuple[str, ...]] = {
@@ -90,6 +99,15 @@ FOLDER_WEIGHT = 2.0
 #: instead of being forced onto the least-bad workspace.
 REJECT_LOGIT = 4.0
 MIN_MEANINGFUL_WORDS = 5
+#: Cold start. Self-training: a note the first pass routes at this confidence or more
+#: joins its workspace's centroid for the second pass.
+SELF_TRAIN_CONFIDENCE = 0.6
+#: Folder evidence: logit bonus × the share of a note's folder-mates (leave-one-out,
+#: each counted by its first-pass distribution) that point to a workspace.
+FOLDER_EVIDENCE_WEIGHT = 4.0
+#: A folder speaks once it holds this many other notes; smaller folders lend the
+#: evidence of the nearest ancestor folder that does.
+FOLDER_EVIDENCE_MIN_NOTES = 2
 
 _STOPWORDS = frozenset(
     "the a an and or but if then so of to in on at by for with from as is are was were be been it its this that "
@@ -97,6 +115,10 @@ _STOPWORDS = frozenset(
     "yes just what when where which who how all any some can could would should will shall may might must".split()
 )
 _WORD = re.compile(r"[a-zA-Z][a-zA-Z'\-]+")
+# Markup that carries no words of the person's own: embeds (``![[x.base]]``, ``![](img)``),
+# Markdown links (``[text](url)``: clipped pages are mostly navigation links) and bare URLs.
+# Wikilinks stay: ``[[Kevin Kelly]]`` is a name the person wrote.
+_NOT_WORDS = re.compile(r"!\[\[[^\]]*\]\]|!?\[[^\]]*\]\([^)]*\)|\b(?:https?|ftp)://\S+|\bwww\.\S+")
 
 
 @dataclass(frozen=True)
@@ -109,7 +131,8 @@ class RouteDecision:
 
 
 def meaningful_words(text: str) -> list[str]:
-    """Lower-cased words of three letters or more that are not stop words."""
+    """Lower-cased words of three letters or more that are not stop words (embeds and URLs skipped)."""
+    text = _NOT_WORDS.sub(" ", text)
     return [w for w in (m.group(0).lower() for m in _WORD.finditer(text)) if len(w) >= 3 and w not in _STOPWORDS]
 
 
@@ -139,6 +162,54 @@ def _folder_prior(folders: Sequence[str]) -> str | None:
     return None
 
 
+def content_logits(
+    words: Sequence[str], folders: Sequence[str], note_vector: np.ndarray, centroids: Mapping[str, np.ndarray]
+) -> dict[str, float]:
+    """One logit per workspace from the note alone: semantic + lexical + folder-name prior.
+    ``words`` are the meaningful words of title and text (a person's title is a strong hint)."""
+    lexical = _lexical_shares(words)
+    prior = _folder_prior(folders)
+    return {
+        ws: SEMANTIC_WEIGHT * float(note_vector @ centroids[ws])
+        + LEXICAL_WEIGHT * lexical[ws]
+        + (FOLDER_WEIGHT if ws == prior else 0.0)
+        for ws in WORKSPACES
+    }
+
+
+def scores_from_logits(logits: Mapping[str, float]) -> dict[str, float]:
+    """Softmax over the workspaces and the reject outcome; the workspace scores (they sum to < 1)."""
+    top = max(*logits.values(), REJECT_LOGIT)
+    exp = {ws: math.exp(v - top) for ws, v in logits.items()}
+    total = sum(exp.values()) + math.exp(REJECT_LOGIT - top)
+    return {ws: exp[ws] / total for ws in WORKSPACES}
+
+
+def decide(
+    scores: Mapping[str, float],
+    n_words: int,
+    *,
+    threshold: float,
+    rule: tuple[str, str] | None = None,
+    evidence: str = "content",
+) -> RouteDecision:
+    """The gate: too little content → quarantine; a person's rule → its workspace;
+    else the best workspace if its confidence reaches the threshold."""
+    best = max(scores, key=scores.__getitem__)
+    confidence = scores[best]
+    if n_words < MIN_MEANINGFUL_WORDS:
+        reason = f"too little content to route ({n_words} meaningful words, need {MIN_MEANINGFUL_WORDS})"
+        if rule:
+            reason += f"; {rule[1]} would send it to {rule[0]}"
+        return RouteDecision(None, rule[0] if rule else best, confidence, reason, dict(scores))
+    if rule:
+        return RouteDecision(rule[0], rule[0], 1.0, rule[1], {rule[0]: 1.0})
+    if confidence < threshold:
+        reason = f"low confidence: best guess {best} at {confidence:.2f} < threshold {threshold:.2f}"
+        return RouteDecision(None, best, confidence, reason, dict(scores))
+    return RouteDecision(best, best, confidence, f"{evidence} routed to {best} at {confidence:.2f}", dict(scores))
+
+
 def route(
     text: str,
     folders: Sequence[str],
@@ -149,32 +220,49 @@ def route(
     declared: str | None = None,
     title: str = "",
 ) -> RouteDecision:
-    """Decide a note's workspace; ``declared`` is its ``workspace:`` frontmatter, if any.
-    ``title`` counts for the lexical cues (a person's title is a strong hint)."""
+    """Decide one note on its own evidence; ``declared`` is its ``workspace:`` frontmatter, if any."""
     if declared:
         return RouteDecision(declared, declared, 1.0, "workspace set in frontmatter", {declared: 1.0})
     words = meaningful_words(text)
-    lexical = _lexical_shares(meaningful_words(title) + words)
-    prior = _folder_prior(folders)
-    logits = {
-        ws: SEMANTIC_WEIGHT * float(note_vector @ centroids[ws])
-        + LEXICAL_WEIGHT * lexical[ws]
-        + (FOLDER_WEIGHT if ws == prior else 0.0)
-        for ws in WORKSPACES
-    }
-    top = max(*logits.values(), REJECT_LOGIT)
-    exp = {ws: math.exp(v - top) for ws, v in logits.items()}
-    total = sum(exp.values()) + math.exp(REJECT_LOGIT - top)
-    scores = {ws: exp[ws] / total for ws in WORKSPACES}
-    best = max(scores, key=scores.__getitem__)
-    confidence = scores[best]
-    if len(words) < MIN_MEANINGFUL_WORDS:
-        reason = f"too little content to route ({len(words)} meaningful words, need {MIN_MEANINGFUL_WORDS})"
-        return RouteDecision(None, best, confidence, reason, scores)
-    if confidence < threshold:
-        reason = f"low confidence: best guess {best} at {confidence:.2f} < threshold {threshold:.2f}"
-        return RouteDecision(None, best, confidence, reason, scores)
-    return RouteDecision(best, best, confidence, f"content routed to {best} at {confidence:.2f}", scores)
+    logits = content_logits(meaningful_words(title) + words, folders, note_vector, centroids)
+    return decide(scores_from_logits(logits), len(words), threshold=threshold)
+
+
+def folder_evidence(
+    paths: Sequence[str], distributions: Sequence[Mapping[str, float] | None]
+) -> list[dict[str, float]]:
+    """Per note, the share of each workspace among its folder-mates (the note itself left out).
+
+    ``distributions[i]`` is note i's vote (workspace → weight, summing to at most 1; None: no
+    vote, e.g. a content-free note). The note's own folder is used when it holds at least
+    FOLDER_EVIDENCE_MIN_NOTES other voting notes; otherwise the nearest ancestor that does
+    (its whole subtree); a note with no such folder gets no evidence (all zeros).
+    """
+    sums: dict[str, np.ndarray] = defaultdict(lambda: np.zeros(len(WORKSPACES)))
+    counts: dict[str, int] = defaultdict(int)
+    votes = []
+    for path, dist in zip(paths, distributions):
+        vote = np.array([dist.get(ws, 0.0) for ws in WORKSPACES]) if dist else None
+        votes.append(vote)
+        if vote is None:
+            continue
+        parents = PurePosixPath(path).parts[:-1]
+        for depth in range(1, len(parents) + 1):
+            folder = "/".join(parents[:depth])
+            sums[folder] += vote
+            counts[folder] += 1
+    out = []
+    for path, vote in zip(paths, votes):
+        parents = PurePosixPath(path).parts[:-1]
+        share = np.zeros(len(WORKSPACES))
+        for depth in range(len(parents), 0, -1):
+            folder = "/".join(parents[:depth])
+            others = counts[folder] - (vote is not None)
+            if others >= FOLDER_EVIDENCE_MIN_NOTES:
+                share = (sums[folder] - (vote if vote is not None else 0.0)) / others
+                break
+        out.append(dict(zip(WORKSPACES, share.tolist())))
+    return out
 
 
 ROUTING_TEXT_CHARS = 2000  # the head of a note says what it is about; the tail adds cost, not signal
@@ -184,25 +272,75 @@ def routing_text(body: str) -> str:
     return body.strip()[:ROUTING_TEXT_CHARS]
 
 
-def route_frame(notes: pl.DataFrame, embed: Callable[[list[str]], np.ndarray], threshold: float) -> pl.DataFrame:
-    """One row per valid note with its decision (workspace null = quarantined)."""
+def _normalised(scores: Mapping[str, float]) -> dict[str, float]:
+    """A note's vote among the workspaces (the reject outcome's mass left out)."""
+    total = sum(scores.values()) or 1.0
+    return {ws: v / total for ws, v in scores.items()}
+
+
+def _centroids(prototypes: Mapping[str, np.ndarray], labelled: Sequence[tuple[str | None, np.ndarray]]):
+    exemplars: dict[str, list] = {ws: [] for ws in WORKSPACES}
+    for ws, vector in labelled:
+        if ws:
+            exemplars[ws].append(vector)
+    return build_centroids(prototypes, exemplars)
+
+
+def route_frame(
+    notes: pl.DataFrame,
+    embed: Callable[[list[str]], np.ndarray],
+    threshold: float,
+    rules: RoutingRules | None = None,
+) -> pl.DataFrame:
+    """One row per valid note with its decision (workspace null = quarantined).
+
+    Authority: ``workspace:`` frontmatter > a routing.yaml rule > the router. The router
+    runs twice: pass 1 on the note alone, with centroids from the prototypes, labelled and
+    ruled notes; pass 2 adds the notes pass 1 placed confidently to the centroids and adds
+    folder evidence from pass 1's votes.
+    """
+    rules = rules or RoutingRules()
     valid = notes.filter(pl.col("status") == "ok")
     texts = [routing_text(b) for b in valid["body"]]
+    paths = valid["path"].to_list()
+    declared = valid["declared_workspace"].to_list()
+    tags = [t or [] for t in valid["tags"].to_list()]
     vectors = embed(texts)
     prototypes = {ws: embed(list(WORKSPACE_PROTOTYPES[ws])) for ws in WORKSPACES}
-    exemplars: dict[str, list] = {ws: [] for ws in WORKSPACES}
-    for declared, vector in zip(valid["declared_workspace"], vectors):
-        if declared:
-            exemplars[declared].append(vector)
-    centroids = build_centroids(prototypes, exemplars)
-    decisions = [
-        route(
-            text, PurePosixPath(path).parts[:-1], vector, centroids, threshold=threshold, declared=declared, title=title
+    folders = [PurePosixPath(p).parts[:-1] for p in paths]
+    n_words = [len(meaningful_words(t)) for t in texts]
+    words = [meaningful_words(title) + meaningful_words(t) for t, title in zip(texts, valid["title"])]
+    ruled = [None if d else rules.match(p, t) for p, d, t in zip(paths, declared, tags)]
+    known = [d or (r[0] if r else None) for d, r in zip(declared, ruled)]  # a person's decision
+
+    centroids = _centroids(prototypes, list(zip(known, vectors)))
+    first = [scores_from_logits(content_logits(w, f, v, centroids)) for w, f, v in zip(words, folders, vectors)]
+    confident = [
+        k
+        or (
+            max(s, key=s.__getitem__)
+            if n >= MIN_MEANINGFUL_WORDS and max(s.values()) >= SELF_TRAIN_CONFIDENCE
+            else None
         )
-        for text, path, vector, declared, title in zip(
-            texts, valid["path"], vectors, valid["declared_workspace"], valid["title"]
-        )
+        for k, s, n in zip(known, first, n_words)
     ]
+    votes = [{k: 1.0} if k else (s if n >= MIN_MEANINGFUL_WORDS else None) for k, s, n in zip(known, first, n_words)]
+    neighbours = folder_evidence(paths, votes)
+    centroids = _centroids(prototypes, list(zip(confident, vectors)))
+
+    decisions = []
+    for i, vector in enumerate(vectors):
+        if declared[i]:
+            decisions.append(RouteDecision(declared[i], declared[i], 1.0, "workspace set in frontmatter"))
+            continue
+        logits = content_logits(words[i], folders[i], vector, centroids)
+        near = neighbours[i]
+        if any(near.values()):
+            logits = {ws: v + FOLDER_EVIDENCE_WEIGHT * near[ws] for ws, v in logits.items()}
+        evidence = "content and folder" if any(near.values()) else "content"
+        decisions.append(
+            decide(scores_from_logits(logits), n_words[i], threshold=threshold, rule=ruled[i], evidence=evidence)
+        )
     return valid.with_columns(
         pl.Series("workspace", [d.workspace for d in decisions], dtype=pl.String),
         pl.Series("suggestion", [d.suggestion for d in decisions], dtype=pl.String),

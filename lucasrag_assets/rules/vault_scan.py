@@ -12,36 +12,25 @@ from typing import Literal
 
 import yaml
 
-from lucasrag.deference import deference_path
+from lucasrag.vault_files import iter_vault_files
 from lucasrag.vocabulary import BANDS, WORKSPACES
-
-
-def _is_hidden(rel: Path) -> bool:
-    return any(part.startswith(".") for part in rel.parts)
-
-
-def iter_vault_files(root: Path) -> list[Path]:
-    """Every ``*.md`` file under ``root``, sorted, outside hidden folders."""
-    found: list[Path] = []
-    for dirpath, dirnames, filenames in os.walk(root):
-        # Prune in place so .git/.obsidian trees are never even listed.
-        dirnames[:] = [d for d in dirnames if not d.startswith(".")]
-        for name in filenames:
-            path = Path(dirpath) / name
-            if name.endswith(".md") and not _is_hidden(path.relative_to(root)):
-                found.append(path)
-    return sorted(found)
+from lucasrag_assets.rules.conventions import VaultConventions, load_conventions
+from lucasrag_assets.rules.dates import note_date
+from lucasrag_assets.rules.markup import clean_markup, strip_comments
+from lucasrag_assets.rules.obsidian import aliases_of, link_targets, properties_text, template_reason
+from lucasrag_assets.rules.safe_read import UnreadableEntry, read_regular, regular_file, vault_relpath
+from lucasrag_assets.rules.safe_yaml import FrontmatterRefused, load_frontmatter
 
 
 @dataclass(frozen=True)
 class Note:
     path: str  # vault-relative POSIX path
-    status: Literal["ok", "invalid"]
+    status: Literal["ok", "invalid", "skipped"]
     reason: str | None
-    body: str = ""
+    body: str = ""  # the indexed text: comments and Obsidian markup out (rules/markup.py)
     frontmatter: dict = field(default_factory=dict)
     date: dt.date | None = None
-    date_source: Literal["frontmatter", "filename"] | None = None
+    date_source: str | None = None  # "frontmatter:<key>", "filename", "zettel-id" or "folder" (rules/dates.py)
     workspace: str | None = None
     band: str | None = None
     charged: tuple[str, ...] = ()
@@ -49,10 +38,17 @@ class Note:
     tags: tuple[str, ...] = ()
     content_hash: str = ""
     size: int = 0
+    aliases: tuple[str, ...] = ()
+    links: tuple[str, ...] = ()  # wikilink targets as written, before the brackets came out
+    warnings: tuple[str, ...] = ()  # e.g. a date that could not be read (the note is then undated)
 
 
 class _Invalid(Exception):
     """Internal: carries the reason string of an invalid note."""
+
+
+class _Skipped(Exception):
+    """Internal: carries the reason a file is deliberately not a note."""
 
 
 class _NoTimestampLoader(yaml.SafeLoader):
@@ -69,9 +65,6 @@ _NoTimestampLoader.yaml_implicit_resolvers = {
 }
 
 _DELIMS = ("---", "...")
-# A time part is tolerated (templates often write one); only the day matters.
-_ISO_DATE = re.compile(r"(\d{4}-\d{2}-\d{2})(?:[T ]\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?")
-_FILENAME_DATE = re.compile(r"^(\d{4}-\d{2}-\d{2})(?!\d)")
 _H1 = re.compile(r"^#[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
 
 
@@ -103,7 +96,9 @@ def _split_frontmatter(text: str) -> tuple[str | None, str]:
 
 def _load_header(header: str) -> dict:
     try:
-        data = yaml.load(header, Loader=_NoTimestampLoader)  # noqa: S506 - a SafeLoader subclass
+        data = load_frontmatter(header, _NoTimestampLoader)  # size, depth and alias limits (safe_yaml)
+    except FrontmatterRefused as exc:
+        raise _Invalid(str(exc)) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         # +2: the mark is 0-based and the header starts after the opening '---' line.
@@ -115,20 +110,6 @@ def _load_header(header: str) -> dict:
     if not isinstance(data, dict):
         raise _Invalid(f"frontmatter is a {type(data).__name__}, not a mapping of 'key: value' lines")
     return {str(k): v for k, v in data.items()}
-
-
-def _parse_date(value: object) -> dt.date:
-    if isinstance(value, dt.datetime):
-        return value.date()
-    if isinstance(value, dt.date):
-        return value
-    text = str(value).strip()
-    if (m := _ISO_DATE.fullmatch(text)) is not None:
-        try:
-            return dt.date.fromisoformat(m.group(1))
-        except ValueError as exc:
-            raise _Invalid(f"bad date {text!r}: not a real day ({exc})") from None
-    raise _Invalid(f"bad date {value!r}: expected YYYY-MM-DD, e.g. 2021-06-30")
 
 
 def _choice(key: str, value: object, allowed: tuple[str, ...]) -> str:
@@ -160,16 +141,6 @@ def _given(meta: dict, key: str) -> bool:
     return value is not None and not (isinstance(value, str) and not value.strip())
 
 
-def _filename_date(name: str) -> dt.date | None:
-    m = _FILENAME_DATE.match(name)
-    if not m:
-        return None
-    try:
-        return dt.date.fromisoformat(m.group(1))
-    except ValueError:  # "2021-02-30 idea.md": a name, not a date
-        return None
-
-
 def _parse_text(raw: bytes, max_bytes: int) -> tuple[str, dict, str]:
     """Validate raw bytes; return (text, frontmatter, body) or raise _Invalid."""
     if len(raw) > max_bytes:
@@ -190,47 +161,79 @@ def _parse_text(raw: bytes, max_bytes: int) -> tuple[str, dict, str]:
         raise _Invalid("file contains only whitespace")
     header, body = _split_frontmatter(text)
     meta = _load_header(header) if header is not None else {}
-    if not body.strip():
-        raise _Invalid("note has frontmatter but no body text")
     return text, meta, body
 
 
-def parse_note(root: Path, path: Path, *, max_bytes: int) -> Note:
-    """Parse one note; never raises, never writes. Invalid notes carry a reason."""
-    rel = path.relative_to(root).as_posix()
+def _indexed_body(meta: dict, body: str) -> str:
+    """The text the note is indexed by. Raises _Skipped when the body is only markup (embeds, queries,
+    comments), _Invalid when there is no body and no properties at all."""
+    cleaned = clean_markup(strip_comments(body))
+    if cleaned.strip():
+        return cleaned
+    # A properties-only note: its properties are its content (tags alone are a label, not content).
+    if properties_text({k: v for k, v in meta.items() if str(k).lower() not in ("tags", "tag")}).strip():
+        return properties_text(meta) + "\n"
+    if body.strip():  # e.g. a category page that only embeds a Base
+        raise _Skipped("nothing to index: only embeds, queries, comments or markup (and tags)")
+    raise _Invalid("note has frontmatter but no body text or properties")
+
+
+def parse_note(
+    root: Path,
+    path: Path,
+    *,
+    max_bytes: int,
+    conventions: VaultConventions | None = None,
+    scanned: os.stat_result | None = None,
+) -> Note:
+    """Parse one note; never raises, never writes, never blocks. Invalid and skipped files carry a reason.
+
+    ``conventions`` are the vault's settings (read from ``root`` when not given). Only a regular
+    file inside the vault is read (see safe_read); ``scanned``: its stat at scan time, so a file
+    changed since is reported instead of read half-way."""
+    rel, utf8 = vault_relpath(root, path)
+    if not utf8:
+        return Note(rel, "invalid", "file name is not valid UTF-8: rename the file")
+    conventions = conventions if conventions is not None else load_conventions(root)
+    if (skip := template_reason(rel, conventions.templates)) is not None:
+        return Note(rel, "skipped", skip)
     size, digest = 0, ""
     try:
-        size = path.stat().st_size
+        size = regular_file(root, path)[1].st_size
         if size > max_bytes:  # don't read a huge file just to reject it
             raise _Invalid(_size_reason(size, max_bytes))
-        raw = path.read_bytes()
+        raw = read_regular(root, path, limit=max_bytes, expected=scanned)
         size, digest = len(raw), hashlib.sha256(raw).hexdigest()
-        _, meta, body = _parse_text(raw, max_bytes)
-        date, source = None, None
-        if _given(meta, "date"):
-            date, source = _parse_date(meta["date"]), "frontmatter"
-        elif (date := _filename_date(path.name)) is not None:
-            source = "filename"
+        _, meta, raw_body = _parse_text(raw, max_bytes)
+        body = _indexed_body(meta, raw_body)
+        dated = note_date(meta, rel, order=conventions.date_order)
         workspace = _choice("workspace", meta["workspace"], WORKSPACES) if _given(meta, "workspace") else None
         band = _choice("band", meta["band"], BANDS) if _given(meta, "band") else None
         charged = _strings("charged", meta["charged"]) if _given(meta, "charged") else ()
         tags = _tags(meta["tags"]) if _given(meta, "tags") else ()
     except _Invalid as exc:
         return Note(rel, "invalid", str(exc), content_hash=digest, size=size)
+    except _Skipped as exc:
+        return Note(rel, "skipped", str(exc), content_hash=digest, size=size)
+    except UnreadableEntry as exc:
+        return Note(rel, "invalid", str(exc), size=size)
     except OSError as exc:
         return Note(rel, "invalid", f"cannot read file: {exc.strerror or exc} (check permissions)", size=size)
     title = str(meta.get("title") or "").strip()
     if not title:
         heading = _H1.search(body)
         title = heading.group(1).strip() if heading else path.stem
+    warnings = (f"undated: {dated.warning}",) if dated.warning and dated.date is None else ()
+    if dated.warning and dated.date is not None:
+        warnings = (f"dated by {dated.source}; {dated.warning}",)
     return Note(
         path=rel,
         status="ok",
         reason=None,
         body=body,
         frontmatter=meta,
-        date=date,
-        date_source=source,
+        date=dated.date,
+        date_source=dated.source,
         workspace=workspace,
         band=band,
         charged=charged,
@@ -238,21 +241,13 @@ def parse_note(root: Path, path: Path, *, max_bytes: int) -> Note:
         tags=tags,
         content_hash=digest,
         size=size,
+        aliases=aliases_of(meta),
+        links=link_targets(strip_comments(raw_body)),
+        warnings=warnings,
     )
 
 
 def scan_vault(root: Path, *, max_bytes: int) -> list[Note]:
     """Every note of the vault, valid or not, in path order."""
-    return [parse_note(root, p, max_bytes=max_bytes) for p in iter_vault_files(root)]
-
-
-def vault_fingerprint(root: Path) -> str:
-    """A cheap change detector: relative path, size and mtime of every input file."""
-    h = hashlib.sha256()
-    for path in [*iter_vault_files(root), deference_path(root)]:
-        try:
-            st = path.stat()
-        except OSError:  # absent deference.yaml, or a note deleted mid-scan
-            continue
-        h.update(f"{path.relative_to(root).as_posix()}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
-    return h.hexdigest()
+    conventions = load_conventions(root)
+    return [parse_note(root, p, max_bytes=max_bytes, conventions=conventions) for p in iter_vault_files(root)]

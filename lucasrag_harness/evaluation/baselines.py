@@ -69,7 +69,7 @@ class BM25:
 async def build_flat_index(settings: Settings, records: Sequence[ChunkRecord]):
     """Write ``records`` into the ``flat`` workspace (incremental) and return its sync report."""
     from lucasrag.embedding_cache import EmbeddingCache
-    from lucasrag.index.sync import sync_workspace
+    from lucasrag.index import sync_workspace
 
     by_doc: dict[str, list[ChunkRecord]] = defaultdict(list)
     for r in records:
@@ -90,9 +90,9 @@ class FlatIndex:
 
     @classmethod
     async def open(cls, settings: Settings) -> FlatIndex:
-        from lucasrag.index._lightrag import WorkspaceIndex
+        from lucasrag.index import open_workspace_index
 
-        return cls(await WorkspaceIndex.open(settings, FLAT_WORKSPACE))
+        return cls(await open_workspace_index(settings, FLAT_WORKSPACE))
 
     async def search(self, text: str, k: int, vector: np.ndarray | None = None) -> list[str]:
         return [h.text for h in await self._index.search(text, k, query_vector=vector, graph=False)]

@@ -133,8 +133,7 @@ def build_sample(out: Path, ingest: Ingest, log=print) -> Settings:
 
 
 def evaluate_sample(settings: Settings) -> dict:
-    from lucasrag.index._lightrag import WorkspaceIndex
-    from lucasrag.index.stores import open_chunk_store
+    from lucasrag.index import open_chunk_store, open_workspace_index
     from lucasrag_query import _loop, query
     from lucasrag_query.options import QueryOptions
 
@@ -142,7 +141,7 @@ def evaluate_sample(settings: Settings) -> dict:
     latency = {"search": {True: [], False: []}, "query": {True: [], False: []}}
 
     async def ws_search(q: EntityQuestion, graph: bool):
-        index = await WorkspaceIndex.open(settings, q.workspace)
+        index = await open_workspace_index(settings, q.workspace)
         store = open_chunk_store(settings, q.workspace)
         try:
             t0 = time.perf_counter()
@@ -202,8 +201,7 @@ def locomo_conversation(
 ) -> dict:
     """One conversation: per-question recalls of four systems (runs in its own process, see below)."""
     from lucasrag.embedding import get_embedder
-    from lucasrag.index._lightrag import WorkspaceIndex
-    from lucasrag.index.stores import open_chunk_store
+    from lucasrag.index import open_chunk_store, open_workspace_index
     from lucasrag_harness.evaluation.locomo import CATEGORIES, load_locomo
     from lucasrag_harness.evaluation.locomo_eval import _prepare
     from lucasrag_harness.evaluation.recall import KS, recall_at
@@ -216,7 +214,7 @@ def locomo_conversation(
     facts = {k: v for k, v in prepared["facts"].items() if k != "chunk_words"}
     rows = []
     store = open_chunk_store(settings, "personal")
-    ws = _loop.run(WorkspaceIndex.open(settings, "personal"))
+    ws = _loop.run(open_workspace_index(settings, "personal"))
     try:
         facts["graph"] = _loop.run(ws.graph_counts())
         for q in conv.questions[:questions] if questions else conv.questions:

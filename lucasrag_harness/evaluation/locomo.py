@@ -26,6 +26,9 @@ from pathlib import Path
 #: Category number → name (5, adversarial, has no answer in the conversation and is not scored).
 CATEGORIES: dict[int, str] = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 ADVERSARIAL = 5
+#: The session-level protocol scores every category, adversarial included (its evidence names the
+#: sessions an adversarial question is built on); reported with and without it.
+SESSION_CATEGORIES: dict[int, str] = {**CATEGORIES, ADVERSARIAL: "adversarial"}
 
 _SESSION_KEY = re.compile(r"^session_(\d+)$")
 _DATE_TIME = re.compile(
@@ -136,6 +139,7 @@ class Conversation:
     questions: tuple[Question, ...]  # categories 1-4 with usable evidence
     evidence: EvidenceStats
     questions_total: int  # every question, all categories
+    adversarial: tuple[Question, ...] = ()  # category 5 with usable evidence (session protocol only)
 
     @property
     def turn_ids(self) -> frozenset[str]:
@@ -211,10 +215,15 @@ def parse_conversation(sample: dict) -> Conversation:
     sessions.sort(key=lambda s: s.number)
     known = frozenset(t.dia_id for s in sessions for t in s.turns)
     stats = EvidenceStats()
-    questions = []
+    questions, adversarial = [], []
     qa = sample.get("qa", [])
     for i, q in enumerate(qa):
         category = int(q.get("category", 0))
+        if category == ADVERSARIAL:  # not in the evidence statistics, which describe the scored categories
+            ids, _ = parse_evidence(q.get("evidence", []), known)
+            if ids:
+                adversarial.append(Question(i, q["question"], category, tuple(ids)))
+            continue
         if category not in CATEGORIES:
             continue
         ids, st = parse_evidence(q.get("evidence", []), known)
@@ -230,7 +239,21 @@ def parse_conversation(sample: dict) -> Conversation:
         tuple(questions),
         stats,
         len(qa),
+        tuple(adversarial),
     )
+
+
+_MONTH = r"(?:January|February|March|April|May|June|July|August|September|October|November|December)"
+#: A question names a date: a month with a day or a year ("7 May 2023", "May 7", "May, 2023") or an ISO date.
+DATE_CUE = re.compile(
+    rf"\b\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}\b|\b{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?\b"
+    rf"|\b{_MONTH},?\s+(?:19|20)\d\d\b|\b(?:19|20)\d\d-\d\d-\d\d\b"
+)
+
+
+def names_a_date(text: str) -> bool:
+    """Whether a question names a date (the LoCoMo date-cue slice); written apart from the detector it tests."""
+    return bool(DATE_CUE.search(text))
 
 
 def load_locomo(path: Path) -> list[Conversation]:

@@ -18,8 +18,18 @@ import numpy as np
 
 from lucasrag.settings import Settings
 from lucasrag_harness.evaluation.baselines import BM25, FlatIndex, build_flat_index
-from lucasrag_harness.evaluation.locomo import CATEGORIES, Conversation, EvidenceStats, load_locomo, write_vault
+from lucasrag_harness.evaluation.locomo import (
+    ADVERSARIAL,
+    CATEGORIES,
+    SESSION_CATEGORIES,
+    Conversation,
+    EvidenceStats,
+    load_locomo,
+    names_a_date,
+    write_vault,
+)
 from lucasrag_harness.evaluation.recall import KS, TURN_MARKER, SystemScores
+from lucasrag_harness.evaluation.sessions import SessionScores, chunk_sessions, evidence_sessions, ranked_sessions
 
 #: builds the indexes of a vault: ``lucasrag_assets.ingest.run_ingest`` (settings → IngestSummary)
 Ingest = Callable[[Settings], Any]
@@ -38,6 +48,35 @@ FLAT = "flat LightRAG (naive mode)"
 BM25_CHUNKS = "BM25, same chunks"
 BM25_TURNS = "BM25, one turn per document"
 BM25_TURNS_EQUAL = "BM25, one turn per document, k × turns-per-chunk turns"
+BM25_SESSIONS = "BM25, one session per document (k1 1.5, b 0.75)"
+LUCASRAG_SESSION_SUM = "LucasRAG query(), session score = sum of its chunks' scores"
+#: the systems of the session-level protocol (each ranked list mapped to sessions by first appearance)
+SESSION_SYSTEMS = (LUCASRAG, LUCASRAG_SESSION_SUM, FLAT, BM25_CHUNKS, BM25_SESSIONS)
+
+#: The fixed split for honest tuning: locomo10.json's conversations in file order, the first five
+#: (conv-26, -30, -41, -42, -43) to tune on, the last five (conv-44, -47, -48, -49, -50) to report.
+HALVES: dict[str, tuple[int, int]] = {"tune": (0, 5), "report": (5, 10)}
+
+
+def select_conversations(convs: list, half: str, conversations: int | None) -> list[tuple[str, object]]:
+    """``(half, conversation)`` pairs: the chosen half (or both, ``"all"``), the first ``conversations``
+    of each half when given."""
+    if half not in (*HALVES, "all"):
+        raise ValueError(f"unknown half {half!r} (expected tune, report or all)")
+    chosen = []
+    for name, (a, b) in HALVES.items():
+        if half in (name, "all"):
+            chosen += [(name, c) for c in convs[a:b][: conversations or None]]
+    return chosen
+
+
+def session_sum_ranking(items: list[tuple[str, float]], sessions_of) -> list[str]:
+    """Sessions ranked by the sum of their chunks' scores (ties: first appearance)."""
+    totals: dict[str, float] = {}
+    for text, score in items:
+        for s in sessions_of(text):
+            totals[s] = totals.get(s, 0.0) + score
+    return sorted(totals, key=lambda s: -totals[s])  # sorted() is stable: ties keep first appearance
 
 
 def _variants(settings: Settings) -> dict[str, object]:
@@ -63,7 +102,7 @@ def _strip_markers(text: str) -> str:
 def _prepare(conv: Conversation, root: Path, log: Log, ingest: Ingest, **overrides) -> tuple[Settings, dict]:
     """Write the vault, ingest it, build the flat index; return settings and facts.
     ``overrides`` replace settings (``graph=True`` for the graph evaluation)."""
-    from lucasrag.index.stores import open_chunk_store
+    from lucasrag.index import open_chunk_store
     from lucasrag_query import _loop
 
     vault, data = root / conv.sample_id / "vault", root / conv.sample_id / "data"
@@ -109,7 +148,14 @@ def _prepare(conv: Conversation, root: Path, log: Log, ingest: Ingest, **overrid
 
 
 def _evaluate(
-    conv: Conversation, settings: Settings, records, scores: dict[str, SystemScores], limit: int | None, log: Log
+    conv: Conversation,
+    settings: Settings,
+    records,
+    scores: dict[str, SystemScores],
+    limit: int | None,
+    log: Log,
+    date_cue_only: bool = False,
+    sessions: dict[str, SessionScores] | None = None,
 ) -> None:
     from lucasrag.embedding import get_embedder
     from lucasrag_query import _loop, query
@@ -124,33 +170,59 @@ def _evaluate(
     bounds = [round(j * per_chunk) for j in range(TOP_K + 1)]
     variants = _variants(settings)
     flat = _loop.run(FlatIndex.open(settings))
-    questions = conv.questions[:limit] if limit else conv.questions
+    questions = [q for q in conv.questions if names_a_date(q.text)] if date_cue_only else conv.questions
+    questions = questions[:limit] if limit else questions
+    adversarial = (
+        [] if sessions is None or date_cue_only else list(conv.adversarial[:limit] if limit else conv.adversarial)
+    )
+    session_ids = [f"D{s.number}" for s in conv.sessions]
+    bm25_sessions = BM25([_strip_markers("\n".join(t.line() for t in s.turns)) for s in conv.sessions])
     started = time.perf_counter()
     try:
-        for q in questions:
-            category = CATEGORIES[q.category]
-            for name, options in variants.items():
+        for q in [*questions, *adversarial]:
+            scored = q.category in CATEGORIES  # the chunk-level table: categories 1-4 only
+            category, cue = SESSION_CATEGORIES[q.category], names_a_date(q.text)
+            gold = set(evidence_sessions(q.evidence))
+            for name, options in variants.items() if scored else [(LUCASRAG, variants[LUCASRAG])]:
                 t0 = time.perf_counter()
                 result = query(q.text, top_k=TOP_K, settings=settings, options=options)
                 ms = (time.perf_counter() - t0) * 1000
-                scores[name].add(category, q.evidence, [r.text for r in result.results], ms)
+                if scored:
+                    scores[name].add(category, q.evidence, [r.text for r in result.results], ms, cue)
+                if sessions is not None and name == LUCASRAG:
+                    sessions[LUCASRAG].add(category, gold, ranked_sessions([r.text for r in result.results]))
+                    by_sum = session_sum_ranking([(r.text, r.score) for r in result.results], chunk_sessions)
+                    sessions[LUCASRAG_SESSION_SUM].add(category, gold, by_sum)
             t0 = time.perf_counter()
             vector = get_embedder().embed([q.text])[0]
             hits = _loop.run(flat.search(q.text, TOP_K, vector))
-            scores[FLAT].add(category, q.evidence, hits, (time.perf_counter() - t0) * 1000)
+            flat_ms = (time.perf_counter() - t0) * 1000
             t0 = time.perf_counter()
             top = bm25_chunks.top(q.text, TOP_K)
-            scores[BM25_CHUNKS].add(category, q.evidence, [texts[i] for i in top], (time.perf_counter() - t0) * 1000)
+            bm25_ms = (time.perf_counter() - t0) * 1000
+            if sessions is not None:
+                sessions[FLAT].add(category, gold, ranked_sessions(hits))
+                sessions[BM25_CHUNKS].add(category, gold, ranked_sessions([texts[i] for i in top]))
+                sessions[BM25_SESSIONS].add(category, gold, [session_ids[i] for i in bm25_sessions.top(q.text, 10)])
+            if not scored:
+                continue
+            scores[FLAT].add(category, q.evidence, hits, flat_ms, cue)
+            scores[BM25_CHUNKS].add(category, q.evidence, [texts[i] for i in top], bm25_ms, cue)
             t0 = time.perf_counter()
             top = bm25_turns.top(q.text, TOP_K)
-            scores[BM25_TURNS].add(category, q.evidence, [turns[i] for i in top], (time.perf_counter() - t0) * 1000)
+            scores[BM25_TURNS].add(
+                category, q.evidence, [turns[i] for i in top], (time.perf_counter() - t0) * 1000, cue
+            )
             t0 = time.perf_counter()
             top = bm25_turns.top(q.text, bounds[-1])
             grouped = ["\n\n".join(turns[i] for i in top[a:b]) for a, b in zip(bounds, bounds[1:])]
-            scores[BM25_TURNS_EQUAL].add(category, q.evidence, grouped, (time.perf_counter() - t0) * 1000)
+            scores[BM25_TURNS_EQUAL].add(category, q.evidence, grouped, (time.perf_counter() - t0) * 1000, cue)
     finally:
         _loop.run(flat.close())
-    log(f"{conv.sample_id}: {len(questions)} questions × {len(scores)} systems in {time.perf_counter() - started:.1f}s")
+    log(
+        f"{conv.sample_id}: {len(questions)} questions × {len(scores)} systems"
+        f" (+ {len(adversarial)} adversarial, session protocol) in {time.perf_counter() - started:.1f}s"
+    )
 
 
 def run_locomo(
@@ -161,31 +233,51 @@ def run_locomo(
     conversations: int | None = None,
     questions_per_conversation: int | None = None,
     log: Log = print,
+    date_cue_only: bool = False,
+    half: str = "all",
 ) -> dict:
     """Evaluate and return a JSON-serialisable report (see ``lucasrag_cli.locomo`` for the tables).
 
+    ``half`` picks the tuning half (conversations 1–5), the report half (6–10) or both;
+    ``conversations`` keeps the first N of each chosen half. The chunk-level figures cover
+    every chosen conversation; the session-level ones are reported per half.
     ``ingest`` builds the indexes of a vault (``lucasrag_assets.ingest.run_ingest``; the harness
     does not import the write side, its callers pass it in)."""
     started = time.perf_counter()
-    convs = load_locomo(data_path)[: conversations or None]
+    chosen = select_conversations(load_locomo(data_path), half, conversations)
+    convs = [c for _, c in chosen]
     evidence = EvidenceStats()
     for c in convs:
         evidence.add(c.evidence)
     probe = Settings.from_env()
     systems = [*_variants(probe), FLAT, BM25_CHUNKS, BM25_TURNS, BM25_TURNS_EQUAL]
     scores = {name: SystemScores(name) for name in systems}
+    halves = dict.fromkeys(h for h, _ in chosen)
+    sessions = {h: {name: SessionScores(name) for name in SESSION_SYSTEMS} for h in halves}
     facts = []
-    for conv in convs:
+    for name, conv in chosen:
         settings, prepared = _prepare(conv, out, log, ingest)
-        facts.append(prepared["facts"])
-        _evaluate(conv, settings, prepared["records"], scores, questions_per_conversation, log)
+        facts.append({**prepared["facts"], "half": name})
+        _evaluate(
+            conv,
+            settings,
+            prepared["records"],
+            scores,
+            questions_per_conversation,
+            log,
+            date_cue_only,
+            sessions=sessions[name],
+        )
     chunk_words = [w for f in facts for w in f.pop("chunk_words")]
     categories = list(CATEGORIES.values())
     return {
         "dataset": str(data_path),
         "out": str(out),
         "conversations": len(convs),
+        "half": half,
+        "sample_ids": {h: [c.sample_id for n, c in chosen if n == h] for h in halves},
         "questions_per_conversation": questions_per_conversation,
+        "date_cue_only": date_cue_only,
         "chunk_tokens": probe.chunk_tokens,
         "candidates_per_workspace": probe.candidates_per_workspace,
         "top_k": TOP_K,
@@ -207,5 +299,12 @@ def run_locomo(
         },
         "per_conversation": facts,
         "systems": [s.to_dict(categories) for s in scores.values()],
+        "sessions": {
+            "protocol": "per conversation",
+            "halves": {
+                h: [s.to_dict(SESSION_CATEGORIES[ADVERSARIAL]) for s in by_system.values()]
+                for h, by_system in sessions.items()
+            },
+        },
         "seconds": round(time.perf_counter() - started, 1),
     }

@@ -11,7 +11,13 @@ materialised indexes and judges it by kind:
   the archive, an expected (archival) note is returned;
 * ``charged_bridged``: with the bridge, an expected note returned;
 * ``quarantine_never``: no quarantined or invalid note in any result of any query of the run;
-* ``workspace_restriction``: every result in the asked-for workspaces.
+* ``workspace_restriction``: every result in the asked-for workspaces;
+* ``period_date`` / ``period_month`` / ``period_season`` / ``period_relative``: the archive
+  opened, an expected path (a note stating the fact inside the named period) in the top 5,
+  and no archival result dated outside the period;
+* ``false_alarm_ex`` / ``_history`` / ``_used_to`` / ``_years``: words that look like
+  time but are not ("my ex-colleague", "the natural history museum", "I'm used to",
+  "five years' warranty"): the archive stays closed and no archival chunk is returned.
 
 Every kind also checks that no ``forbid_paths`` entry is returned. The ingest is
 checked against the truth from the note catalogue (status, routing, band, charged).
@@ -40,6 +46,14 @@ KINDS = (
     "charged_bridged",
     "quarantine_never",
     "workspace_restriction",
+    "period_date",
+    "period_month",
+    "period_season",
+    "period_relative",
+    "false_alarm_ex",
+    "false_alarm_history",
+    "false_alarm_used_to",
+    "false_alarm_years",
 )
 #: name → (QueryOptions switches, checks not judged: with banding off the archive is open by construction)
 ABLATIONS = {
@@ -105,11 +119,26 @@ def judge(
     bad = [p for p in paths if p in forbid]
     check("no_forbidden", not bad, f"forbidden paths returned: {_fmt(dict.fromkeys(bad))}")
     k = case.kind
-    if k == "present_fact":
+    if k == "present_fact" or k.startswith("false_alarm"):
         check("archive_closed", not result.archival_open, f"archive opened (signals {list(result.signals)})")
-    if k in ("archive_year", "archive_cue") or (k == "charged_withheld" and case.archival_open):
+    if k.startswith("false_alarm"):
+        old = [r.path for r in result.results if r.band == "archival"]
+        check("no_archival", not old, f"archival results: {_fmt(old)}")
+    if (
+        k in ("archive_year", "archive_cue")
+        or k.startswith("period_")
+        or (k == "charged_withheld" and case.archival_open)
+    ):
         check("archive_open", result.archival_open, "archive stayed closed")
-    if k in ("present_fact", "archive_year", "archive_cue"):
+    if k.startswith("period_") and case.period:
+        lo, hi = case.period
+        outside = [
+            f"{r.path} ({r.date})"
+            for r in result.results
+            if r.band == "archival" and not (r.date and lo <= r.date[:10] <= hi)
+        ]
+        check("in_period", not outside, f"archival results outside {lo}..{hi}: {_fmt(outside)}")
+    if k in ("present_fact", "archive_year", "archive_cue") or k.startswith("period_"):
         check(
             "expected_top5",
             bool(expect & top),
@@ -293,7 +322,7 @@ class PolicyReport:
 
 def _withheld_texts(settings: Settings, catalog, paths: set[str]) -> dict[str, list[str]]:
     """path → texts of its charged chunks, read from the chunk stores."""
-    from lucasrag.index.stores import index_exists, open_chunk_store
+    from lucasrag.index import index_exists, open_chunk_store
 
     out: dict[str, list[str]] = {}
     for ws in WORKSPACES:

@@ -47,8 +47,12 @@ class SystemScores:
     words: list[int] = field(default_factory=list)  # words returned at the largest k
     turns: list[int] = field(default_factory=list)  # distinct turns returned at the largest k
     latencies_ms: list[float] = field(default_factory=list)
+    date_cue: list[bool] = field(default_factory=list)  # the question names a date (the date-cue slice)
 
-    def add(self, category: str, evidence: Sequence[str], texts: Sequence[str], latency_ms: float) -> None:
+    def add(
+        self, category: str, evidence: Sequence[str], texts: Sequence[str], latency_ms: float, date_cue: bool = False
+    ) -> None:
+        self.date_cue.append(date_cue)
         for k in KS:
             self.recalls[k].append(recall_at(evidence, texts, k))
         self.categories.append(category)
@@ -57,12 +61,13 @@ class SystemScores:
         self.latencies_ms.append(latency_ms)
 
     def table(self, categories: Sequence[str]) -> dict[str, dict[str, float]]:
-        """{category or "all": {"n", "R@5", "R@10", "R@25"}}."""
+        """{category, "date cue" (questions naming a date, any category) or "all": {"n", "R@5", "R@10", "R@25"}}."""
         rows: dict[str, dict[str, float]] = {}
         by_cat: dict[str, list[int]] = defaultdict(list)
         for i, c in enumerate(self.categories):
             by_cat[c].append(i)
-        for name in [*categories, "all"]:
+        by_cat["date cue"] = [i for i, d in enumerate(self.date_cue) if d]
+        for name in [*categories, "date cue", "all"]:
             idx = list(range(len(self.categories))) if name == "all" else by_cat.get(name, [])
             row: dict[str, float] = {"n": len(idx)}
             for k in KS:

@@ -3,13 +3,15 @@
 Ports come from ``LUCASRAG_PG_PORT`` (default 54329) and ``LUCASRAG_NEO4J_PORT``
 (default 7697); data lives under ``$LUCASRAG_DATA/services/{postgres,neo4j}`` and
 ``$LUCASRAG_DATA/services/state.json`` records what was started (pids, ports,
-addresses) so ``status`` can report from another process.
+addresses) so ``status`` can report from another process. Both servers authenticate with a
+generated password kept 0600 in ``$LUCASRAG_DATA/services/{postgres,neo4j}.password`` (never in
+the state file, never printed) and listen on ``LUCASRAG_SERVICES_HOST`` (default 127.0.0.1) only.
 
 Typical use::
 
     from lucasrag_harness.services import start_services, stop_services, services_status
     running = start_services()          # or start_services(settings)
-    running.env()                       # LUCASRAG_POSTGRES_DSN / LUCASRAG_NEO4J_URI
+    running.env()                       # LUCASRAG_POSTGRES_DSN / LUCASRAG_NEO4J_URI / LUCASRAG_NEO4J_PASSWORD
     lightrag_env(running.postgres_dsn, running.neo4j_uri)  # POSTGRES_* / NEO4J_* for LightRAG
     stop_services()
 """
@@ -23,7 +25,9 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from lucasrag.data_folder import open_data_folder, write_private
 from lucasrag.services import NEO4J_PORT_ENV, PG_PORT_ENV, ServiceError, lightrag_env, require_neo4j, require_postgres
+from lucasrag.settings import mask_secrets
 
 from ._process import ServiceStatus
 from .neo4j import Neo4jServer
@@ -134,13 +138,24 @@ class RunningServices:
         return self.neo4j.uri if self.neo4j else None
 
     def env(self) -> dict[str, str]:
-        """The LucasRAG settings that point at these services."""
+        """The LucasRAG settings that point at these services (secrets included: never print them)."""
         env = {}
         if self.postgres_dsn:
             env["LUCASRAG_POSTGRES_DSN"] = self.postgres_dsn
-        if self.neo4j_uri:
-            env["LUCASRAG_NEO4J_URI"] = self.neo4j_uri
+        if self.neo4j:
+            env["LUCASRAG_NEO4J_URI"] = self.neo4j.uri
+            env["LUCASRAG_NEO4J_USER"] = self.neo4j.user
+            env["LUCASRAG_NEO4J_PASSWORD"] = self.neo4j.password
         return env
+
+    def secret_files(self) -> dict[str, Path]:
+        """Each password in :meth:`env` and the 0600 file it is kept in (``services start`` prints ``$(cat FILE)``)."""
+        files = {}
+        if self.postgres:
+            files[self.postgres.password] = self.postgres.password_file
+        if self.neo4j:
+            files[self.neo4j.password] = self.neo4j.password_file
+        return files
 
 
 def _write_state(paths: ServicePaths, running: RunningServices, *, drop: tuple[str, ...] = ()) -> None:
@@ -155,7 +170,7 @@ def _write_state(paths: ServicePaths, running: RunningServices, *, drop: tuple[s
             "pid": st.pid,
             "port": running.postgres.port,
             "host": running.postgres.host,
-            "dsn": running.postgres_dsn or running.postgres.dsn,
+            "dsn": mask_secrets(running.postgres_dsn or running.postgres.dsn),
             "data_dir": str(running.postgres.data_dir),
         }
     if running.neo4j:
@@ -166,10 +181,7 @@ def _write_state(paths: ServicePaths, running: RunningServices, *, drop: tuple[s
             "uri": running.neo4j.uri,
             "data_dir": str(running.neo4j.data_dir),
         }
-    paths.root.mkdir(parents=True, exist_ok=True)
-    tmp = paths.state_file.with_suffix(".tmp")
-    tmp.write_text(json.dumps(state, indent=2) + "\n")
-    tmp.replace(paths.state_file)
+    write_private(paths.state_file, json.dumps(state, indent=2) + "\n")
 
 
 def read_state(settings_like=None) -> dict:
@@ -204,6 +216,7 @@ def start_services(
     Idempotent: a service already running from the same data dir on the same port is reused.
     """
     paths = service_paths(settings_like)
+    open_data_folder(paths.root.parent)
     running = RunningServices()
     try:
         if postgres:

@@ -7,6 +7,7 @@ import errno
 import logging
 import os
 import pwd
+import secrets
 import shutil
 import socket
 import stat
@@ -14,6 +15,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from lucasrag.data_folder import write_private
 from lucasrag.services import ServiceError  # re-exported for the runners
 
 log = logging.getLogger(__name__)
@@ -77,6 +79,20 @@ def connect_host(host: str) -> str:
     return "127.0.0.1" if host in ("", "*", "0.0.0.0") else ("::1" if host == "::" else host)
 
 
+def service_password(path: Path) -> str:
+    """The password in ``path`` (a server's, kept 0600 next to its data dir), generated on first use.
+
+    Never printed or logged: ``services start`` exports it as ``$(cat PATH)``."""
+    try:
+        password = path.read_text().strip()
+    except FileNotFoundError:
+        password = ""
+    if not password:
+        password = secrets.token_urlsafe(32)  # URL- and shell-safe: no quoting needed in a DSN
+        write_private(path, password + "\n")
+    return password
+
+
 # --------------------------------------------------------------------------- the system user
 
 
@@ -111,21 +127,27 @@ def ensure_system_user(name: str) -> pwd.struct_passwd:
         ) from None
 
 
+def _search_bit(st: os.stat_result, user: pwd.struct_passwd) -> int:
+    """The x bit that governs ``user`` on a file with ``st``: owner's, else group's, else other's
+    (a group member is judged by the group bits alone, whatever the other bits say)."""
+    if user.pw_uid == 0 or st.st_uid == user.pw_uid:
+        return stat.S_IXUSR
+    groups = {user.pw_gid} | {g for g in os.getgrouplist(user.pw_name, user.pw_gid)}
+    return stat.S_IXGRP if st.st_gid in groups else stat.S_IXOTH
+
+
 def _can_traverse(path: Path, user: pwd.struct_passwd) -> bool:
     st = path.stat()
-    if user.pw_uid == 0 or st.st_uid == user.pw_uid:
-        return bool(st.st_mode & stat.S_IXUSR)
-    groups = {user.pw_gid} | {g for g in os.getgrouplist(user.pw_name, user.pw_gid)}
-    if st.st_gid in groups:
-        return bool(st.st_mode & stat.S_IXGRP)
-    return bool(st.st_mode & stat.S_IXOTH)
+    return bool(st.st_mode & _search_bit(st, user))
 
 
 def make_traversable(path: Path, user: pwd.struct_passwd, *, include_self: bool = False) -> None:
     """Give ``user`` search (x) permission on every ancestor of ``path`` that denies it.
 
     Only the search bit is added (no listing), and only on directories we own:
-    e.g. pytest's 0700 ``/tmp/pytest-of-root`` or ``tempfile.mkdtemp`` dirs.
+    e.g. pytest's 0700 ``/tmp/pytest-of-root``, ``tempfile.mkdtemp`` dirs or the 0700
+    ``LUCASRAG_DATA``. A directory whose group has no rights is given to ``user``'s group
+    with ``g+x`` (0710: no other account gains anything, see lucasrag.data_folder); else ``o+x``.
     """
     path = path.resolve()
     for parent in [*reversed(path.parents), *([path] if include_self else [])]:
@@ -137,8 +159,15 @@ def make_traversable(path: Path, user: pwd.struct_passwd, *, include_self: bool 
                 f"{parent} is not traversable by user {user.pw_name!r} and is not ours to change; "
                 f"choose a data directory elsewhere (LUCASRAG_DATA)"
             )
-        os.chmod(parent, stat.S_IMODE(st.st_mode) | stat.S_IXOTH)
-        log.info("made %s traversable (o+x) for %s", parent, user.pw_name)
+        mode = stat.S_IMODE(st.st_mode)
+        if mode & stat.S_IRWXG == 0 and _search_bit(st, user) == stat.S_IXOTH:
+            # a group with no rights: hand it to the user's group with g+x (0710), opening nothing to others
+            os.chown(parent, -1, user.pw_gid)
+            os.chmod(parent, mode | stat.S_IXGRP)
+            log.info("made %s traversable (group %s, g+x)", parent, user.pw_name)
+        else:
+            os.chmod(parent, mode | _search_bit(st, user))
+            log.info("made %s traversable for %s", parent, user.pw_name)
 
 
 def chown_tree(path: Path, user: pwd.struct_passwd) -> None:

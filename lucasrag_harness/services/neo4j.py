@@ -5,7 +5,8 @@ The distribution (jars from Maven Central, the compiled launcher) comes from
 
 Layout under ``data_dir``: ``neo4j.conf`` (written on every start), ``data/``,
 ``logs/`` (Neo4j's debug.log), ``neo4j.log`` (launcher stdout/stderr), ``neo4j.pid``.
-Auth is disabled (any credentials are accepted); HTTP is off.
+Auth is on: user ``neo4j`` with the generated password in ``<data_dir>.password`` (0600, next to
+the data dir; the launcher sets it before Bolt opens). Bolt listens on ``host`` only; HTTP is off.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from ._process import ServiceError, ServiceStatus, connect_host, log_tail, port_in_use
+from ._process import ServiceError, ServiceStatus, connect_host, log_tail, port_in_use, service_password
 from .neo4j_dist import MAIN_CLASS, ensure_distribution, neo4j_version
 
 JAVA_OPTS_ENV = "LUCASRAG_NEO4J_JAVA_OPTS"
@@ -82,8 +83,12 @@ class Neo4jServer:
         start_timeout: float = 300.0,
         port_setting: str = PORT_SETTING,
         home: Path | None = None,
+        password_file: Path | None = None,
     ) -> None:
         self.data_dir = Path(data_dir).expanduser().resolve()
+        self.password_file = (
+            Path(password_file) if password_file else self.data_dir.with_name(self.data_dir.name + ".password")
+        )
         self.bolt_port = int(bolt_port)
         self.host = host
         self.version = version or neo4j_version()
@@ -106,6 +111,18 @@ class Neo4jServer:
     def uri(self) -> str:
         host = connect_host(self.host)
         return f"bolt://{f'[{host}]' if ':' in host else host}:{self.bolt_port}"
+
+    @property
+    def user(self) -> str:
+        return "neo4j"
+
+    @property
+    def password(self) -> str:
+        return service_password(self.password_file)
+
+    @property
+    def auth(self) -> tuple[str, str]:
+        return (self.user, self.password)
 
     # ---- process bookkeeping
 
@@ -148,7 +165,7 @@ class Neo4jServer:
             "server.bolt.listen_address": listen,
             "server.bolt.advertised_address": f"{connect_host(self.host)}:{self.bolt_port}",
             "server.bolt.tls_level": "DISABLED",
-            "dbms.security.auth_enabled": "false",
+            "dbms.security.auth_enabled": "true",
             "server.http.enabled": "false",
             "server.https.enabled": "false",
             "server.memory.pagecache.size": self.pagecache,
@@ -180,8 +197,18 @@ class Neo4jServer:
         self._check_port()
         self.data_dir.mkdir(parents=True, exist_ok=True)
         self._write_conf()
+        auth = self.auth  # creates the password file on first start
         jvm = [f"-Xms{self.heap}", f"-Xmx{self.heap}", *JVM_FLAGS, *os.environ.get(JAVA_OPTS_ENV, "").split()]
-        cmd = [str(dist.java), *jvm, "-cp", dist.classpath, MAIN_CLASS, str(self.data_dir), str(self.conf)]
+        cmd = [
+            str(dist.java),
+            *jvm,
+            "-cp",
+            dist.classpath,
+            MAIN_CLASS,
+            str(self.data_dir),
+            str(self.conf),
+            str(self.password_file),
+        ]
         offset = self.logfile.stat().st_size if self.logfile.exists() else 0
         t0 = time.perf_counter()
         with open(self.logfile, "ab") as out:
@@ -198,6 +225,7 @@ class Neo4jServer:
                 cwd=self.data_dir,
                 start_new_session=True,
                 preexec_fn=_default_signals,
+                umask=0o077,  # the store, its logs and transaction logs: readable by their owner only
             )
         self.pidfile.write_text(f"{self._proc.pid}\n")
         deadline = time.monotonic() + self.start_timeout
@@ -214,7 +242,7 @@ class Neo4jServer:
             time.sleep(0.2)
         self.timings["launch_s"] = time.perf_counter() - t0
         try:
-            wait_for_bolt(self.uri, timeout=max(10.0, deadline - time.monotonic()))
+            wait_for_bolt(self.uri, timeout=max(10.0, deadline - time.monotonic()), auth=auth)
         except ServiceError as exc:
             self._terminate(timeout=30)
             raise ServiceError(self._failure(f"printed its ready line but Bolt failed: {exc}", offset)) from exc

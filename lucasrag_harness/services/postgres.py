@@ -11,6 +11,11 @@ Layout under ``data_dir``::
     run/          unix socket directory
     server.log    pg_ctl's log file
 
+Authentication is ``scram-sha-256`` for every connection (TCP and socket): the superuser
+``postgres`` gets a generated password, kept 0600 in ``<data_dir>.password`` next to the data dir
+(``LUCASRAG_DATA/services/postgres.password``), and the DSNs carry it. A cluster initialised
+before (``trust``) is switched on its next start. The server listens on ``host`` only.
+
 PostgreSQL refuses to run as root. When we are root, initdb/pg_ctl run as the
 unprivileged system user ``lucasrag-pg`` (created on demand), ``data_dir`` is
 chowned to it, and every parent directory is made traversable (search bit only).
@@ -29,6 +34,10 @@ import tempfile
 import time
 from pathlib import Path
 
+from lucasrag.data_folder import write_private
+from lucasrag.dsn import PgAddress, to_url, with_database
+from lucasrag.settings import mask_secrets
+
 from ._process import (
     ServiceError,
     ServiceStatus,
@@ -38,6 +47,7 @@ from ._process import (
     log_tail,
     make_traversable,
     port_in_use,
+    service_password,
 )
 
 log = logging.getLogger(__name__)
@@ -79,7 +89,7 @@ def find_pg_bin() -> Path:
 
 
 class PostgresServer:
-    """One PostgreSQL cluster under ``data_dir``, listening on ``host:port`` (TCP, trust auth)."""
+    """One PostgreSQL cluster under ``data_dir``, listening on ``host:port`` (TCP, scram-sha-256)."""
 
     service = "PostgreSQL"
 
@@ -91,8 +101,12 @@ class PostgresServer:
         host: str = "127.0.0.1",
         port_setting: str = PORT_SETTING,
         start_timeout: float = 60.0,
+        password_file: Path | None = None,
     ) -> None:
         self.data_dir = Path(data_dir).expanduser().resolve()
+        self.password_file = (
+            Path(password_file) if password_file else self.data_dir.with_name(self.data_dir.name + ".password")
+        )
         self.port = int(port)
         self.host = host
         self.port_setting = port_setting
@@ -109,10 +123,14 @@ class PostgresServer:
     def dsn(self) -> str:
         return self.dsn_for("postgres")
 
+    @property
+    def password(self) -> str:
+        return service_password(self.password_file)
+
     def dsn_for(self, database: str) -> str:
-        host = connect_host(self.host)
-        host = f"[{host}]" if ":" in host else host
-        return f"postgresql://postgres@{host}:{self.port}/{database}"
+        return to_url(
+            PgAddress(host=connect_host(self.host), port=self.port, password=self.password, database=database)
+        )
 
     @property
     def socket_dir(self) -> Path:
@@ -169,25 +187,73 @@ class PostgresServer:
     def initialized(self) -> bool:
         return (self.pgdata / "PG_VERSION").is_file()
 
+    def _private_copy(self, text: str) -> Path:
+        """``text`` in a 0600 file in ``data_dir`` that the server's user can read (initdb --pwfile, -f)."""
+        path = self.data_dir / f".lucasrag-{os.getpid()}.tmp"
+        write_private(path, text)
+        user = self._run_as()
+        if user is not None:
+            os.chown(path, user.pw_uid, user.pw_gid)
+        return path
+
     def initdb(self) -> None:
         bin_dir = find_pg_bin()
         self._prepare_dirs()
+        pwfile = self._private_copy(self.password + "\n")
         t0 = time.perf_counter()
-        self._run(
-            [
-                str(bin_dir / "initdb"),
-                "-D",
-                str(self.pgdata),
-                "-U",
-                "postgres",
-                "--auth=trust",
-                "--encoding=UTF8",
-                "--locale=C.UTF-8",
-                "--no-instructions",
-            ],
-            timeout=300,
-        )
+        try:
+            self._run(
+                [
+                    str(bin_dir / "initdb"),
+                    "-D",
+                    str(self.pgdata),
+                    "-U",
+                    "postgres",
+                    "--auth=scram-sha-256",
+                    f"--pwfile={pwfile}",
+                    "--encoding=UTF8",
+                    "--locale=C.UTF-8",
+                    "--no-instructions",
+                ],
+                timeout=300,
+            )
+        finally:
+            pwfile.unlink(missing_ok=True)
         self.timings["initdb_s"] = time.perf_counter() - t0
+
+    def _require_password_auth(self) -> None:
+        """A cluster initialised with ``trust`` (before LucasRAG set passwords): give ``postgres`` the
+        generated password in single-user mode (the server is stopped), then switch pg_hba.conf to scram."""
+        hba = self.pgdata / "pg_hba.conf"
+        lines = hba.read_text().splitlines(keepends=True)
+        rule = re.compile(r"^(\s*(?:local|host\w*)\s.*?\s)(trust)(\s*)$")
+        if not any(rule.match(line) for line in lines):
+            return
+        literal = self.password.replace("'", "''")
+        script = self._private_copy(f"ALTER USER postgres PASSWORD '{literal}';\n")
+        try:
+            with open(script) as stdin:
+                user = self._run_as()
+                kwargs = {"user": user.pw_uid, "group": user.pw_gid, "extra_groups": []} if user else {}
+                proc = subprocess.run(
+                    [str(find_pg_bin() / "postgres"), "--single", "-D", str(self.pgdata), "postgres"],
+                    stdin=stdin,
+                    capture_output=True,
+                    text=True,
+                    cwd=self.data_dir,
+                    timeout=120,
+                    env={**{k: v for k, v in os.environ.items() if not k.startswith("PG")}, "LC_ALL": "C.UTF-8"},
+                    **kwargs,
+                )
+        finally:
+            script.unlink(missing_ok=True)
+        if proc.returncode != 0 or "ERROR" in proc.stderr:
+            raise ServiceError(
+                f"{self.service}: could not set the postgres password on the trust-auth cluster {self.pgdata}: "
+                f"{proc.stderr.strip()[-2000:]}"
+            )
+        hba.write_text("".join(rule.sub(r"\1scram-sha-256\3", line) for line in lines))
+        log.warning("PostgreSQL cluster %s switched from trust to scram-sha-256 authentication", self.pgdata)
 
     def _postmaster_pid(self) -> tuple[int | None, int | None]:
         """(pid, port) from postmaster.pid, when present."""
@@ -238,6 +304,7 @@ class PostgresServer:
             self.initdb()
         else:
             self._prepare_dirs()
+            self._require_password_auth()
         offset = self.logfile.stat().st_size if self.logfile.exists() else 0
         opts = f"-c listen_addresses={self.host or '*'} -p {self.port} -k {self.socket_dir}"
         t0 = time.perf_counter()
@@ -339,7 +406,6 @@ def ensure_database(admin_dsn: str, name: str, *, extensions: tuple[str, ...] = 
     """Create ``name`` on the server of ``admin_dsn`` (if missing) with ``extensions``; returns its DSN."""
     import psycopg
     from psycopg import sql
-    from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
     try:
         with psycopg.connect(admin_dsn, autocommit=True, connect_timeout=10) as conn:
@@ -350,10 +416,8 @@ def ensure_database(admin_dsn: str, name: str, *, extensions: tuple[str, ...] = 
                 except psycopg.errors.DuplicateDatabase:
                     pass  # created concurrently
     except psycopg.OperationalError as exc:
-        raise ServiceError(f"PostgreSQL is not reachable at {_redact(admin_dsn)}: {exc}".strip()) from exc
-    params = conninfo_to_dict(admin_dsn)
-    params["dbname"] = name
-    db_dsn = _as_url(params) if admin_dsn.startswith(("postgresql://", "postgres://")) else make_conninfo(**params)
+        raise ServiceError(f"PostgreSQL is not reachable at {mask_secrets(admin_dsn)}: {exc}".strip()) from exc
+    db_dsn = with_database(admin_dsn, name)
     with psycopg.connect(db_dsn, autocommit=True, connect_timeout=10) as conn:
         for ext in extensions:
             try:
@@ -361,19 +425,3 @@ def ensure_database(admin_dsn: str, name: str, *, extensions: tuple[str, ...] = 
             except psycopg.errors.UniqueViolation:
                 pass  # concurrent CREATE EXTENSION
     return db_dsn
-
-
-def _as_url(params: dict) -> str:
-    from urllib.parse import quote
-
-    user = quote(params.get("user", "postgres"), safe="")
-    password = params.get("password")
-    auth = f"{user}:{quote(password, safe='')}@" if password else f"{user}@"
-    host = params.get("host", "127.0.0.1")
-    host = f"[{host}]" if ":" in host else host
-    port = f":{params['port']}" if params.get("port") else ""
-    return f"postgresql://{auth}{host}{port}/{quote(params['dbname'], safe='')}"
-
-
-def _redact(dsn: str) -> str:
-    return re.sub(r"(://[^:/@]+:)[^@]*@", r"\1***@", dsn)

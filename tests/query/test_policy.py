@@ -13,6 +13,8 @@ from lucasrag_query.policy import (
     Candidate,
     Hint,
     apply_policy,
+    period_strength,
+    precision_of,
     recency_weight,
     resolve_bridge,
     temporal_weight,
@@ -25,10 +27,13 @@ ANNA = DeferenceSubject("Anna", ())
 SUBJECTS = (TOM, ANNA)
 OPEN = TemporalSignals(True, ("2013",), ((date(2013, 1, 1), date(2013, 12, 31)),))
 CLOSED = TemporalSignals(False, (), ())
+CUE = TemporalSignals(True, ("back then",), ())  # a cue opens the whole archive
 
 
-def cand(cid: str, band: str = "present", charged: tuple[str, ...] = (), text: str = "") -> Candidate:
-    return Candidate(cid, "personal", f"journal/{cid}.md", band, "2024-01-01", charged, text or f"text of {cid}")
+def cand(
+    cid: str, band: str = "present", charged: tuple[str, ...] = (), text: str = "", day: str | None = "2024-01-01"
+) -> Candidate:
+    return Candidate(cid, "personal", f"journal/{cid}.md", band, day, charged, text or f"text of {cid}")
 
 
 # (id, candidates, temporal, bridge, kept ids, [(subject, kind, withheld)])
@@ -42,7 +47,16 @@ CASES = [
         ["a"],
         [(None, "archive", 2)],
     ),
-    ("archive-open", [cand("a"), cand("b", "archival")], OPEN, [], ["a", "b"], []),
+    ("archive-open-by-cue", [cand("a"), cand("b", "archival")], CUE, [], ["a", "b"], []),
+    # A period opens only itself: archival chunks dated outside it stay out, counted in the hint.
+    (
+        "archive-open-for-period",
+        [cand("a"), cand("b", "archival", day="2013-05-02"), cand("c", "archival"), cand("d", "archival", day=None)],
+        OPEN,
+        [],
+        ["a", "b"],
+        [(None, "archive", 2)],
+    ),
     (
         "charged-withheld",
         [cand("a", charged=("Grandad Tom",)), cand("b")],
@@ -57,7 +71,16 @@ CASES = [
     ("alias-charged-name", [cand("a", charged=("GRANDAD",))], CLOSED, [], [], [("Grandad Tom", "deference", 1)]),
     ("unknown-name-bridged", [cand("a", charged=("Rex",))], CLOSED, ["rex"], ["a"], []),
     ("unknown-name-withheld", [cand("a", charged=("Rex",))], CLOSED, ["Anna"], [], [("Rex", "deference", 1)]),
-    ("archival-charged-open-released", [cand("a", "archival", ("Anna",))], OPEN, [], ["a"], []),
+    ("archival-charged-open-released", [cand("a", "archival", ("Anna",))], CUE, [], ["a"], []),
+    ("archival-charged-in-period-released", [cand("a", "archival", ("Anna",), day="2013-01-01")], OPEN, [], ["a"], []),
+    (
+        "archival-charged-outside-period-withheld",
+        [cand("a", "archival", ("Anna",))],
+        OPEN,
+        [],
+        [],
+        [("Anna", "deference", 1)],
+    ),
     ("present-charged-open-withheld", [cand("a", charged=("Anna",))], OPEN, [], [], [("Anna", "deference", 1)]),
     (
         "archival-charged-closed-care-first",
@@ -152,7 +175,7 @@ def test_withheld_text_never_leaks():
             charged = tuple(rng.sample(names, rng.randint(0, 2))) if rng.random() < 0.5 else ()
             secret = f"SECRET-{trial}-{i}-{rng.getrandbits(64):016x}"
             cands.append(cand(f"c{trial}-{i}", rng.choice(["present", "archival"]), charged, secret))
-        temporal = rng.choice([OPEN, CLOSED])
+        temporal = rng.choice([OPEN, CLOSED, CUE])
         bridge = rng.sample(names + ["nobody"], rng.randint(0, 2))
         out = apply_policy(cands, temporal=temporal, subjects=SUBJECTS, bridge=bridge)
         hints_json = json.dumps([h.to_dict() for h in out.hints])
@@ -184,7 +207,41 @@ WEIGHTS = [
         0.5 ** (152 / 365.25),
     ),
     ("year-only", "2013", ((date(2013, 1, 1), date(2013, 12, 31)),), 1.0),
+    # The distance half-life follows the period's precision: three days off a day halves it.
+    ("day-three-days-off", "2024-01-10", ((date(2024, 1, 7), date(2024, 1, 7)),), 0.5),
+    ("day-in", "2024-01-07", ((date(2024, 1, 7), date(2024, 1, 7)),), 1.0),
+    ("month-a-month-off", "2019-04-30", ((date(2019, 3, 1), date(2019, 3, 31)),), 0.5),
 ]
+
+
+@pytest.mark.parametrize(
+    ("start", "end", "precision"),
+    [
+        (date(2024, 1, 7), date(2024, 1, 7), "day"),
+        (date(2026, 5, 25), date(2026, 5, 31), "week"),
+        (date(2019, 2, 1), date(2019, 2, 28), "month"),
+        (date(2015, 12, 1), date(2016, 2, 29), "season"),
+        (date(2013, 1, 1), date(2013, 12, 31), "year"),
+        (date(1990, 1, 1), date(1999, 12, 31), "decade"),
+    ],
+)
+def test_precision_of(start, end, precision):
+    assert precision_of(start, end) == precision
+
+
+def test_period_strength_follows_the_finest_period():
+    day, year, decade = (
+        (date(2024, 1, 7),) * 2,
+        (date(2013, 1, 1), date(2013, 12, 31)),
+        (date(1990, 1, 1), date(1999, 12, 31)),
+    )
+    assert period_strength([day]) > period_strength([year]) > period_strength([decade]) > period_strength([]) == 0
+    assert period_strength([decade, day]) == period_strength([day])
+
+
+def test_period_hint_names_the_period():
+    out = apply_policy([cand("b", "archival")], temporal=OPEN, subjects=SUBJECTS, bridge=[])
+    assert out.hints[0].kind == "archive" and "outside the period you named" in out.hints[0].message
 
 
 @pytest.mark.parametrize(("value", "periods", "expected"), [w[1:] for w in WEIGHTS], ids=[w[0] for w in WEIGHTS])

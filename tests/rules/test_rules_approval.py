@@ -5,7 +5,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from lucasrag_assets.rules.approval import record_approval, with_workspace
+from lucasrag_assets.rules.approval import InvalidNoteRefused, record_approval, with_workspace
+from lucasrag_assets.rules.markup import indexed_text
 from lucasrag_assets.rules.vault_scan import parse_note
 
 BODY = b"# Note\n\nSome  text with\ttabs, trailing space \n\n---\nnot: frontmatter\n---\nend"
@@ -72,7 +73,7 @@ def test_record_approval_keeps_body_and_keys(tmp_path, header):
     assert raw.endswith(b"---\n" + BODY) and raw.count(BODY) == 1
     note = parse_note(tmp_path, path, max_bytes=1 << 20)
     assert note.status == "ok" and note.workspace == "creative"
-    assert note.body.encode() == BODY
+    assert note.body == indexed_text(BODY.decode())  # Note.body is the indexed text; the bytes are checked above
     assert [k for k in note.frontmatter if k != "workspace"] == [k for k in old_keys if k != "workspace"]
 
 
@@ -120,6 +121,10 @@ ERRORS = [
     pytest.param("unclosed.md", "personal", ValueError, "never closes", id="unclosed-frontmatter"),
     pytest.param("badyaml.md", "personal", ValueError, "not valid YAML", id="bad-yaml"),
     pytest.param("listfm.md", "personal", ValueError, "not a 'key: value' mapping", id="list-frontmatter"),
+    pytest.param("binary.md", "personal", InvalidNoteRefused, r"is invalid \(binary content", id="binary"),
+    pytest.param("latin1.md", "personal", InvalidNoteRefused, r"is invalid \(not UTF-8", id="latin1"),
+    pytest.param("empty.md", "personal", InvalidNoteRefused, r"is invalid \(empty file", id="empty"),
+    pytest.param("blank.md", "personal", InvalidNoteRefused, r"is invalid \(file contains only whitespace", id="blank"),
 ]
 
 
@@ -133,6 +138,10 @@ def test_errors_leave_files_alone(tmp_path, rel, workspace, exc, message):
         "unclosed.md": b"---\ntitle: T\nB\n",
         "badyaml.md": b"---\ntitle: [x\n---\nB\n",
         "listfm.md": b"---\n- a\n---\nB\n",
+        "binary.md": b"ab\x00cd\n",
+        "latin1.md": b"caf\xe9 au lait\n",
+        "empty.md": b"",
+        "blank.md": b"  \n\n",
     }
     for name, data in files.items():
         write(vault, name, data)

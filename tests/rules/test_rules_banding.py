@@ -4,11 +4,18 @@ import re
 import pytest
 
 from lucasrag.vocabulary import BANDS
-from lucasrag_assets.rules.banding import CONTENT_CUES, BandDecision, decide_band, explain_cues, infer_band
+from lucasrag_assets.rules.banding import (
+    CONTENT_CUES,
+    BandDecision,
+    content_evidence,
+    decide_band,
+    explain_cues,
+    infer_band,
+)
 
 CUTOFF = dt.date(2022, 6, 1)
 OLD, NEW = dt.date(2010, 1, 1), dt.date(2024, 1, 1)
-CHILDHOOD = "When I was a kid we lived by the sea."
+CHILDHOOD = "When I was a kid we lived by the sea. Back then the summers were long."
 PRESENT = "Currently I run every morning."
 
 DECISIONS = [
@@ -50,7 +57,7 @@ def test_unknown_declared_band_raises():
         decide_band(declared_band="old", note_date=None, text="", cutoff=CUTOFF)
 
 
-INFER = [
+SINGLE_CUES = [  # each cue fires on its own, but one phrase alone bands nothing archival
     pytest.param("when I was a kid", "archival", id="when-i-was-a-kid"),
     pytest.param("WHEN I WAS 12 I broke my arm", "archival", id="when-i-was-12-caps"),
     pytest.param("Growing up in Leeds", "archival", id="growing-up"),
@@ -64,16 +71,55 @@ INFER = [
     pytest.param("nowadays", "present", id="nowadays"),
     pytest.param("this week I started", "present", id="this-week"),
     pytest.param("I'm busy right now", "present", id="right-now"),
+]
+
+
+@pytest.mark.parametrize("text, band", SINGLE_CUES)
+def test_each_cue_fires_but_one_archival_phrase_is_not_enough(text, band):
+    assert [c.split(":")[0] for c in explain_cues(text)] == [band]
+    assert infer_band(text) == (band if band == "present" else None)
+
+
+INFER = [
     pytest.param("the currentlyish word", None, id="word-boundary"),
     pytest.param("overgrowing upwards", None, id="no-partial-phrase"),
     pytest.param("Back then. Nowadays. Years ago.", "archival", id="count-2-1"),
     pytest.param("Back then. Nowadays. Currently.", "present", id="count-1-2"),
+    pytest.param("Growing up. Growing up again. Growing up!", None, id="same-cue-thrice-is-one"),
+    pytest.param("As a kid, back then, we had a dog.", "archival", id="two-independent-cues"),
 ]
 
 
 @pytest.mark.parametrize("text, band", INFER)
 def test_infer_band(text, band):
     assert infer_band(text) == band
+
+
+MIN_EVIDENCE = [  # both directions, with the cutoff (past years count only before its year)
+    pytest.param(
+        "Lamb stew. My gran made this when I was growing up. Brown the meat, add stock, simmer 2 hours.",
+        None,
+        id="recipe-clipping-one-phrase-stays-present",
+    ),
+    pytest.param("Growing up in Leeds in 1994 we had a coal fire.", "archival", id="one-cue-and-a-past-year"),
+    pytest.param("Growing up in Leeds, planning 2024.", None, id="one-cue-and-a-recent-year"),
+    pytest.param("The 1994 edition, £1994 price.", None, id="a-year-alone-is-no-cue"),
+    pytest.param("As a kid in Leeds. Back then we walked.", "archival", id="two-cues-no-year"),
+]
+
+
+@pytest.mark.parametrize("text, band", MIN_EVIDENCE)
+def test_minimum_evidence(text, band):
+    assert infer_band(text, CUTOFF) == band
+    decision = decide_band(declared_band=None, note_date=None, text=text, cutoff=CUTOFF)
+    assert decision == (BandDecision("archival", "content") if band else BandDecision("present", "default"))
+
+
+def test_evidence_is_inspectable():
+    ev = content_evidence("Growing up in 1994, back then, these days.", CUTOFF)
+    assert ev.archival_cues == ("childhood memory: 'growing up'", "looking back: 'back then'")
+    assert ev.present_cues == ("present tense marker: 'these days'",)
+    assert ev.past_years == (1994,) and ev.band == "archival"
 
 
 EXPLAIN = [

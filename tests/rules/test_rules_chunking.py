@@ -114,3 +114,31 @@ ID_INPUTS = [
 def test_chunk_ids_differ(one, other):
     assert chunk_id(*one) != chunk_id(*other)
     assert chunk_id(*one) == chunk_id(*one)
+
+
+# -- tables chunk by rows ------------------------------------------------------------
+
+TABLE = "## Films\n| Title | Year | Note |\n| --- | --- | --- |\n" + "".join(
+    f"| Film number {i} | {1970 + i} | seen twice |\n" for i in range(12)
+)
+
+
+def _words(text: str) -> int:
+    return len(text.split())
+
+
+def test_a_long_table_is_cut_between_rows_and_each_piece_keeps_the_header():
+    chunks = chunk_text(TABLE, max_tokens=40, count_tokens=_words)
+    assert len(chunks) > 1
+    for chunk in chunks:
+        assert chunk.startswith("## Films\n| Title | Year | Note |")
+        assert _words(chunk) <= 40
+        rows = chunk.split("\n")[2:]
+        assert rows and all(r.startswith("| Film number") and r.endswith("|") for r in rows)
+    assert sum(len(c.split("\n")) - 2 for c in chunks) == 12  # every row once, no separator row
+
+
+def test_no_chunk_is_table_junk():
+    padded = "| a | b |\n|:----|----:|\n" + "".join(f"|  x{i}   |   y{i}   |\n" for i in range(30))
+    for chunk in chunk_text(padded, max_tokens=12, count_tokens=_words):
+        assert chunk.strip("|-: \n"), repr(chunk)

@@ -8,22 +8,26 @@ chunks into each workspace's LightRAG storages directly (``text_chunks``,
 ``chunks_vdb``, ``full_docs``, ``doc_status``) and flushes once per batch. That
 keeps chunk ids 1:1 with our chunk table, needs no LLM, and avoids LightRAG's
 per-document pipeline (which rewrites every JSON store once per document).
-Retrieval goes through LightRAG's own ``aquery_data``.
+Retrieval reads LightRAG's chunk vector store and the entity graph's tracking
+rows directly (``aquery_data`` only for the naive-mode baseline).
 
 The package is split by concern, every module private: ``_setup`` (storages,
 the embedding seam, LightRAG's process-wide state), ``_production`` (PostgreSQL
 pools and Neo4j batches), ``_index`` (chunks: write, delete, search),
-``_graph_write`` / ``_graph_read`` / ``_graph_llm`` (the entity graph) and
-``_graph_rows`` (the row formats LightRAG's own merge writes).
+``_graph_write`` / ``_graph_read`` / ``_graph_llm`` (the entity graph),
+``_graph_rows`` (the row formats LightRAG's own merge writes) and ``_contract``
+(every LightRAG symbol, patch, record format and variable relied on, each checked
+by ``tests/index/test_lightrag_contract.py``). Outside ``lucasrag/index/`` nothing
+imports this package: the index layer's API is ``lucasrag.index``.
 """
 
 import os
 
 # LightRAG reads these at import time; a stray value would redirect every
-# workspace into one (see docs/design.md, "workspace isolation").
+# workspace into one (see docs/design.md, "workspace isolation"). What else it
+# reads, and every other assumption about it: _contract.py.
 for _var in ("WORKSPACE", "NEO4J_WORKSPACE", "POSTGRES_WORKSPACE", "ENTITY_TYPES"):
     os.environ.pop(_var, None)
-os.environ.setdefault("LIGHTRAG_LOAD_DOTENV", "false")
 
 from lucasrag.index._lightrag._graph_rows import GraphStats  # noqa: E402
 from lucasrag.index._lightrag._index import Hit, WorkspaceIndex  # noqa: E402

@@ -112,20 +112,14 @@ def _entity_vdb_id(name: str) -> str:
     return compute_mdhash_id(name, prefix="ent-")
 
 
-def _relation_vdb_id(a: str, b: str) -> str:
-    from lightrag.utils import make_relation_vdb_ids
-
-    return make_relation_vdb_ids(a, b)[0]
-
-
 def _relation_key(a: str, b: str) -> str:
     from lightrag.utils import make_relation_chunk_key
 
     return make_relation_chunk_key(a, b)
 
 
-#: Characters of an entity's/relation's vector text. LightRAG embeds the whole
-#: description; the structural graph embeds the name(s) and the first sentence only:
+#: Characters of an entity's vector text. LightRAG embeds the whole description;
+#: the structural graph embeds the name and the first sentence only:
 #: a name is what a query matches, and short texts embed 3-4x faster (docs/graph.md).
 VECTOR_TEXT_CHARS = 160
 
@@ -143,18 +137,4 @@ def _entity_vdb_row(name: str, node: dict) -> dict:
         "content": _vector_text(name, node["description"]),
         "source_id": node["source_id"],
         "file_path": node["file_path"],
-    }
-
-
-def _relation_vdb_row(a: str, b: str, edge: dict) -> dict:
-    a, b = sorted((a, b))
-    return {
-        "src_id": a,
-        "tgt_id": b,
-        "source_id": edge["source_id"],
-        "content": _vector_text(f"{edge['keywords']}\t{a}\n{b}", edge["description"]),
-        "keywords": edge["keywords"],
-        "description": edge["description"],
-        "weight": edge["weight"],
-        "file_path": edge["file_path"],
     }

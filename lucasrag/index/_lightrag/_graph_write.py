@@ -2,21 +2,25 @@
 
 Entity graph — owned by the graph work (docs/graph.md); nothing above depends on it
 except flush() (which persists these stores too) and search() (which asks
-_graph_plan whether the query names an entity of this workspace).
+_graph_reach which chunks support the entities a query names).
 
 What is written mirrors LightRAG's own merge (operate._merge_nodes_then_upsert /
-_merge_edges_then_upsert), in the same formats, so LightRAG's local/mix retrieval,
-its deletion helpers and its tools read it unchanged: graph nodes and edges whose
-``source_id`` lists OUR chunk ids (joined by GRAPH_FIELD_SEP, capped as LightRAG caps
-them), entities_vdb / relationships_vdb rows, the uncapped chunk lists in
+_merge_edges_then_upsert), in the same formats (listed in ``_contract.RECORD_FORMATS``),
+so LightRAG's deletion helpers, its tools and an LLM merge read it unchanged: graph
+nodes and edges whose ``source_id`` lists OUR chunk ids (joined by GRAPH_FIELD_SEP,
+capped as LightRAG caps them), entities_vdb rows, the uncapped chunk lists in
 entity_chunks / relation_chunks, and the per-document anchors full_entities /
-full_relations. Batched over a whole sync and persisted by flush(): no per-document
-file rewrite. LightRAG's adelete_by_doc_id is not used for removal: it journals and
-flushes per document and rebuilds surviving entities from its LLM extraction cache,
-which the structural extractor never fills; delete_graph() applies the same rule
-(drop the document's chunk ids from every entity/relation it anchors; what has no
-source left disappears) and recomputes descriptions and weights from the stored
-chunks (lucasrag.entities makes them pure functions of chunk text and path).
+full_relations. Relation vectors (relationships_vdb) are not written: only
+LightRAG's global/hybrid retrieval reads them, LucasRAG never runs it, and they were
+57 % of the graph's embedding work (docs/graph.md); the rows of an index written
+before are deleted with their edges. Batched over a whole sync and persisted by
+flush(): no per-document file rewrite. LightRAG's adelete_by_doc_id is not used for
+removal: it journals and flushes per document and rebuilds surviving entities from
+its LLM extraction cache, which the structural extractor never fills; delete_graph()
+applies the same rule (drop the document's chunk ids from every entity/relation it
+anchors; what has no source left disappears) and recomputes descriptions and
+weights from the stored chunks (lucasrag.entities makes them pure functions of
+chunk text and path).
 """
 
 from __future__ import annotations
@@ -38,8 +42,6 @@ from lucasrag.index._lightrag._graph_rows import (
     _merge_paths,
     _node_name,
     _relation_key,
-    _relation_vdb_id,
-    _relation_vdb_row,
     _split,
     _tracked_sources,
 )
@@ -123,7 +125,6 @@ class GraphWriter:
             rag.relation_chunks.get_by_ids([_relation_key(a, b) for a, b in pairs]),
         )
         edge_rows: list[tuple[str, str, dict]] = []
-        relation_vdb: dict[str, dict] = {}
         relation_tracking: dict[str, dict] = {}
         for (a, b), row in zip(pairs, rel_tracked):
             acc = rels[(a, b)]
@@ -139,16 +140,14 @@ class GraphWriter:
                 _merge_paths(_split(old.get("file_path")), acc.paths, rag.max_file_paths),
             )
             edge_rows.append((a, b, edge))
-            relation_vdb[_relation_vdb_id(a, b)] = _relation_vdb_row(a, b, edge)
             relation_tracking[_relation_key(a, b)] = {"chunk_ids": full, "count": len(full)}
 
-        stats.texts, stats.embed_seconds = self._prepare_vectors(entity_vdb, relation_vdb, embed)
+        stats.texts, stats.embed_seconds = self._prepare_vectors(entity_vdb, embed)
         await graph.upsert_nodes_batch(node_rows)
         if edge_rows:
             await graph.upsert_edges_batch(edge_rows)
         await asyncio.gather(
             rag.entities_vdb.upsert(entity_vdb),
-            rag.relationships_vdb.upsert(relation_vdb),
             rag.entity_chunks.upsert(entity_tracking),
             rag.relation_chunks.upsert(relation_tracking),
             self._union_anchors(doc_ents, doc_rels),
@@ -244,7 +243,7 @@ class GraphWriter:
             node_rows.append((name, node))
             entity_vdb[_entity_vdb_id(name)] = _entity_vdb_row(name, node)
             entity_tracking[name] = {"chunk_ids": remaining, "count": len(remaining)}
-        edge_rows, relation_vdb, relation_tracking = [], {}, {}
+        edge_rows, relation_tracking = [], {}
         for (a, b), (old, remaining, lost, again) in rel_plan.items():
             weight = float(old.get("weight") or 0.0) - sum(
                 relation_weight(a, b, gone[c]["content"], gone[c].get("file_path", "")) for c in lost if c in gone
@@ -262,10 +261,9 @@ class GraphWriter:
             paths = [p for p in _split(old.get("file_path")) if p not in gone_paths]
             edge = self._edge_row(fragments, remaining, weight, old.get("keywords") or "", paths)
             edge_rows.append((a, b, edge))
-            relation_vdb[_relation_vdb_id(a, b)] = _relation_vdb_row(a, b, edge)
             relation_tracking[_relation_key(a, b)] = {"chunk_ids": remaining, "count": len(remaining)}
 
-        stats.texts, stats.embed_seconds = self._prepare_vectors(entity_vdb, relation_vdb, embed)
+        stats.texts, stats.embed_seconds = self._prepare_vectors(entity_vdb, embed)
         from lightrag.utils import make_relation_vdb_ids
 
         if dead_nodes:
@@ -284,7 +282,6 @@ class GraphWriter:
         )
         await asyncio.gather(
             rag.entities_vdb.upsert(entity_vdb),
-            rag.relationships_vdb.upsert(relation_vdb),
             rag.entity_chunks.upsert(entity_tracking),
             rag.relation_chunks.upsert(relation_tracking),
             rag.full_entities.delete(doc_ids),
@@ -294,13 +291,11 @@ class GraphWriter:
         stats.entities_written, stats.relations_written = len(node_rows), len(edge_rows)
         return stats
 
-    def _prepare_vectors(self, entity_vdb: dict, relation_vdb: dict, embed) -> tuple[int, float]:
-        """Vectors for the vector-store rows about to be upserted, from the embedding cache."""
+    def _prepare_vectors(self, entity_vdb: dict, embed) -> tuple[int, float]:
+        """Vectors for the entity vector-store rows about to be upserted, from the embedding cache."""
         import time
 
-        contents = list(
-            dict.fromkeys([r["content"] for r in entity_vdb.values()] + [r["content"] for r in relation_vdb.values()])
-        )
+        contents = list(dict.fromkeys(r["content"] for r in entity_vdb.values()))
         if not contents:
             return 0, 0.0
         t0 = time.perf_counter()

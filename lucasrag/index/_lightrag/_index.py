@@ -7,17 +7,18 @@ import contextlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from itertools import zip_longest
 
 import numpy as np
 
 from lucasrag.embedding import DIM, get_embedder
 from lucasrag.index._lightrag._graph_llm import LlmExtraction
-from lucasrag.index._lightrag._graph_read import _EXACT_ENTITIES, GraphReader
+from lucasrag.index._lightrag._graph_read import GRAPH_RELATED_CHUNKS, GraphReader
 from lucasrag.index._lightrag._graph_write import GraphWriter
 from lucasrag.index._lightrag._production import _configure_production, _loop_lock, _require_services
 from lucasrag.index._lightrag._setup import (
-    _STORAGES,
     EMBEDDING_MODEL_NAME,
+    _backend,
     _load_fresh_if_moved,
     _no_llm,
     _quiet_lightrag,
@@ -48,20 +49,20 @@ class WorkspaceIndex(GraphWriter, GraphReader, LlmExtraction):
         from lightrag.utils import EmbeddingFunc, Tokenizer
 
         _quiet_lightrag()
+        backend = _backend(settings.profile)
         vectors = _VectorCache()
         embedder = get_embedder()
         working_dir = settings.index_dir
         working_dir.mkdir(parents=True, exist_ok=True)
-        if settings.profile == "embedded":
+        if backend.process_wide_json:
             _load_fresh_if_moved(workspace, working_dir)
-        production = settings.profile == "production"
-        if production:
+        if backend.servers:
             # Before LightRAG retries a dead server for minutes: name the service and the setting.
             await asyncio.to_thread(_require_services, settings)
-        # Production storages read the process environment while they initialise:
+        # Server storages read the process environment while they initialise:
         # one open at a time per loop, each with its own settings in place.
-        async with _loop_lock("open") if production else contextlib.nullcontext():
-            if production:
+        async with _loop_lock("open") if backend.servers else contextlib.nullcontext():
+            if backend.servers:
                 _configure_production(settings)
             rag = LightRAG(
                 working_dir=str(working_dir),
@@ -72,7 +73,7 @@ class WorkspaceIndex(GraphWriter, GraphReader, LlmExtraction):
                 llm_model_func=_no_llm,
                 tokenizer=Tokenizer("all-MiniLM-L6-v2", embedder.tokenizer),
                 vector_db_storage_cls_kwargs={"cosine_better_than_threshold": -1.0},
-                **_STORAGES[settings.profile],
+                **backend.storages,
             )
             try:
                 await rag.initialize_storages()
@@ -157,55 +158,31 @@ class WorkspaceIndex(GraphWriter, GraphReader, LlmExtraction):
     ) -> list[Hit]:
         """Retrieval only (no generation, no LLM): at most ``top_k`` of our chunks.
 
-        LightRAG's naive vector search; ``mix`` mode (vector chunks merged with the
-        chunks of the entities the query names, see ``_graph_plan``) when ``graph`` is
-        on and the query names an entity of this workspace's graph.
+        Vector search straight from LightRAG's chunk vector store (``aquery_data``
+        would re-tokenize the whole candidate list twice to fit a context window we
+        never build). When ``graph`` is on and the query names an entity of this
+        workspace's graph (see ``_graph_reach``), the entity's chunks nearest to the
+        query are merged in round-robin after the vector chunks — what LightRAG's
+        ``mix`` mode did, without its context assembly (docs/graph.md, "Mix mode
+        replaced"). Every hit among the named entities' chunks is marked ``graph``.
 
         ``query_vector``, when given, spares a second embedding of the same query
         (the federated query embeds it once for all workspaces)."""
-        from lightrag import QueryParam
-
-        plan = await self._graph_plan(text, keywords, top_k) if graph else None
-        if plan is None:
-            # Plain vector search straight from LightRAG's chunk vector store:
-            # aquery_data would re-tokenize the whole candidate list twice (to
-            # fit a context window we never build), which dominated query time.
-            rows = await self._rag.chunks_vdb.query(
-                text, top_k=top_k, query_embedding=None if query_vector is None else query_vector.tolist()
-            )
+        vector = query_vector if query_vector is not None else (await self._vectors.embed([text]))[0]
+        named, reached = await self._graph_reach(text, keywords, top_k) if graph else (0, [])
+        rows = await self._rag.chunks_vdb.query(text, top_k=top_k, query_embedding=vector.tolist())
+        if query_vector is None:
+            self._vectors.discard([text])
+        if not reached:
             return [Hit(r["id"], r.get("content") or "") for r in rows][:top_k]
-        # from here on the query names an entity of the graph: mix mode
-        if query_vector is not None:
-            self._vectors.add([text], query_vector[None, :])
-        self._vectors.add(plan.strings, plan.vectors)
-
-        param = QueryParam(
-            mode="mix",
-            chunk_top_k=top_k,
-            top_k=plan.entity_top_k,
-            max_total_tokens=10_000_000,  # its default silently trims the candidate list
-            enable_rerank=False,
-            hl_keywords=plan.hl,
-            ll_keywords=plan.ll,
-        )
-        exact = _EXACT_ENTITIES.set(plan.ll)
-        self._route_entity_lookup()
-        try:
-            data = await self._rag.aquery_data(text, param)
-        finally:
-            _EXACT_ENTITIES.reset(exact)
-            if query_vector is not None:  # one vector per query would otherwise pile up
-                self._vectors.discard([text])
-            self._vectors.discard(plan.strings)
-        chunks = (data.get("data") or {}).get("chunks") or []
-        # mix mode merges vector, entity and relation chunks round-robin: the same
-        # number of candidates as naive mode, each of them once
-        hits = {
-            c["chunk_id"]: Hit(c["chunk_id"], c["content"], c["chunk_id"] in plan.reached)
-            for c in chunks
-            if c.get("chunk_id")
-        }
-        return list(hits.values())[:top_k]
+        picked = await self._nearest_of(reached, vector, int(GRAPH_RELATED_CHUNKS * named / 2))
+        stored = await self.stored_chunks(picked)
+        texts = {r["id"]: r.get("content") or "" for r in rows} | stored
+        # round-robin, vector first, each chunk once (LightRAG's _merge_all_chunks)
+        merged = [c for pair in zip_longest([r["id"] for r in rows], [c for c in picked if c in stored]) for c in pair]
+        order = list(dict.fromkeys(c for c in merged if c is not None))
+        reached_set = set(reached)
+        return [Hit(c, texts[c], c in reached_set) for c in order[:top_k]]
 
     async def naive_query(self, text: str, top_k: int) -> list[Hit]:
         """LightRAG's own naive-mode retrieval (``aquery_data``), for baselines:

@@ -46,21 +46,12 @@ def _loop_lock(name: str) -> asyncio.Lock:
 
 def _pg_config(dsn: str) -> dict:
     """LightRAG PostgreSQLDB config keys from a DSN (URL or ``key=value`` conninfo)."""
-    from psycopg.conninfo import conninfo_to_dict
+    from lucasrag import dsn as pg_dsn
 
-    params = conninfo_to_dict(dsn)
-    config = {
-        "host": params.get("host") or params.get("hostaddr") or "127.0.0.1",
-        "port": int(params.get("port") or 5432),
-        "user": params.get("user") or "postgres",
-        # PostgreSQLDB insists on a password; a trust-auth server ignores it
-        "password": params.get("password") or "unused",
-        "database": params.get("dbname") or "postgres",
-        "workspace": None,
-        "server_settings": PG_SERVER_SETTINGS,
-    }
-    if params.get("sslmode"):
-        config["ssl_mode"] = params["sslmode"]
+    config = {**pg_dsn.lightrag_settings(dsn), "workspace": None, "server_settings": PG_SERVER_SETTINGS}
+    sslmode = pg_dsn.parse(dsn).sslmode
+    if sslmode:
+        config["ssl_mode"] = sslmode
     return config
 
 
@@ -109,6 +100,9 @@ def _install_pg_client_pools() -> None:
         if db.pool is not None:
             await db.pool.close()
 
+    # the originals stay reachable: tests/index/test_lightrag_contract.py checks their signatures
+    manager._lucasrag_original_get_client = manager.get_client
+    manager._lucasrag_original_release_client = manager.release_client
     manager.get_client = classmethod(get_client)
     manager.release_client = classmethod(release_client)
     manager._lucasrag_pools = True
@@ -153,6 +147,8 @@ def _install_neo4j_batch_deletes() -> None:
                 pairs,
             )
 
+    storage._lucasrag_original_remove_nodes = storage.remove_nodes
+    storage._lucasrag_original_remove_edges = storage.remove_edges
     storage.remove_nodes = remove_nodes
     storage.remove_edges = remove_edges
     storage._lucasrag_batch_deletes = True

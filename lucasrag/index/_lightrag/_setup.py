@@ -7,24 +7,45 @@ import asyncio
 import logging
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
 from lucasrag.embedding import DIM, get_embedder
 
-_STORAGES = {
-    "embedded": {
-        "kv_storage": "JsonKVStorage",
-        "vector_storage": "NanoVectorDBStorage",
-        "graph_storage": "NetworkXStorage",
-        "doc_status_storage": "JsonDocStatusStorage",
-    },
-    "production": {
-        "kv_storage": "PGKVStorage",
-        "vector_storage": "PGVectorStorage",
-        "graph_storage": "Neo4JStorage",
-        "doc_status_storage": "PGDocStatusStorage",
-    },
+
+@dataclass(frozen=True)
+class _Backend:
+    """LightRAG's storages for one profile of ``lucasrag.settings.PROFILES``."""
+
+    storages: dict[str, str]
+    #: PostgreSQL + Neo4j: checked before opening, configured right before construction
+    servers: bool
+    #: JSON files LightRAG caches process-wide by workspace name (see _load_fresh_if_moved)
+    process_wide_json: bool
+
+
+_BACKENDS = {
+    "embedded": _Backend(
+        {
+            "kv_storage": "JsonKVStorage",
+            "vector_storage": "NanoVectorDBStorage",
+            "graph_storage": "NetworkXStorage",
+            "doc_status_storage": "JsonDocStatusStorage",
+        },
+        servers=False,
+        process_wide_json=True,
+    ),
+    "production": _Backend(
+        {
+            "kv_storage": "PGKVStorage",
+            "vector_storage": "PGVectorStorage",
+            "graph_storage": "Neo4JStorage",
+            "doc_status_storage": "PGDocStatusStorage",
+        },
+        servers=True,
+        process_wide_json=False,
+    ),
 }
 
 
@@ -116,3 +137,12 @@ def _load_fresh_if_moved(workspace: str, working_dir) -> None:
         if table is not None:
             for key in [k for k in list(table.keys()) if k.startswith(prefix)]:
                 table.pop(key, None)
+
+
+def _backend(profile: str) -> _Backend:
+    from lucasrag.settings import PROFILES, SettingsError
+
+    try:
+        return _BACKENDS[profile]
+    except KeyError:
+        raise SettingsError(f"LUCASRAG_PROFILE={profile!r} is not one of {', '.join(PROFILES)}") from None

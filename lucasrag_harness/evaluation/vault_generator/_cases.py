@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from lucasrag.vocabulary import WORKSPACES
+from lucasrag_harness.evaluation.vault_generator._cases_recency import recency_cases
 from lucasrag_harness.evaluation.vault_generator._persona import value_at
 from lucasrag_harness.evaluation.vault_generator._truth import NoteTruth, QueryCase
 
@@ -102,6 +103,8 @@ class CaseMaker:
         ):
             if items:
                 cases.append(QueryCase("archive_cue", q, newest(items)[:50], [], archival_open=True, expect_text=key))
+        # periods below the year and false alarms
+        cases += recency_cases(indexed, self.now, rng)
         # deference
         for s, withheld_qs, open_q, bridged_q in (
             (

@@ -27,7 +27,7 @@ class NoteTruth:
 
 @dataclass
 class QueryCase:
-    kind: str  # present_fact | archive_year | archive_cue | charged_withheld | charged_bridged | quarantine_never | workspace_restriction
+    kind: str  # present_fact | archive_year | archive_cue | charged_withheld | charged_bridged | quarantine_never | workspace_restriction | period_* | false_alarm_* (see policy_eval.KINDS)
     query: str
     expect_paths: list[str]  # any of these should be returned (empty: nothing in particular)
     forbid_paths: list[str]  # none of these may be returned (a sample, at most FORBID_CAP)
@@ -36,6 +36,7 @@ class QueryCase:
     archival_open: bool = False  # expected temporal.archival_open
     withheld: list[str] = field(default_factory=list)  # subjects that must get a hint
     expect_text: str | None = None  # a phrase the expected answer contains
+    period: list[str] | None = None  # period_* cases: the named period, [start, end] (ISO, inclusive)
 
 
 @dataclass

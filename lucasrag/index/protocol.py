@@ -1,0 +1,69 @@
+"""What a chunk store is: the one interface both profiles' chunk-metadata stores implement.
+
+LightRAG returns only ``chunk_id`` and text for a retrieved chunk; band, date,
+charged subjects, vault path, the chunk's vector and its keyword terms live in a
+chunk store keyed by the same id. ``SqliteChunkStore`` (embedded,
+``lucasrag/index/chunk_store.py``) and ``PostgresChunkStore`` (production,
+``lucasrag/index/chunk_store_pg.py``) implement it; ``tests/index/test_chunk_store_protocol.py``
+checks that both do, method by method.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+
+from lucasrag.vocabulary import ChunkRecord
+
+
+@runtime_checkable
+class ChunkStore(Protocol):
+    """One workspace's chunk metadata, vectors and keyword index."""
+
+    def close(self) -> None: ...
+
+    # ---- the write side (lucasrag.index.sync)
+
+    def doc_fingerprints(self) -> dict[str, str]:
+        """doc id → fingerprint of what was indexed for it (decides what changed)."""
+        ...
+
+    def chunk_ids_of(self, doc_ids: Iterable[str]) -> list[str]: ...
+
+    def remove_docs(self, doc_ids: Iterable[str]) -> None:
+        """Forget these documents and their chunks."""
+        ...
+
+    def add_chunks(self, records: Sequence[ChunkRecord], vectors: np.ndarray) -> None: ...
+
+    def mark_docs(self, fingerprints: dict[str, tuple[str, str]]) -> None:
+        """Record documents as indexed: doc id → (vault path, fingerprint)."""
+        ...
+
+    # ---- the read side (lucasrag_query)
+
+    def get(self, chunk_ids: Sequence[str]) -> dict[str, ChunkRecord]: ...
+
+    def vectors(self, chunk_ids: Sequence[str]) -> np.ndarray:
+        """Stored unit vectors in the order of ``chunk_ids`` (zeros for unknown ids)."""
+        ...
+
+    def nearest_dated(self, vector: np.ndarray, periods: Sequence[tuple[str, str]], k: int) -> list[str]:
+        """The ``k`` chunks dated inside any period (ISO bounds, inclusive) nearest to ``vector``."""
+        ...
+
+    def keyword_search(self, query: Sequence[str], k: int) -> list[str]:
+        """Chunk ids of the ``k`` best keyword matches for any of the ``query`` terms."""
+        ...
+
+    def term_stats(self, query: Sequence[str]) -> tuple[int, dict[str, int]]:
+        """(number of chunks, chunks containing each term) — the collection statistics BM25 needs."""
+        ...
+
+    def all_records(self) -> list[ChunkRecord]: ...
+
+    def counts(self) -> tuple[int, int]:
+        """(documents, chunks)."""
+        ...

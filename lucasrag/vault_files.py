@@ -1,0 +1,58 @@
+"""Which files of a vault are notes, and a cheap fingerprint of them (§3.1).
+
+Shared by the write side (scanning, the Dagster vault sensor) and the read side
+(``read_note`` refuses hidden paths; ``lucasrag watch`` re-ingests when the
+fingerprint changes), so both agree on what a note is and on what "changed" means."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path, PurePosixPath
+
+from lucasrag.deference import deference_path
+
+
+def is_hidden(rel: PurePosixPath | Path) -> bool:
+    """Whether a vault-relative path lies in a hidden folder (or is a hidden file)."""
+    return any(part.startswith(".") for part in rel.parts)
+
+
+def iter_vault_files(root: Path) -> list[Path]:
+    """Every ``*.md`` file under ``root``, sorted, outside hidden folders."""
+    found: list[Path] = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        # Prune in place so .git/.obsidian trees are never even listed.
+        dirnames[:] = [d for d in dirnames if not d.startswith(".")]
+        for name in filenames:
+            path = Path(dirpath) / name
+            if name.endswith(".md") and not is_hidden(path.relative_to(root)):
+                found.append(path)
+    return sorted(found)
+
+
+# Obsidian settings that change what is a note (the templates folder, lucasrag_assets/rules/obsidian.py).
+OBSIDIAN_SETTINGS = (".obsidian/templates.json", ".obsidian/plugins/templater-obsidian/data.json")
+
+
+def config_files(root: Path) -> list[Path]:
+    """The vault's own configuration: every file in ``.lucasrag/`` (deference, routing rules, vault
+    settings, recorded decisions) and the Obsidian settings that name the templates folder."""
+    config = root / ".lucasrag"
+    own = sorted(p for p in config.iterdir() if p.is_file()) if config.is_dir() else []
+    return [*own, *(root / rel for rel in OBSIDIAN_SETTINGS)]
+
+
+def vault_fingerprint(root: Path) -> str:
+    """A cheap change detector: relative path, size and mtime of every note and configuration file."""
+    h = hashlib.sha256()
+    for path in [*iter_vault_files(root), deference_path(root), *config_files(root)]:
+        try:
+            st = path.stat()
+        except OSError:  # an absent settings file, or a note deleted mid-scan
+            continue
+        # surrogateescape: a file name that is not UTF-8 still counts (the scan reports it, escaped).
+        h.update(
+            f"{path.relative_to(root).as_posix()}\0{st.st_size}\0{st.st_mtime_ns}\n".encode("utf-8", "surrogateescape")
+        )
+    return h.hexdigest()

@@ -1,0 +1,131 @@
+"""Re-ingest when the vault changes, without a Dagster daemon (``lucasrag watch``, ``lucasrag mcp --watch``).
+
+The watcher polls the same fingerprint as the Dagster vault sensor
+(:func:`lucasrag.vault_files.vault_fingerprint`: path, size and mtime of every note
+and of the deference list). A change starts a quiet period; once the fingerprint
+has stayed the same for ``debounce_s`` (an editor saving every keystroke, a sync
+client copying a folder), one ingest runs. Changes made during an ingest are
+caught by the next comparison. The ingest itself is injected (the write side's
+``run_ingest``): this module never imports it, so the read side can host a watcher.
+
+An ingest that fails is reported (``state()["last_error"]`` and the log) and the
+watcher carries on: the next change tries again.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from lucasrag.settings import Settings
+from lucasrag.vault_files import vault_fingerprint
+
+#: Seconds the fingerprint must stay unchanged before an ingest starts.
+DEFAULT_DEBOUNCE_S = 2.0
+#: Seconds between fingerprint checks (a stat per note: ≈50 ms at 10,000 notes).
+DEFAULT_POLL_S = 1.0
+
+Reingest = Callable[[Settings], object]
+
+
+def _now_iso() -> str:
+    return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+
+
+@dataclass
+class WatchState:
+    state: str = "starting"  # starting | watching | settling | ingesting | stopped
+    ingests: int = 0
+    last_started: str | None = None
+    last_finished: str | None = None
+    last_seconds: float | None = None
+    last_error: str | None = None
+
+
+class VaultWatcher:
+    """A daemon thread that runs ``reingest(settings)`` after the vault settles (see module doc)."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        reingest: Reingest,
+        *,
+        debounce_s: float = DEFAULT_DEBOUNCE_S,
+        poll_s: float = DEFAULT_POLL_S,
+        catch_up: bool = True,
+        log: Callable[[str], None] = lambda message: None,
+    ) -> None:
+        self.settings = settings
+        self.debounce_s = debounce_s
+        self.poll_s = poll_s
+        self._reingest = reingest
+        self._catch_up = catch_up
+        self._log = log
+        self._stop = threading.Event()
+        self._lock = threading.Lock()
+        self._state = WatchState()
+        self._thread: threading.Thread | None = None
+
+    def state(self) -> dict:
+        """What the watcher is doing and how its last ingest went (the MCP ``status`` tool shows it)."""
+        with self._lock:
+            return {**self._state.__dict__, "debounce_s": self.debounce_s, "poll_s": self.poll_s}
+
+    def _set(self, **changes) -> None:
+        with self._lock:
+            for key, value in changes.items():
+                setattr(self._state, key, value)
+
+    def start(self) -> VaultWatcher:
+        self._thread = threading.Thread(target=self.run, name="lucasrag-vault-watch", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self, timeout: float | None = None) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout)
+
+    def _ingest(self) -> None:
+        self._set(state="ingesting", last_started=_now_iso())
+        started = time.perf_counter()
+        try:
+            self._reingest(self.settings)
+        except Exception as exc:  # a bad run must not end the watch: the next change retries
+            self._set(last_error=f"{type(exc).__name__}: {exc}")
+            self._log(f"ingest failed: {type(exc).__name__}: {exc}")
+        else:
+            self._set(last_error=None)
+        seconds = round(time.perf_counter() - started, 2)
+        self._set(ingests=self._state.ingests + 1, last_finished=_now_iso(), last_seconds=seconds)
+        self._log(f"ingest finished in {seconds:.1f}s")
+
+    def run(self) -> None:
+        """Watch until :meth:`stop` (``lucasrag watch`` calls this on the main thread)."""
+        vault = self.settings.vault
+        seen = vault_fingerprint(vault)
+        if self._catch_up:  # notes written while nothing was watching (unchanged ones are skipped)
+            self._log(f"catching up: ingesting {vault}")
+            self._ingest()
+        self._set(state="watching")
+        self._log(f"watching {vault} (debounce {self.debounce_s:g}s)")
+        while not self._stop.wait(self.poll_s):
+            current = vault_fingerprint(vault)
+            if current == seen:
+                continue
+            self._set(state="settling")
+            while not self._stop.wait(self.debounce_s):  # settle: no change for a whole debounce period
+                latest = vault_fingerprint(vault)
+                if latest == current:
+                    break
+                current = latest
+            if self._stop.is_set():
+                break
+            self._log("vault changed: ingesting")
+            seen = current  # taken before the ingest: edits made during it trigger the next round
+            self._ingest()
+            self._set(state="watching")
+        self._set(state="stopped")

@@ -1,0 +1,49 @@
+"""Asset values between steps: Parquet files in the data folder, one per asset.
+
+Every step of a run may be its own process (the multiprocess executor) or pod (dagster-k8s); a step
+reads its inputs from here, never from memory, so the data folder is the one thing steps share
+besides the services. It also lets a later run re-materialise one index from the last
+``banded_chunks`` (the ``rebuild_<workspace>`` jobs).
+"""
+
+from pathlib import Path
+
+import polars as pl
+from dagster import InputContext, IOManager, OutputContext, io_manager
+
+
+def asset_value_path(data: Path, asset_key_path: list[str]) -> Path:
+    return data / "assets" / f"{'/'.join(asset_key_path)}.parquet"
+
+
+class DataFolderIOManager(IOManager):
+    """Polars frames as Parquet under ``<LUCASRAG_DATA>/assets/``; other outputs (None) store nothing."""
+
+    def __init__(self, data: Path):
+        self.data = data
+
+    def handle_output(self, context: OutputContext, obj) -> None:
+        if obj is None:
+            return
+        if not isinstance(obj, pl.DataFrame):
+            raise TypeError(f"{context.asset_key.to_user_string()}: expected a polars DataFrame, got {type(obj)}")
+        path = asset_value_path(self.data, context.asset_key.path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(".tmp")
+        obj.write_parquet(tmp)
+        tmp.replace(path)  # atomic: a reader never sees half a file
+        context.add_output_metadata({"stored_at": str(path)})
+
+    def load_input(self, context: InputContext) -> pl.DataFrame:
+        path = asset_value_path(self.data, context.asset_key.path)
+        if not path.is_file():
+            raise FileNotFoundError(
+                f"{context.asset_key.to_user_string()} has no stored value at {path}: materialise it first "
+                "(the ingest job)"
+            )
+        return pl.read_parquet(path)
+
+
+@io_manager(required_resource_keys={"lucasrag"}, description="Parquet files under <LUCASRAG_DATA>/assets/.")
+def data_folder_io_manager(init_context) -> DataFolderIOManager:
+    return DataFolderIOManager(init_context.resources.lucasrag.get().data)

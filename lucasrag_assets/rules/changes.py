@@ -1,0 +1,98 @@
+"""No silent moves: what changed for each note between two ingests, and why (issue 15).
+
+A change is a note whose status (indexed / quarantined / invalid / removed), workspace or
+band differs from the last ingest. Its reason is read from the inputs of both decisions:
+
+* ``workspace:`` frontmatter changed → ``approval`` or ``explicit move`` when LucasRAG's
+  journal recorded that decision, else ``frontmatter`` (a person edited the key);
+* the note's text changed → ``note edited``;
+* the deciding routing.yaml rule changed → ``routing rule``;
+* a band decided by a different rule → ``band rule``; by the same date rule → ``archive cutoff``;
+* otherwise the note did not change but its neighbours did → ``router learning``: labels,
+  approvals or confidently routed notes moved the workspace centroids or the folder evidence.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import polars as pl
+
+from lucasrag.catalog import CHANGES_SCHEMA
+
+FIELDS = ("status", "workspace", "band")
+_VERBS = {"approve": "approval (lucasrag quarantine approve)", "route": "explicit move (lucasrag route)"}
+ROUTER_LEARNING = "router learning: the note is unchanged; other notes' labels, approvals or routing moved it"
+
+
+def _rows(frame: pl.DataFrame | None) -> dict[str, dict]:
+    return {} if frame is None else {r["path"]: r for r in frame.iter_rows(named=True)}
+
+
+def _rule(route_reason: str | None) -> str | None:
+    return route_reason if route_reason and "(routing.yaml)" in route_reason else None
+
+
+def _reason(
+    field: str, old: dict | None, new: dict | None, new_row: dict | None, decisions: Mapping[str, tuple[str, str]]
+) -> str:
+    if new_row is None:
+        return "file removed from the vault"
+    if new_row["status"] == "invalid":
+        return f"file became invalid: {new_row.get('reason')}"
+    if old is None or new is None:
+        return "unknown: no record of the previous decision's inputs (first ingest with change tracking)"
+    if old["declared_workspace"] != new["declared_workspace"]:
+        decision = decisions.get(new["path"])
+        if decision and decision[0] == new["declared_workspace"]:
+            return _VERBS.get(decision[1], decision[1])
+        return f"frontmatter: workspace {old['declared_workspace'] or 'unset'} → {new['declared_workspace'] or 'unset'}"
+    if old["content_hash"] != new["content_hash"]:
+        return "note edited"
+    if _rule(old["route_reason"]) != _rule(new["route_reason"]):
+        return f"routing rule: {_rule(new['route_reason']) or 'no rule applies any more'}"
+    if field == "band" and old["band_rule"] != new["band_rule"]:
+        return f"band rule: {old['band_rule']} → {new['band_rule']}"
+    if field == "band" and new["band_rule"] == "date":
+        return "archive cutoff moved (a new 'now': LUCASRAG_NOW or today)"
+    return ROUTER_LEARNING
+
+
+def _status(row: dict | None) -> str:
+    if row is None:
+        return "removed"
+    return f"indexed in {row['workspace']}" if row["status"] == "indexed" else row["status"]
+
+
+def note_changes(
+    old_catalog: pl.DataFrame | None,
+    new_catalog: pl.DataFrame,
+    old_inputs: pl.DataFrame | None,
+    new_inputs: pl.DataFrame,
+    decisions: Mapping[str, tuple[str, str]] = {},  # noqa: B006 - read only
+    fields: Sequence[str] = FIELDS,
+) -> pl.DataFrame:
+    """One row per (note, field) that changed, with old and new value and the reason.
+
+    Catalogues have ``path, status, workspace, band, reason`` (the `lucasrag notes` rows);
+    inputs have ``path, content_hash, declared_workspace, route_reason, band_rule``.
+    New notes are not changes; removed notes are (status → removed).
+    """
+    olds, news = _rows(old_catalog), _rows(new_catalog)
+    old_in, new_in = _rows(old_inputs), _rows(new_inputs)
+    out = []
+    for path, before in sorted(olds.items()):
+        after = news.get(path)
+        pairs = []
+        if "status" in fields and (after is None or before["status"] != after["status"]):
+            if not (after is None and before["status"] == "invalid"):
+                pairs.append(("status", _status(before), _status(after)))
+        both_indexed = after is not None and before["status"] == after["status"] == "indexed"
+        if "workspace" in fields and both_indexed and before["workspace"] != after["workspace"]:
+            pairs.append(("workspace", before["workspace"], after["workspace"]))
+        if "band" in fields and both_indexed and before.get("band") != after.get("band"):
+            pairs.append(("band", before.get("band"), after.get("band")))
+        for field, old_value, new_value in pairs:
+            reason = _reason(field, old_in.get(path), new_in.get(path), after, decisions)
+            out.append({"path": path, "field": field, "old": old_value, "new": new_value, "reason": reason})
+    return pl.DataFrame(out, schema=CHANGES_SCHEMA)

@@ -1,0 +1,163 @@
+"""Obsidian's conventions: the templates folder, and properties as a note's text.
+
+Pure functions, no Dagster. They read only the vault's own settings files
+(``.obsidian/templates.json``, the Templater plugin's ``data.json``) and never write.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+from collections.abc import Mapping
+from pathlib import Path, PurePosixPath
+
+#: Where each templates setting lives, and the key that names the folder.
+TEMPLATE_SETTINGS: tuple[tuple[str, str], ...] = (
+    (".obsidian/templates.json", "folder"),
+    (".obsidian/plugins/templater-obsidian/data.json", "templates_folder"),
+)
+#: Top-level folder names that hold templates even without a settings file (matched case-insensitively).
+TEMPLATE_FOLDER_NAMES: tuple[str, ...] = ("templates", "_templates")
+
+#: Frontmatter keys that are not a properties-only note's text: LucasRAG's own governance keys,
+#: display settings, and the title and aliases (those reach the index as the note's heading).
+CONTROL_KEYS = frozenset(
+    {"workspace", "band", "charged", "cssclasses", "cssclass", "publish", "position", "title", "aliases", "alias"}
+)
+_LINK = re.compile(r"!?\[\[([^\]|#^]*)(?:[#^][^\]|]*)?(?:\|([^\]]*))?\]\]")
+
+
+def _setting_folder(root: Path, rel: str, key: str) -> str | None:
+    try:
+        data = json.loads((root / rel).read_text(encoding="utf-8"))
+    except (OSError, ValueError):  # absent, unreadable or not JSON: the setting is not there
+        return None
+    folder = data.get(key) if isinstance(data, dict) else None
+    if not isinstance(folder, str):
+        return None
+    folder = folder.strip().strip("/")
+    return folder or None
+
+
+def template_folders(root: Path) -> dict[str, str]:
+    """Vault-relative template folders → why each is one (shown as the skip reason)."""
+    found: dict[str, str] = {}
+    for rel, key in TEMPLATE_SETTINGS:
+        folder = _setting_folder(root, rel, key)
+        if folder and folder not in found:
+            found[folder] = f"templates folder {folder!r} (from {rel} {key!r})"
+    try:
+        tops = [p.name for p in root.iterdir() if p.is_dir()]
+    except OSError:
+        tops = []
+    for name in sorted(tops):
+        if name.lower() in TEMPLATE_FOLDER_NAMES and name not in found:
+            found[name] = f"templates folder {name!r} (a top-level folder named like one)"
+    return found
+
+
+def template_reason(rel_path: str, folders: Mapping[str, str]) -> str | None:
+    """The reason ``rel_path`` is a template, or None."""
+    parents = PurePosixPath(rel_path).parents
+    for folder, reason in folders.items():
+        if PurePosixPath(folder) in parents:
+            return f"skipped: {reason}"
+    return None
+
+
+def link_name(text: str) -> str:
+    """``[[Ridley Scott]]`` → ``Ridley Scott``, ``[[People/Jo|Jo]]`` → ``Jo``; other text unchanged."""
+
+    def name(m: re.Match) -> str:
+        if m.group(2) and m.group(2).strip():
+            return m.group(2).strip()
+        return m.group(1).strip().rsplit("/", 1)[-1].removesuffix(".md")
+
+    return _LINK.sub(name, text).strip()
+
+
+def link_targets(text: str) -> tuple[str, ...]:
+    """Every wikilink's target note name (embeds and attachments excluded), first occurrence order."""
+    names = []
+    for m in _LINK.finditer(text):
+        if m.group(0).startswith("!"):
+            continue
+        target = m.group(1).strip().rsplit("/", 1)[-1].removesuffix(".md")
+        if target:
+            names.append(target)
+    return tuple(dict.fromkeys(names))
+
+
+def _value_text(value: object) -> str:
+    if value is None or isinstance(value, dict):
+        return ""
+    if isinstance(value, (list, tuple)):
+        items = [_value_text(_flatten_link(v)) for v in value]
+        return ", ".join(i for i in items if i)
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, (dt.date, dt.datetime)):
+        return value.isoformat()
+    return link_name(str(value))
+
+
+def _flatten_link(value: object) -> object:
+    # An unquoted ``director: [[Ridley Scott]]`` is YAML for [["Ridley Scott"]].
+    if isinstance(value, list) and len(value) == 1 and isinstance(value[0], str):
+        return value[0]
+    return value
+
+
+def properties_text(meta: Mapping[str, object]) -> str:
+    """A properties-only note's text: one ``key: value`` line per property that says something.
+
+    LucasRAG's own control keys and empty values are left out; wikilinks become names.
+    """
+    lines = []
+    for key, value in meta.items():
+        if str(key).lower() in CONTROL_KEYS:
+            continue
+        text = _value_text(_flatten_link(value))
+        if text:
+            lines.append(f"{key}: {text}")
+    return "\n".join(lines)
+
+
+def aliases_of(meta: Mapping[str, object]) -> tuple[str, ...]:
+    """Obsidian's ``aliases`` (or ``alias``) property as names."""
+    for key in ("aliases", "alias"):
+        value = meta.get(key)
+        if value is None:
+            continue
+        items = value if isinstance(value, list) else [value]
+        names = [link_name(str(_flatten_link(v))) for v in items if v is not None and not isinstance(v, dict)]
+        return tuple(dict.fromkeys(n for n in names if n))
+    return ()
+
+
+_NAME_DATE_PREFIX = re.compile(r"^\d{4}[-_.]?\d{2}[-_.]?\d{2}(?:\d{4}(?:\d{2})?)?[\s_-]*")
+_HEAD_CHARS = 300  # a name already written this early in the note needs no repeating
+
+
+def note_names(title: str, stem: str, aliases: tuple[str, ...]) -> list[str]:
+    """The names a note is searched by: its title, its file name (less a date or zettel-id prefix,
+    which is a date, not a name) and its aliases, without repeats."""
+    names: list[str] = []
+    name_part = _NAME_DATE_PREFIX.sub("", stem)
+    for name in (name_part if title == stem else title, name_part, *aliases):
+        name = " ".join(name.split())
+        if name and name.casefold() not in (n.casefold() for n in names):
+            names.append(name)
+    return names
+
+
+def with_names(body: str, title: str, stem: str, aliases: tuple[str, ...]) -> str:
+    """``body`` led by a heading of the names it does not already show near its top, so that title,
+    file name and aliases reach the chunk text (and through it both profiles' keyword and vector
+    indexes) while the text stays readable: ``# Alien · Alien (1979)``."""
+    head = body[:_HEAD_CHARS].casefold()
+    missing = [n for n in note_names(title, stem, aliases) if n.casefold() not in head]
+    if not missing:
+        return body
+    return f"# {' · '.join(missing)}\n\n{body}"

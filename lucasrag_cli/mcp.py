@@ -1,0 +1,49 @@
+"""``lucasrag mcp`` and ``lucasrag watch``: serving assistants, and keeping the indexes fresh without Dagster."""
+
+from __future__ import annotations
+
+import sys
+
+import typer
+
+from lucasrag.settings import Settings
+from lucasrag_cli._console import fail, settings
+
+
+def _settings(watch: bool = False) -> Settings:
+    """Errors go to stderr (``fail``): over stdio, stdout belongs to the protocol."""
+    found = settings()
+    if watch and not found.vault.is_dir():
+        fail(f"vault folder {found.vault} does not exist (set LUCASRAG_VAULT)", 2)
+    return found
+
+
+def mcp_command(
+    http: bool = typer.Option(False, "--http", help="Streamable HTTP on 127.0.0.1 (bearer token) instead of stdio."),
+    port: int = typer.Option(8765, "--port", help="HTTP port."),
+    watch: bool = typer.Option(False, "--watch", help="Re-ingest when the vault changes (debounced)."),
+    debounce: float = typer.Option(2.0, "--debounce", help="Seconds the vault must stay unchanged before re-ingest."),
+) -> None:
+    """Serve the indexes to assistants over the Model Context Protocol (read-only tools: search, read_note, status)."""
+    from lucasrag_query.mcp import serve
+
+    reingest = None
+    if watch:
+        from lucasrag_assets.ingest import run_ingest as reingest
+    serve(_settings(watch), http=http, port=port, reingest=reingest, debounce_s=debounce)
+
+
+def watch_command(
+    debounce: float = typer.Option(2.0, "--debounce", help="Seconds the vault must stay unchanged before re-ingest."),
+) -> None:
+    """Re-ingest whenever the vault changes (the vault sensor's fingerprint, debounced) until Ctrl-C."""
+    from lucasrag.vault_watch import VaultWatcher
+    from lucasrag_assets.ingest import run_ingest
+
+    watcher = VaultWatcher(
+        _settings(watch=True), run_ingest, debounce_s=debounce, log=lambda m: print(m, file=sys.stderr)
+    )
+    try:
+        watcher.run()
+    except KeyboardInterrupt:
+        pass

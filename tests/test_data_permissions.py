@@ -1,0 +1,97 @@
+"""LUCASRAG_DATA holds every note's text: after an ingest run under a permissive umask, nothing in
+it is readable by another account (folders 0700, files 0600), and a loose existing folder is
+tightened with a notice."""
+
+import logging
+import os
+import stat
+
+import pytest
+
+from lucasrag.data_folder import open_data_folder, tighten, write_private
+
+
+@pytest.fixture
+def permissive_umask():
+    old = os.umask(0o022)
+    try:
+        yield
+    finally:
+        os.umask(old)
+
+
+def _loose(root):
+    """Every directory / regular file under ``root`` (root included) with a group or other bit."""
+    found = []
+    for path in [root, *root.rglob("*")]:
+        st = os.lstat(path)
+        if (stat.S_ISDIR(st.st_mode) or stat.S_ISREG(st.st_mode)) and st.st_mode & 0o077:
+            found.append((str(path.relative_to(root)), oct(stat.S_IMODE(st.st_mode))))
+    return found
+
+
+def test_ingest_leaves_only_owner_readable_files(tmp_path, monkeypatch, permissive_umask, copy_vault, settings_for):
+    from lucasrag_assets.ingest import run_ingest
+
+    monkeypatch.delenv("DAGSTER_HOME")  # the Dagster instance lives in the data folder too
+    settings = settings_for(copy_vault(tmp_path / "vault"), tmp_path / "data")
+    run_ingest(settings)
+    files = [p for p in settings.data.rglob("*") if p.is_file()]
+    kinds = {p.suffix for p in files}
+    assert {".sqlite", ".parquet", ".json", ".db"} <= kinds  # embedding cache, catalogue, LightRAG, Dagster
+    assert len(files) > 20
+    assert _loose(settings.data) == []
+
+
+def test_existing_loose_folder_is_tightened_once_with_a_notice(tmp_path, caplog, permissive_umask):
+    root = tmp_path / "data"
+    (root / "indexes" / "technical").mkdir(parents=True)
+    (root / "indexes" / "technical" / "kv.json").write_text("{}")
+    (root / "notes.parquet").write_text("x")
+    os.chmod(root / "notes.parquet", 0o755)
+    os.symlink("/etc/passwd", root / "link")  # not followed: /etc/passwd keeps its mode
+    before = os.stat("/etc/passwd").st_mode
+    with caplog.at_level(logging.WARNING, logger="lucasrag.data_folder"):
+        open_data_folder(root)
+    assert _loose(root) == []
+    assert stat.S_IMODE(os.stat(root / "notes.parquet").st_mode) == 0o700  # owner bits kept
+    assert os.stat("/etc/passwd").st_mode == before
+    notices = [r.getMessage() for r in caplog.records]
+    assert len(notices) == 1 and "tightened 5 entries" in notices[0], notices
+
+
+@pytest.mark.parametrize("umask", [0o000, 0o022, 0o077])
+def test_new_folder_is_private_whatever_the_umask(tmp_path, caplog, umask):
+    old = os.umask(umask)
+    try:
+        with caplog.at_level(logging.WARNING, logger="lucasrag.data_folder"):
+            root = open_data_folder(tmp_path / "deep" / f"data{umask}")
+        write_private(root / "services" / "secret", "pw")
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE(os.stat(root).st_mode) == 0o700
+    assert stat.S_IMODE(os.stat(root / "services" / "secret").st_mode) == 0o600
+    assert caplog.records == []  # a new folder is no news
+    assert tighten(root) == [root / "services"] if umask != 0o077 else tighten(root) == []
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="PostgreSQL runs as its own user only when we are root")
+def test_the_postgres_user_keeps_its_way_in_and_no_one_else(tmp_path, permissive_umask):
+    """As root, PostgreSQL runs as lucasrag-pg: the folders above its data dir become 0710 with its
+    group (search only), so tightening never locks a running server out, and others get nothing."""
+    from lucasrag_harness.services._process import _can_traverse, ensure_system_user
+
+    user = ensure_system_user("lucasrag-pg")
+    root = open_data_folder(tmp_path / "data")
+    pg = root / "services" / "postgres" / "pgdata"
+    pg.mkdir(parents=True)
+    (root / "indexes").mkdir()
+    for path in (pg.parent, pg):
+        os.chown(path, user.pw_uid, user.pw_gid)
+    tighten(root)
+    for folder in (root, root / "services"):
+        st = os.stat(folder)
+        assert (stat.S_IMODE(st.st_mode), st.st_gid) == (0o710, user.pw_gid), folder
+    assert stat.S_IMODE(os.stat(root / "indexes").st_mode) == 0o700
+    assert _can_traverse(root / "services", user) and _can_traverse(root, user)
+    assert tighten(root) == []  # stable

@@ -12,6 +12,19 @@ import polars as pl
 
 from lucasrag.settings import Settings
 
+#: One (chunk, subject) care assessment as the catalogue stores it (see lucasrag_assets/rules/care).
+CARE_PAIR_SCHEMA = {
+    "chunk_index": pl.Int64,
+    "subject": pl.String,
+    "outcome": pl.String,  # charged | uncertain | neutral
+    "confidence": pl.Float64,
+    "source": pl.String,  # declared | dismissed | inferred
+    "mention": pl.String,
+    "rule_cue": pl.String,
+    "score": pl.Float64,
+    "nearest": pl.String,
+}
+
 CATALOG_SCHEMA = {
     "path": pl.String,
     "status": pl.String,
@@ -22,6 +35,7 @@ CATALOG_SCHEMA = {
     "charged": pl.List(pl.String),
     "reason": pl.String,
     "suggestion": pl.String,  # the router's best guess, for quarantined notes
+    "care": pl.List(pl.Struct(CARE_PAIR_SCHEMA)),  # every (chunk, subject) care assessment with its evidence
     "date_source": pl.String,  # what dated the note: "frontmatter:<key>", "filename", "zettel-id", "folder"
     "warnings": pl.List(pl.String),  # e.g. a date that could not be read (the note is then undated)
 }

@@ -27,12 +27,12 @@ from lucasrag_assets.resources import LucasragSettings
 # The evaluation is not part of ingest (it adds a few hundred queries); `evaluate` runs it.
 ingest_job = define_asset_job(
     "ingest",
-    selection=AssetSelection.all() - AssetSelection.assets("evaluation"),
+    selection=AssetSelection.all() - AssetSelection.assets("evaluation", "care_evaluation"),
     description="Ingest the whole vault.",
 )
 evaluate_job = define_asset_job(
     "evaluate",
-    selection=AssetSelection.assets("evaluation"),
+    selection=AssetSelection.assets("evaluation", "care_evaluation"),
     description="Judge the materialised indexes against a generated vault's ground truth (skipped otherwise).",
 )
 

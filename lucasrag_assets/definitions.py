@@ -3,7 +3,8 @@
 from dagster import Definitions, load_assets_from_modules
 
 from lucasrag.progress import NullProgress, Progress
-from lucasrag_assets.assets import catalog, chunks, evaluation, notes, routing
+from lucasrag_assets.assets import care, catalog, chunks, evaluation, notes, routing
+from lucasrag_assets.assets.care import care_reviewed, record_care_decision
 from lucasrag_assets.assets.indexes import INDEX_ASSETS
 from lucasrag_assets.assets.routing import quarantine_reviewed
 from lucasrag_assets.automation import (
@@ -17,7 +18,7 @@ from lucasrag_assets.automation import (
 from lucasrag_assets.io_manager import data_folder_io_manager
 from lucasrag_assets.resources import LucasragSettings
 
-ALL_ASSETS = [*load_assets_from_modules([notes, routing, chunks, catalog, evaluation]), *INDEX_ASSETS]
+ALL_ASSETS = [*load_assets_from_modules([notes, routing, chunks, catalog, evaluation, care]), *INDEX_ASSETS]
 
 
 def build_definitions(settings: LucasragSettings | None = None, progress: Progress | None = None) -> Definitions:
@@ -27,8 +28,8 @@ def build_definitions(settings: LucasragSettings | None = None, progress: Progre
     A run's ``resources.lucasrag.config`` (see ``lucasrag_assets.ingest.run_config``) replaces them."""
     return Definitions(
         assets=ALL_ASSETS,
-        asset_checks=[quarantine_reviewed],
-        jobs=[ingest_job, evaluate_job, *workspace_jobs.values(), approve_quarantined_note],
+        asset_checks=[quarantine_reviewed, care_reviewed],
+        jobs=[ingest_job, evaluate_job, *workspace_jobs.values(), approve_quarantined_note, record_care_decision],
         sensors=[vault_changed],
         schedules=workspace_schedules,
         resources={

@@ -90,5 +90,8 @@ def render_query(console: Console, result, *, full: bool = False) -> None:
         console.print(Text.assemble(("hint: ", "yellow"), hint.message), overflow="fold")
         if hint.kind == "deference" and hint.subject:
             console.print(_indented(deference_reason(hint.subject), style="dim"))
+    for warning in result.warnings:
+        console.print()
+        console.print(Text.assemble(("warning: ", "red"), warning), overflow="fold")
     if result.reranker_note:
         console.print(f"[dim]{result.reranker_note}[/]", highlight=False)

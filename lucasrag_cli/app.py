@@ -178,6 +178,12 @@ from lucasrag_cli.services import migrate_command, services_app  # noqa: E402
 app.add_typer(services_app, name="services")
 app.command("migrate")(migrate_command)
 
+# Care review: inferred charged subjects, confirmed or dismissed by a person.
+from lucasrag_cli.care import care_app, care_eval_command  # noqa: E402
+
+app.add_typer(care_app, name="care")
+eval_app.command("care")(care_eval_command)
+
 # The entity graph of a workspace.
 from lucasrag_cli.graph import graph_command  # noqa: E402
 

@@ -40,6 +40,8 @@ def graph_command(
         print(json.dumps(report, ensure_ascii=False, indent=2))
         return
     out.print(f"[bold]{workspace}[/]: {report['entities']} entities, {report['relations']} relations")
+    for warning in report.get("warnings", []):
+        out.print(f"[red]warning:[/] {warning}", highlight=False)
     if entity is None:
         table = Table(title="Entities with the most relations")
         for column in ("entity", "type", "relations", "notes"):

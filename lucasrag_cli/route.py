@@ -144,6 +144,10 @@ def notes_command(
         return
     from lucasrag_cli._render import render_rows
 
+    for row in rows:  # the table shows each care pair's outcome; --json has the evidence
+        if "care" in row:
+            care = row["care"] or []
+            row["care"] = sorted({f"{a['subject']}: {a['outcome']}" for a in care if a["outcome"] != "neutral"})
     render_rows(out, "Changed at the last ingest" if changed else "Notes", rows)
 
 

@@ -191,6 +191,7 @@ async def aquery(
         reranker=ranked.reranker,
         reranker_note=ranked.note,
         timings_ms={k: round(v, 2) for k, v in timings.items()},
+        warnings=list(outcome.warnings),
     )
 
 

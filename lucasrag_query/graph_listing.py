@@ -20,17 +20,19 @@ async def collect(
     """The report ``lucasrag graph`` prints (also what ``--json`` emits)."""
     from lucasrag.deference import load_deference
     from lucasrag.index import index_exists, open_chunk_store, open_workspace_index
-    from lucasrag_query.policy import resolve_bridge
+    from lucasrag_query.policy import bridge_warnings, care_withheld_subjects, resolve_bridge
 
     if not index_exists(settings, workspace):
         raise FileNotFoundError(f"no index for {workspace} under {settings.index_dir}: run `lucasrag ingest` first")
     subjects = load_deference(settings.vault)
-    bridged = {b.casefold() for b in resolve_bridge(bridge, subjects)}
+    bridged = frozenset(b.casefold() for b in resolve_bridge(bridge, subjects))
     index = await open_workspace_index(settings, workspace)
     store = open_chunk_store(settings, workspace)
     try:
         entities_n, relations_n = await index.graph_counts()
         report: dict = {"workspace": workspace, "entities": entities_n, "relations": relations_n}
+        if warnings := bridge_warnings(bridge, subjects):
+            report["warnings"] = list(warnings)
         if entity is None:
             rows = await index.graph_entities()
             rows.sort(key=lambda r: (-r["degree"], -len(r["chunk_ids"]), r["name"]))
@@ -53,9 +55,15 @@ async def collect(
         relations = await index.graph_relations(e["name"])
         records = store.get(sorted({*e["chunk_ids"], *(c for r in relations for c in r["chunk_ids"])}))
 
-        def withheld_by(chunk_ids) -> list[str]:
+        def withheld_by(chunk_ids) -> list[str]:  # the one care rule (lucasrag_query.policy)
             return sorted(
-                {s for c in chunk_ids if c in records for s in records[c].charged if s.casefold() not in bridged}
+                {
+                    s
+                    for c in chunk_ids
+                    if c in records
+                    for s in care_withheld_subjects(records[c].charged, subjects, bridged)
+                },
+                key=str.casefold,
             )
 
         def notes(chunk_ids) -> list[dict]:
@@ -64,7 +72,7 @@ async def collect(
                 if c in records:
                     by_path.setdefault(records[c].path, set()).update(records[c].charged)
             return [
-                {"path": p, "deferred": sorted(s for s in subs if s.casefold() not in bridged)}
+                {"path": p, "deferred": care_withheld_subjects(subs, subjects, bridged)}
                 for p, subs in sorted(by_path.items())
             ]
 

@@ -71,6 +71,7 @@ class PolicyOutcome:
     kept: list[Candidate]
     hints: list[Hint]
     withheld_ids: frozenset[str]
+    warnings: tuple[str, ...] = ()  # e.g. a bridge naming no deference subject
 
 
 def _canonical(name: str, subjects: Sequence[DeferenceSubject]) -> str:
@@ -87,6 +88,29 @@ def resolve_bridge(bridge: Iterable[str], subjects: Sequence[DeferenceSubject]) 
     bridge a charged name outside the deference list; blank entries are dropped.
     """
     return frozenset(_canonical(b, subjects) for b in bridge if b and b.strip())
+
+
+def bridge_warnings(bridge: Iterable[str], subjects: Sequence[DeferenceSubject]) -> tuple[str, ...]:
+    """One warning per bridge entry that names no deference subject (a typo, "Grandma Sue")."""
+    known = ", ".join(json.dumps(s.name, ensure_ascii=False) for s in subjects) or "none"
+    return tuple(
+        f"bridge {json.dumps(b.strip(), ensure_ascii=False)} names no subject on the deference list "
+        f"(subjects: {known}); it bridges only notes whose charged: lists that exact name"
+        for b in dict.fromkeys(b for b in bridge if b and b.strip())
+        if not any(s.matches(b) for s in subjects)
+    )
+
+
+def care_withheld_subjects(
+    charged: Iterable[str], subjects: Sequence[DeferenceSubject], bridged: frozenset[str]
+) -> list[str]:
+    """The care rule for one chunk: its charged subjects (canonical) that ``bridged`` (casefolded
+    canonical names, see :func:`resolve_bridge`) does not lift, sorted. Every surface that
+    returns text asks this (the query through :func:`apply_policy`, the graph listing)."""
+    return sorted(
+        {n for n in (_canonical(x, subjects) for x in charged) if n and n.casefold() not in bridged},
+        key=str.casefold,
+    )
 
 
 def _passages(n: int) -> str:
@@ -131,7 +155,7 @@ def apply_policy(
     bridge: Sequence[str] = (),
 ) -> PolicyOutcome:
     """Split candidates into kept and withheld, with one hint per reason (see module doc)."""
-    bridged = {b.casefold() for b in resolve_bridge(bridge, subjects)}
+    bridged = frozenset(b.casefold() for b in resolve_bridge(bridge, subjects))
     kept: list[Candidate] = []
     withheld: set[str] = set()
     per_subject: dict[str, tuple[str, set[str]]] = {}  # casefolded -> (display name, chunk ids)
@@ -139,10 +163,7 @@ def apply_policy(
     for c in candidates:
         archival = c.band == "archival"
         admitted = archival and archive_admits(c, temporal)
-        unbridged = sorted(
-            {n for n in (_canonical(x, subjects) for x in c.charged) if n and n.casefold() not in bridged},
-            key=str.casefold,
-        )
+        unbridged = care_withheld_subjects(c.charged, subjects, bridged)
         if unbridged and not admitted:
             withheld.add(c.chunk_id)
             for name in unbridged:
@@ -161,7 +182,7 @@ def apply_policy(
     if archived:
         outside = temporal.archival_open and not temporal.whole_archive
         hints.append(Hint(None, "archive", len(archived), archive_message(len(archived), outside)))
-    return PolicyOutcome(kept, hints, frozenset(withheld))
+    return PolicyOutcome(kept, hints, frozenset(withheld), bridge_warnings(bridge, subjects))
 
 
 #: Half-life of the present preference: a note two years old weighs half a new one.

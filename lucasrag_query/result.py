@@ -39,6 +39,7 @@ class QueryResult:
     reranker: str  # "llama.cpp" | "embedding-similarity"
     reranker_note: str | None = None  # why the fallback ran, when it did
     timings_ms: dict[str, float] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)  # e.g. a bridge naming no deference subject
     #: The full ``temporal`` block: the §3.9 keys plus ``archive`` (closed | whole | periods) and
     #: ``details`` (per signal: text, kind, period {start, end, precision}, opens, opened_archive).
     temporal: dict[str, Any] | None = None
@@ -56,6 +57,7 @@ class QueryResult:
                 "signals": list(self.signals),
             },
             "reranker": self.reranker,
+            "warnings": list(self.warnings),
         }
         if self.reranker_note:
             out["reranker_note"] = self.reranker_note

@@ -3,10 +3,13 @@
 Status: ``indexed``, ``quarantined``, ``invalid`` or ``skipped`` (a template, or a page with nothing of
 its own to index: deliberately not a note, and not a problem to fix)."""
 
+import json
+
 import polars as pl
 from dagster import AssetExecutionContext, AssetKey, MetadataValue, asset
 
 from lucasrag.catalog import (
+    CARE_PAIR_SCHEMA,
     CATALOG_SCHEMA,
     STATE_SCHEMA,
     catalog_path,
@@ -24,6 +27,17 @@ from lucasrag_assets.resources import LucasragSettings
 from lucasrag_assets.rules.changes import note_changes
 
 
+def care_pairs(chunks: pl.DataFrame) -> pl.DataFrame:
+    """Per note path, every (chunk, subject) care assessment of its chunks."""
+    by_path: dict[str, list[dict]] = {}
+    for path, index, care in chunks.select("path", "chunk_index", "care").iter_rows():
+        by_path.setdefault(path, []).extend({"chunk_index": index, **a} for a in json.loads(care or "[]"))
+    return pl.DataFrame(
+        {"path": list(by_path), "care": list(by_path.values())},
+        schema={"path": pl.String, "care": pl.List(pl.Struct(CARE_PAIR_SCHEMA))},
+    )
+
+
 def catalog_frame(
     notes: pl.DataFrame, routed: pl.DataFrame, quarantine: pl.DataFrame, chunks: pl.DataFrame
 ) -> pl.DataFrame:
@@ -34,6 +48,7 @@ def catalog_frame(
     indexed = (
         routed.select("path", "workspace", "confidence", "date")
         .join(per_note, on="path", how="left")
+        .join(care_pairs(chunks), on="path", how="left")
         .with_columns(
             pl.lit("indexed").alias("status"),
             pl.lit(None, pl.String).alias("reason"),
@@ -45,6 +60,7 @@ def catalog_frame(
         pl.lit(None, pl.String).alias("workspace"),
         pl.lit(None, pl.String).alias("band"),
         pl.lit([], pl.List(pl.String)).alias("charged"),
+        pl.lit([], pl.List(pl.Struct(CARE_PAIR_SCHEMA))).alias("care"),
     )
     not_notes = (  # invalid files and skipped ones, each with its reason
         notes.filter(pl.col("status").is_in(["invalid", "skipped"]))
@@ -56,6 +72,7 @@ def catalog_frame(
             pl.lit(None, pl.Date).alias("date"),
             pl.lit([], pl.List(pl.String)).alias("charged"),
             pl.lit(None, pl.String).alias("suggestion"),
+            pl.lit([], pl.List(pl.Struct(CARE_PAIR_SCHEMA))).alias("care"),
         )
     )
     columns = [c for c in CATALOG_SCHEMA if c not in ("date_source", "warnings")]
@@ -64,7 +81,7 @@ def catalog_frame(
     return (
         pl.concat(frames)
         .join(dating, on="path", how="left")
-        .with_columns(pl.col("charged").fill_null([]), pl.col("warnings").fill_null([]))
+        .with_columns(pl.col("charged").fill_null([]), pl.col("care").fill_null([]), pl.col("warnings").fill_null([]))
         .select(list(CATALOG_SCHEMA))
         .sort("path")
     )

@@ -1,5 +1,7 @@
 """banded_chunks: routed notes cut into chunks, each with band, date and charged subjects."""
 
+import json
+
 import polars as pl
 from dagster import AssetExecutionContext, asset
 
@@ -9,6 +11,7 @@ from lucasrag.settings import Settings
 from lucasrag.vocabulary import WORKSPACES
 from lucasrag_assets.memo import load_memo, save_memo
 from lucasrag_assets.resources import LucasragSettings
+from lucasrag_assets.rules.care.decisions import load_dismissals
 from lucasrag_assets.rules.chunk_table import chunk_frame, chunk_memo_key
 
 
@@ -50,6 +53,7 @@ def banded_chunks(
         load_deference(settings.vault),
         count_tokens=lambda text: len(tokenizer.encode(text)),
         known_chunks=_known_chunks(settings),
+        dismissed=load_dismissals(settings.vault),
     )
     _remember_chunks(settings, frame)
     context.add_output_metadata(
@@ -58,6 +62,7 @@ def banded_chunks(
             **{f"chunks_{ws}": frame.filter(pl.col("workspace") == ws).height for ws in WORKSPACES},
             "archival": frame.filter(pl.col("band") == "archival").height,
             "charged": frame.filter(pl.col("charged").list.len() > 0).height,
+            "care_uncertain_pairs": sum(a["outcome"] == "uncertain" for c in frame["care"] for a in json.loads(c)),
             "archive_cutoff": settings.archive_cutoff.isoformat(),
         }
     )

@@ -29,6 +29,8 @@ CHARGED_CONTEXT_CUES: tuple[tuple[str, str], ...] = (
     (r"\bmiss(?:ing)? (?:him|her|them)\b", "missing someone"),
     (rf"\bcan{_APOS}?t believe (?:he|she|they){_APOS}?(?:s| is| are|re)? gone\b", "disbelief at a loss"),
     (r"\bcannot believe (?:he|she|they)(?: is| are)? gone\b", "disbelief at a loss"),
+    # the name where the pronoun would be: "can't believe grandad is gone", "Maya's gone"
+    (rf"\b(?:is|{_APOS}s|was) (?:really |actually |just )?gone\b", "disbelief at a loss"),
     (r"\bbreak-?ups?\b", "breakup"),
     (r"\b(?:broke|split) up\b", "breakup"),
     (r"\bdivorce[ds]?\b", "breakup"),

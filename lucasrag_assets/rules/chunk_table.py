@@ -1,8 +1,14 @@
-"""The chunk table: routed notes → chunks with band (and its rule), date and charged subjects."""
+"""The chunk table: routed notes → chunks with band (and its rule), date and charged subjects.
+
+``charged`` lists the subjects a chunk is withheld for (``charged`` or
+``uncertain`` outcomes of the care detector); ``care`` holds every (chunk,
+subject) assessment with its evidence, as JSON.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import json
+from collections.abc import Callable, Collection, Mapping
 from pathlib import PurePosixPath
 
 import polars as pl
@@ -10,7 +16,7 @@ import polars as pl
 from lucasrag.settings import Settings
 from lucasrag.vocabulary import DeferenceSubject
 from lucasrag_assets.rules.banding import decide_band
-from lucasrag_assets.rules.charged import charged_subjects
+from lucasrag_assets.rules.care.detector import assess_chunk, vault_examples, withheld_subjects
 from lucasrag_assets.rules.chunking import chunk_id, chunk_text, doc_id
 from lucasrag_assets.rules.obsidian import with_names
 
@@ -34,6 +40,7 @@ CHUNK_SCHEMA = {
     "band_rule": pl.String,
     "date": pl.String,
     "charged": pl.List(pl.String),
+    "care": pl.String,  # JSON list of CareAssessment dicts
     "content_hash": pl.String,
 }
 
@@ -45,14 +52,29 @@ def chunk_frame(
     *,
     count_tokens: Callable[[str], int],
     known_chunks: Mapping[str, list[str]] | None = None,
+    dismissed: Mapping[str, Collection[str]] | None = None,
 ) -> pl.DataFrame:
     """Every chunk of every routed note. The band is decided per note (a note
     is one moment in time) and each chunk records the rule that decided it;
     charged subjects are decided per chunk. ``known_chunks`` maps a note's
-    :func:`chunk_memo_key` to its chunk texts from an earlier run (same chunk size)."""
+    :func:`chunk_memo_key` to its chunk texts from an earlier run (same chunk size);
+    ``dismissed`` maps a note path to the subjects a person dismissed for it."""
     known_chunks = known_chunks or {}
-    rows = []
+    dismissed = dismissed or {}
+    notes = []
     for note in routed.iter_rows(named=True):
+        aliases = tuple(note.get("aliases") or ())
+        texts = known_chunks.get(chunk_memo_key(note["content_hash"], note["path"]))
+        if texts is None:
+            named = with_names(note["body"], note["title"] or "", PurePosixPath(note["path"]).stem, aliases)
+            texts = chunk_text(named, max_tokens=settings.chunk_tokens, count_tokens=count_tokens)
+        notes.append((note, texts))
+    # The vault teaches the detector: chunks the person marked charged are labelled examples.
+    examples = vault_examples(
+        ((note["path"], text, note["declared_charged"] or []) for note, texts in notes for text in texts), subjects
+    )
+    rows = []
+    for note, texts in notes:
         decision = decide_band(
             declared_band=note["declared_band"],
             note_date=note["date"],
@@ -61,12 +83,10 @@ def chunk_frame(
         )
         date = note["date"].isoformat() if note["date"] else None
         declared = note["declared_charged"] or []
-        aliases = tuple(note.get("aliases") or ())
-        texts = known_chunks.get(chunk_memo_key(note["content_hash"], note["path"]))
-        if texts is None:
-            named = with_names(note["body"], note["title"] or "", PurePosixPath(note["path"]).stem, aliases)
-            texts = chunk_text(named, max_tokens=settings.chunk_tokens, count_tokens=count_tokens)
         for index, text in enumerate(texts):
+            care = assess_chunk(
+                text, subjects, declared=declared, dismissed=dismissed.get(note["path"], ()), vault_examples=examples
+            )
             rows.append(
                 {
                     "chunk_id": chunk_id(note["path"], index, text),
@@ -78,7 +98,8 @@ def chunk_frame(
                     "band": decision.band,
                     "band_rule": decision.rule,
                     "date": date,
-                    "charged": list(charged_subjects(text, subjects, declared)),
+                    "charged": list(withheld_subjects(care)),
+                    "care": json.dumps([a.to_dict() for a in care], ensure_ascii=False),
                     "content_hash": note["content_hash"],
                 }
             )

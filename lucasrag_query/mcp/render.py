@@ -91,6 +91,7 @@ def status_text(status: dict) -> str:
     )
     lines.append(f"pending quarantine: {status['pending_quarantine']['count']}")
     lines.append(f"invalid files: {status['invalid']['count']}")
+    lines.append(f"pending care reviews: {status['pending_care']['count']} (`lucasrag care list --pending`)")
     if status["deference_subjects"]:
         lines.append(f"deference subjects: {', '.join(status['deference_subjects'])}")
     if status.get("watch"):

@@ -47,6 +47,11 @@ def _stale(settings: Settings, rows: dict[str, dict], ingested_ns: int) -> dict:
     }
 
 
+def _pending_care(assessment: dict) -> bool:
+    """A care pair awaiting review: inferred and uncertain (withheld meanwhile)."""
+    return assessment.get("source") == "inferred" and assessment.get("outcome") == "uncertain"
+
+
 def _workspace(settings: Settings, workspace: str, rows: dict[str, dict]) -> dict:
     notes = sum(1 for r in rows.values() if r["status"] == "indexed" and r["workspace"] == workspace)
     out = {"workspace": workspace, "notes": notes, "chunks": 0, "indexed": index_exists(settings, workspace)}
@@ -84,6 +89,9 @@ def status(settings: Settings, watch: dict | None = None) -> dict:
         if r["status"] == "quarantined"
     ]
     invalid = [{"path": r["path"], "reason": r["reason"]} for r in rows.values() if r["status"] == "invalid"]
+    # Uncertain inferred pairs are withheld until a person confirms or dismisses them (`lucasrag care list`);
+    # only path and subject are reported, never the mention or any passage text.
+    care = sorted({(r["path"], a["subject"]) for r in rows.values() for a in r.get("care") or () if _pending_care(a)})
     return {
         **out,
         "ingested": True,
@@ -92,4 +100,5 @@ def status(settings: Settings, watch: dict | None = None) -> dict:
         "stale": _stale(settings, rows, ingested_ns),
         "pending_quarantine": {"count": len(quarantined), "notes": quarantined},
         "invalid": {"count": len(invalid), "notes": invalid},
+        "pending_care": {"count": len(care), "notes": [{"path": p, "subject": subject} for p, subject in care]},
     }

@@ -126,3 +126,40 @@ def test_random_charged_texts_never_leak_over_mcp(care_vault, mcp):
     assert not leaks, leaks
     assert found > 0  # bridged (or archive-opened) charged passages do come back through search
     assert served >= len(notes) - len(charged)
+
+
+def test_uncertain_pairs_are_withheld_by_read_note_and_pending_in_status(tmp_path, monkeypatch):
+    """An inferred ``uncertain`` pair is withheld like a charged one until bridged, and status lists it."""
+    from lucasrag.catalog import read_catalog
+    from lucasrag_assets.ingest import run_ingest
+    from lucasrag_query.mcp.notes import read_note
+    from lucasrag_query.mcp.status import status
+
+    vault = tmp_path / "vault"
+    (vault / ".lucasrag").mkdir(parents=True)
+    (vault / ".lucasrag" / "deference.yaml").write_text("subjects:\n  - name: Maya\n")
+    (vault / "journal").mkdir()
+    (vault / "journal" / "call.md").write_text(
+        "---\nworkspace: personal\ndate: 2026-05-02\n---\nMaya called. I didn't pick up.\n"
+    )
+    (vault / "journal" / "garden.md").write_text(
+        "---\nworkspace: personal\ndate: 2026-05-03\n---\nPlanted tomatoes and basil by the south wall.\n"
+    )
+    settings = Settings(vault=vault, data=tmp_path / "data", now=NOW)
+    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "dagster"))
+    run_ingest(settings)
+    care = {r["path"]: r["care"] for r in read_catalog(settings).to_dicts()}
+    # The precondition: the detector rates this note uncertain (not charged, not neutral) for Maya.
+    assert [(a["subject"], a["outcome"], a["source"]) for a in care["journal/call.md"]] == [
+        ("Maya", "uncertain", "inferred")
+    ]
+
+    unbridged = read_note(settings, "journal/call.md")
+    dumped = json.dumps(unbridged, ensure_ascii=False)
+    assert "pick up" not in dumped and unbridged["withheld"] == 1
+    assert [h["subject"] for h in unbridged["hints"]] == ["Maya"]
+    assert "pick up" in read_note(settings, "journal/call.md", bridge=["maya"])["text"]
+
+    pending = status(settings)["pending_care"]
+    assert pending == {"count": 1, "notes": [{"path": "journal/call.md", "subject": "Maya"}]}
+    assert "pick up" not in json.dumps(status(settings), ensure_ascii=False)

@@ -1,0 +1,136 @@
+"""Care per (chunk, subject): ``charged``, ``uncertain`` or ``neutral``, and why.
+
+Authority order, as for bands: the person's decision (a subject in the note's
+``charged:`` frontmatter — where ``lucasrag care confirm`` writes — or a
+dismissal in ``<vault>/.lucasrag/care_decisions.yaml``) > inference. Inference
+resolves the subject's mentions (``mentions``), scores what the chunk says about
+them (``features`` → ``model``) with the rule table's cue as one feature, and
+lifts a pair to at least ``uncertain`` when the rule table (``rules/charged.py``)
+finds a cue by the mention, or when it closely resembles a chunk the person
+marked charged for the same subject (the vault teaches the detector).
+Every pair carries its evidence: the mention as written, the rule's cue, the
+classifier's score and the labelled example it resembles most.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable, Sequence
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+from lucasrag.vocabulary import DeferenceSubject
+from lucasrag_assets.rules.charged import canonical_name, charging_evidence
+
+from .features import SUBJECT_TOKEN, cosine, featurise
+from .mentions import SubjectContext, name_pattern, resolve_all
+from .model import CareModel, Exemplar, shipped_model
+
+#: A pair at least this similar to a vault chunk marked charged for the subject is at least uncertain.
+VAULT_EXAMPLE_SIMILARITY = 0.5
+
+WITHHELD_OUTCOMES = ("charged", "uncertain")
+
+
+@dataclass(frozen=True)
+class CareAssessment:
+    subject: str
+    outcome: str  # charged | uncertain | neutral
+    confidence: float  # probability of the outcome (1.0 for a person's decision)
+    source: str  # declared | dismissed | inferred
+    mention: str | None = None  # the first mention as written
+    rule_cue: str | None = None  # "cue (why)" from rules/charged.py, if any
+    score: float | None = None  # the classifier's probability of charged
+    nearest: str | None = None  # the labelled example it resembles most (corpus family or vault path)
+
+    @property
+    def withheld(self) -> bool:
+        return self.outcome in WITHHELD_OUTCOMES
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def masked_context(context: SubjectContext, subject: DeferenceSubject) -> str:
+    """The sentences about the subject with each name mention replaced by one placeholder token."""
+    return name_pattern(subject.names).sub(SUBJECT_TOKEN, context.text)
+
+
+def vectorise(text: str, subject: DeferenceSubject, context: SubjectContext) -> tuple[np.ndarray, str | None]:
+    cues = charging_evidence(text, (subject,)).get(subject.name, [])  # the rule's own sentence window
+    cue = f"{cues[0].cue} ({cues[0].why})" if cues else None
+    return featurise(masked_context(context, subject), rule_cue=bool(cues), sentences=list(context.sentences)), cue
+
+
+def _nearest(vec: np.ndarray, exemplars: Sequence[Exemplar]) -> tuple[Exemplar | None, float]:
+    best, best_sim = None, -1.0
+    for e in exemplars:
+        sim = cosine(vec, e.vector)
+        if sim > best_sim:
+            best, best_sim = e, sim
+    return best, best_sim
+
+
+def assess_chunk(
+    text: str,
+    subjects: Sequence[DeferenceSubject],
+    *,
+    declared: Sequence[str] = (),
+    dismissed: Collection[str] = (),
+    vault_examples: dict[str, list[Exemplar]] | None = None,
+    model: CareModel | None = None,
+) -> list[CareAssessment]:
+    """One assessment per subject the chunk mentions or the note declares, sorted by subject.
+
+    ``declared`` are the note's ``charged:`` names; ``dismissed`` the canonical names
+    a person dismissed for this note; ``vault_examples`` maps a canonical subject to
+    vectors of chunks the person marked charged for it.
+    """
+    model = model or shipped_model()
+    by_name = {s.name: s for s in subjects}
+    declared_names = {canonical_name(d, subjects) for d in declared if d and d.strip()}
+    dismissed_folded = {d.casefold() for d in dismissed}
+    found: dict[str, CareAssessment] = {n: CareAssessment(n, "charged", 1.0, "declared") for n in declared_names}
+    for context in resolve_all(text, subjects):
+        name, mention = context.subject, context.mentions[0]
+        if name in declared_names:
+            found[name] = CareAssessment(name, "charged", 1.0, "declared", mention)
+            continue
+        vec, cue = vectorise(text, by_name[name], context)
+        p = model.probability(vec)
+        examples = (vault_examples or {}).get(name, [])
+        near, sim = _nearest(vec, [*examples, *model.exemplars])
+        outcome = model.outcome(p)
+        if outcome == "neutral" and cue is not None:
+            outcome = "uncertain"  # the rule table found a cue by the mention: a person should look
+        if outcome == "neutral" and examples and _nearest(vec, examples)[1] >= VAULT_EXAMPLE_SIMILARITY:
+            outcome = "uncertain"  # resembles what the person marked charged for this subject
+        if name.casefold() in dismissed_folded:
+            found[name] = CareAssessment(name, "neutral", 1.0, "dismissed", mention, cue, round(p, 4))
+            continue
+        confidence = p if outcome == "charged" else 1 - p if outcome == "neutral" else max(p, 1 - p)
+        nearest = f"{near.label}: {near.name} (similarity {sim:.2f})" if near is not None else None
+        found[name] = CareAssessment(
+            name, outcome, round(confidence, 4), "inferred", mention, cue, round(p, 4), nearest
+        )
+    return [found[n] for n in sorted(found, key=str.casefold)]
+
+
+def vault_examples(
+    chunks: Iterable[tuple[str, str, Sequence[str]]], subjects: Sequence[DeferenceSubject]
+) -> dict[str, list[Exemplar]]:
+    """Labelled examples from the vault: ``(path, chunk text, declared charged)`` → per subject,
+    the vectors of chunks that mention a subject their note marks ``charged:``."""
+    by_name = {s.name: s for s in subjects}
+    out: dict[str, list[Exemplar]] = {}
+    for path, text, declared in chunks:
+        names = {canonical_name(d, subjects) for d in declared if d and d.strip()} & set(by_name)
+        for context in resolve_all(text, [by_name[n] for n in sorted(names)]):
+            vec, _ = vectorise(text, by_name[context.subject], context)
+            out.setdefault(context.subject, []).append(Exemplar("charged", path, vec))
+    return out
+
+
+def withheld_subjects(assessments: Sequence[CareAssessment]) -> tuple[str, ...]:
+    """The subjects a chunk is withheld for: charged or uncertain."""
+    return tuple(a.subject for a in assessments if a.withheld)

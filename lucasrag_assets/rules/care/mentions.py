@@ -1,0 +1,143 @@
+"""Where a chunk is about a deference subject: mention resolution across a paragraph.
+
+A subject is mentioned by its name or an alias, as written in any case, with or
+without a possessive (``grandad's``, ``Maya\u2019s``), at a sentence start or in
+a heading. The sentences *about* the subject are then:
+
+* every sentence naming it, and its neighbours (one either side);
+* later sentences of the same paragraph that refer back with a third-person
+  pronoun (``he``/``him``/``his``/``she``/``her``/``hers``): "Grandad loved the
+  garden. ... I can't believe he's gone.";
+* the whole section under a heading that names the subject;
+* the whole chunk when it is short (a one-line entry, a poem's few lines).
+
+A name followed by a capitalised surname the subject does not have ("Maya Chen",
+"Tom Hargreaves") is another person with the same first name: that mention, and
+every bare mention of the same name in the chunk, is not the subject.
+Pure functions, stdlib only.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from lucasrag.vocabulary import DeferenceSubject
+
+_SENTENCE_END = re.compile(r"(?:(?<=[.!?;])|(?<=[.!?][\"'\u201d\u2019)]))\s+")
+_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+")
+_PRONOUN = re.compile(r"\b(?:he|him|his|himself|she|her|hers|herself)\b", re.IGNORECASE)
+_SURNAME = re.compile(r"\s+([A-Z][a-z\u00e0-\u00ff]+(?:-[A-Z][a-z]+)?)")
+#: Capitalised words that follow a name without being a surname.
+_NOT_SURNAMES = frozenset(
+    "I And But So Then When If The A On In At It He She We They You My Is Was Has Had Would Will Said".split()
+)
+#: At most this many sentences: the whole chunk is about any subject it names.
+SHORT_CHUNK_SENTENCES = 3
+
+
+@dataclass(frozen=True)
+class Sentence:
+    text: str
+    paragraph: int
+    heading: bool
+
+
+@dataclass(frozen=True)
+class SubjectContext:
+    """What a chunk says about one subject: the mentions as written and the sentences about it."""
+
+    subject: str
+    mentions: tuple[str, ...]  # as written, in order ("Grandad", "grandad's", "he")
+    sentences: tuple[str, ...]  # the sentences about the subject, in order
+    others: tuple[str, ...] = ()  # same-name other people seen ("Tom Hargreaves")
+
+    @property
+    def text(self) -> str:
+        return " ".join(self.sentences)
+
+
+def split_structured(text: str) -> list[Sentence]:
+    """Sentences with their paragraph number; a Markdown line (heading, list item) is its own sentence."""
+    out: list[Sentence] = []
+    paragraph = 0
+    for block in re.split(r"\n\s*\n", text):
+        lines = [ln for ln in block.split("\n") if ln.strip()]
+        if not lines:
+            continue
+        for line in lines:
+            heading = bool(_HEADING.match(line))
+            for s in _SENTENCE_END.split(line.strip()):
+                if s.strip():
+                    out.append(Sentence(s.strip(), paragraph, heading))
+        paragraph += 1
+    return out
+
+
+@functools.lru_cache(maxsize=256)
+def name_pattern(names: tuple[str, ...]) -> re.Pattern[str]:
+    """Any of ``names`` as whole words (longest first), any case, any whitespace between words."""
+    alts = sorted({n.strip() for n in names if n.strip()}, key=len, reverse=True)
+    body = "|".join(r"\s+".join(re.escape(w) for w in n.split()) for n in alts)
+    return re.compile(rf"(?<![\w-])(?:{body})(?:['\u2019]s\b)?(?![\w-]|['\u2019](?!s\b))", re.IGNORECASE)
+
+
+def _is_other_person(sentence: str, end: int, subject: DeferenceSubject) -> str | None:
+    """The other person's full name when the mention ending at ``end`` continues with a foreign surname."""
+    m = _SURNAME.match(sentence, end)
+    if not m or m.group(1) in _NOT_SURNAMES:
+        return None
+    full = sentence[: m.end()].split()[-2:]
+    candidate = " ".join(full)
+    known = {w.casefold() for n in subject.names for w in n.split()}
+    if m.group(1).casefold() in known:
+        return None
+    return candidate
+
+
+def resolve(text: str, subject: DeferenceSubject) -> SubjectContext | None:
+    """The chunk's sentences about ``subject``, or None when it never mentions the subject."""
+    pattern = name_pattern(subject.names)
+    if not pattern.search(text):
+        return None
+    sentences = split_structured(text)
+    mentions: list[tuple[int, str]] = []
+    others: list[str] = []
+    for i, s in enumerate(sentences):
+        for m in pattern.finditer(s.text):
+            other = _is_other_person(s.text, m.end(), subject)
+            if other:
+                others.append(other)
+            else:
+                mentions.append((i, m.group(0)))
+    if others:  # bare names in a chunk about a namesake are the namesake's
+        full = name_pattern((subject.name,))
+        mentions = [(i, w) for i, w in mentions if full.fullmatch(w) and " " in subject.name.strip()]
+    if not mentions:
+        return SubjectContext(subject.name, (), (), tuple(others)) if others else None
+    about: set[int] = set()
+    written = [w for _, w in mentions]
+    if len(sentences) <= SHORT_CHUNK_SENTENCES:
+        about.update(range(len(sentences)))
+    for i, _ in mentions:
+        about.update(range(max(0, i - 1), min(len(sentences), i + 2)))
+        if sentences[i].heading:  # the section under a heading that names the subject
+            j = i + 1
+            while j < len(sentences) and not sentences[j].heading:
+                about.add(j)
+                j += 1
+        # later sentences of the paragraph that refer back by pronoun
+        for j in range(i + 1, len(sentences)):
+            if sentences[j].paragraph != sentences[i].paragraph:
+                break
+            if p := _PRONOUN.search(sentences[j].text):
+                about.add(j)
+                written.append(p.group(0))
+    ordered = sorted(about)
+    return SubjectContext(subject.name, tuple(written), tuple(sentences[i].text for i in ordered), tuple(others))
+
+
+def resolve_all(text: str, subjects: Sequence[DeferenceSubject]) -> list[SubjectContext]:
+    return [c for s in subjects if (c := resolve(text, s)) is not None and c.mentions]

@@ -1,0 +1,105 @@
+"""The care classifier: a logistic model over ``features`` shipped as a versioned JSON file.
+
+``weights.json`` is written by ``python -m lucasrag_assets.rules.care.training``
+(it records that command, its version and the corpus split it was fitted on).
+Its probabilities are cut into three outcomes at two thresholds chosen on the
+tuning half of the generated corpus: at or above ``charged`` → charged, at or
+above ``uncertain`` → uncertain (withheld and listed for review), else neutral.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+
+from .features import HASH_DIM, N_FEATURES
+
+WEIGHTS_FILE = "weights.json"
+
+
+class CareModelError(ValueError):
+    """The weights file is missing or does not fit the feature layout; retrain it."""
+
+
+@dataclass(frozen=True)
+class Exemplar:
+    """A labelled example the classifier can point to as the one a chunk resembles."""
+
+    label: str  # "charged" | "neutral"
+    name: str  # corpus family (e.g. "anniversary/diary") or a vault path
+    vector: np.ndarray
+
+
+@dataclass(frozen=True)
+class CareModel:
+    version: str
+    weights: np.ndarray
+    bias: float
+    charged_at: float
+    uncertain_at: float
+    exemplars: tuple[Exemplar, ...] = ()
+
+    def probability(self, vec: np.ndarray) -> float:
+        z = float(vec @ self.weights) + self.bias
+        return float(1.0 / (1.0 + np.exp(-max(min(z, 30.0), -30.0))))
+
+    def outcome(self, p: float) -> str:
+        return "charged" if p >= self.charged_at else "uncertain" if p >= self.uncertain_at else "neutral"
+
+    def to_json(self) -> dict:
+        return {
+            "version": self.version,
+            "hash_dim": HASH_DIM,
+            "n_features": N_FEATURES,
+            "bias": round(self.bias, 6),
+            "thresholds": {"charged": self.charged_at, "uncertain": self.uncertain_at},
+            "weights": [round(float(w), 5) for w in self.weights],
+            "exemplars": [
+                {
+                    "label": e.label,
+                    "name": e.name,
+                    "buckets": [[int(i), round(float(e.vector[i]), 4)] for i in np.flatnonzero(e.vector)],
+                }
+                for e in self.exemplars
+            ],
+        }
+
+    @classmethod
+    def from_json(cls, raw: dict) -> CareModel:
+        if raw.get("n_features") != N_FEATURES or len(raw.get("weights", ())) != N_FEATURES:
+            raise CareModelError(
+                f"care weights {raw.get('version')!r} have {raw.get('n_features')} features, the detector "
+                f"computes {N_FEATURES}: retrain with `python -m lucasrag_assets.rules.care.training`"
+            )
+        exemplars = []
+        for e in raw.get("exemplars", ()):
+            v = np.zeros(N_FEATURES, dtype=np.float32)
+            for i, x in e["buckets"]:
+                v[i] = x
+            exemplars.append(Exemplar(e["label"], e["name"], v))
+        t = raw["thresholds"]
+        return cls(
+            raw["version"],
+            np.asarray(raw["weights"], dtype=np.float32),
+            float(raw["bias"]),
+            float(t["charged"]),
+            float(t["uncertain"]),
+            tuple(exemplars),
+        )
+
+    def save(self, path: Path, **provenance) -> None:
+        path.write_text(json.dumps({**provenance, **self.to_json()}, separators=(",", ":")) + "\n", encoding="utf-8")
+
+
+@lru_cache(maxsize=1)
+def shipped_model() -> CareModel:
+    """The model in the package (``lucasrag_assets/rules/care/weights.json``)."""
+    ref = resources.files(__package__) / WEIGHTS_FILE
+    if not ref.is_file():
+        raise CareModelError(f"no {WEIGHTS_FILE} in {__package__}: run `python -m lucasrag_assets.rules.care.training`")
+    return CareModel.from_json(json.loads(ref.read_text(encoding="utf-8")))

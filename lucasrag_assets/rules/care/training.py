@@ -1,0 +1,125 @@
+"""Fit the care classifier on the tuning half of the generated corpus and write its weights.
+
+    python -m lucasrag_assets.rules.care.training [--out lucasrag_assets/rules/care/weights.json]
+
+Only the ``tune`` half is read. Logistic regression (L2, class-balanced) fitted
+with full-batch Adam in numpy. The thresholds come from out-of-fold scores on
+the tuning half, folds grouped by template family (so they are chosen on ways of
+writing the fold's model never saw): ``uncertain`` is the lowest threshold that
+keeps out-of-fold neutral false positives at ``UNCERTAIN_FP``, ``charged`` the
+lowest that keeps them at ``CHARGED_FP``. (A recall target instead drove the
+threshold to ~0.1 and half the neutral mentions into review.)
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import numpy as np
+
+from lucasrag_assets.rules.care.detector import vectorise
+from lucasrag_assets.rules.care.features import HASH_DIM, N_FEATURES
+from lucasrag_assets.rules.care.mentions import resolve
+from lucasrag_assets.rules.care.model import CareModel, Exemplar
+from lucasrag_harness.evaluation.care_corpus import PERSONAS, Passage, generate_corpus
+
+VERSION = "care-lr-1"
+L2 = 1e-2
+L2_DENSE = 1e-4
+STEPS = 400
+UNCERTAIN_FP = 0.10
+CHARGED_FP = 0.02
+FOLDS = 4
+EXEMPLAR_BUCKETS = 48
+DEFAULT_OUT = Path(__file__).resolve().parent / "weights.json"
+
+
+def passage_vector(p: Passage) -> np.ndarray | None:
+    subject = next(x.subject for x in PERSONAS if x.subject.name == p.subject)
+    context = resolve(p.text, subject)
+    if context is None or not context.mentions:
+        return None
+    return vectorise(p.text, subject, context)[0]
+
+
+def fit(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, float]:
+    w, b = np.zeros(x.shape[1], dtype=np.float64), 0.0
+    l2 = np.full(x.shape[1], L2)
+    l2[HASH_DIM:] = L2_DENSE  # the few dense features may take large weights
+    pos = y.mean()
+    sw = np.where(y == 1, 0.5 / pos, 0.5 / (1 - pos))  # class-balanced
+    m_w, v_w, m_b, v_b = np.zeros_like(w), np.zeros_like(w), 0.0, 0.0
+    lr, b1, b2 = 0.05, 0.9, 0.999
+    for t in range(1, STEPS + 1):
+        p = 1 / (1 + np.exp(-(x @ w + b)))
+        g = sw * (p - y) / len(y)
+        gw, gb = x.T @ g + l2 * w, float(g.sum())
+        m_w, v_w = b1 * m_w + (1 - b1) * gw, b2 * v_w + (1 - b2) * gw**2
+        m_b, v_b = b1 * m_b + (1 - b1) * gb, b2 * v_b + (1 - b2) * gb**2
+        w -= lr * (m_w / (1 - b1**t)) / (np.sqrt(v_w / (1 - b2**t)) + 1e-8)
+        w[HASH_DIM] = max(w[HASH_DIM], 0.0)  # the rule table's cue is evidence for, never against
+        b -= lr * (m_b / (1 - b1**t)) / (np.sqrt(v_b / (1 - b2**t)) + 1e-8)
+    return w, b
+
+
+def thresholds(scores: np.ndarray, y: np.ndarray) -> tuple[float, float]:
+    neg = np.sort(scores[y == 0])
+
+    def at_fp(rate: float) -> float:
+        return float(neg[min(len(neg) - 1, int(np.ceil((1 - rate) * len(neg))))]) + 1e-4
+
+    uncertain, charged = at_fp(UNCERTAIN_FP), at_fp(CHARGED_FP)
+    return round(uncertain, 4), round(max(charged, uncertain), 4)
+
+
+def train(passages: list[Passage]) -> tuple[CareModel, dict]:
+    tune = [p for p in passages if p.half == "tune"]
+    rows = [(p, v) for p in tune if (v := passage_vector(p)) is not None]
+    x = np.stack([v for _, v in rows]).astype(np.float64)
+    y = np.array([1.0 if p.label == "charged" else 0.0 for p, _ in rows])
+    families = sorted({p.family for p, _ in rows})
+    fold_of = {f: i % FOLDS for i, f in enumerate(families)}
+    folds = np.array([fold_of[p.family] for p, _ in rows])
+    oof = np.zeros(len(rows))
+    for k in range(FOLDS):
+        w, b = fit(x[folds != k], y[folds != k])
+        oof[folds == k] = 1 / (1 + np.exp(-(x[folds == k] @ w + b)))
+    uncertain_at, charged_at = thresholds(oof, y)
+    w, b = fit(x, y)
+    exemplars = []
+    for f in families:
+        idx = [i for i, (p, _) in enumerate(rows) if p.family == f]
+        centroid = x[idx].mean(axis=0)
+        keep = np.argsort(-np.abs(centroid[:N_FEATURES]))[:EXEMPLAR_BUCKETS]
+        vec = np.zeros(N_FEATURES, dtype=np.float32)
+        vec[keep] = centroid[keep]
+        exemplars.append(Exemplar(rows[idx[0]][0].label, f"{f} ({rows[idx[0]][0].register})", vec))
+    model = CareModel(VERSION, w.astype(np.float32), float(b), charged_at, uncertain_at, tuple(exemplars))
+    report = {
+        "tune_passages": len(rows),
+        "tune_families": len(families),
+        "oof_recall_at_uncertain": float((oof[y == 1] >= uncertain_at).mean()),
+        "oof_fp_at_uncertain": float((oof[y == 0] >= uncertain_at).mean()),
+        "thresholds": {"uncertain": uncertain_at, "charged": charged_at},
+    }
+    return model, report
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    ap.add_argument("--seed", type=int, default=11)
+    args = ap.parse_args()
+    model, report = train(generate_corpus(args.seed))
+    model.save(
+        args.out,
+        trained_with=f"python -m lucasrag_assets.rules.care.training --seed {args.seed}",
+        corpus_half="tune",
+        report=report,
+    )
+    print(report)
+
+
+if __name__ == "__main__":
+    main()

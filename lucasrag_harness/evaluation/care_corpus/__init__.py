@@ -1,0 +1,181 @@
+"""A generated, labelled care corpus: registers x template families x subjects x name forms.
+
+``generate_corpus(seed)`` returns passages, each about one deference subject of
+:data:`SUBJECTS`, labelled ``charged`` or ``neutral`` and tagged with its family,
+register and half. The split is **by template family** (alternating within each
+register in name order), so the test half holds ways of writing the tuning half
+never showed. Deterministic: ``random.Random(seed)`` only.
+
+Run ``python -m lucasrag_harness.evaluation.care_corpus`` to print counts.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from dataclasses import dataclass
+from datetime import date
+
+from lucasrag.vocabulary import DeferenceSubject
+
+from ._families import CHARGED, NEUTRAL, Family
+
+PER_CHARGED_FAMILY = 8
+PER_NEUTRAL_FAMILY = 8
+
+
+@dataclass(frozen=True)
+class Persona:
+    subject: DeferenceSubject
+    kind: str  # loss | ex
+    pronouns: tuple[str, str, str]  # he, him, his
+    starts: tuple[str, ...]  # as written at a sentence start
+    mids: tuple[str, ...]  # as written mid-sentence
+    surname: str | None = None  # a namesake's surname (another person, same first name)
+
+
+PERSONAS = (
+    Persona(
+        DeferenceSubject("Grandad Tom", ("grandad", "grandpa tom")),
+        "loss",
+        ("he", "him", "his"),
+        ("Grandad", "Grandad Tom", "Grandpa Tom"),
+        ("grandad", "Grandad", "grandpa Tom", "grandad Tom"),
+    ),
+    Persona(
+        DeferenceSubject("Mum", ("my mother", "mam")),
+        "loss",
+        ("she", "her", "her"),
+        ("Mum", "Mam"),
+        ("mum", "Mum", "my mother"),
+    ),
+    Persona(
+        DeferenceSubject("Priya Shah", ("priya",)),
+        "loss",
+        ("she", "her", "her"),
+        ("Priya", "Priya Shah"),
+        ("Priya", "priya", "Priya Shah"),
+        "Natarajan",
+    ),
+    Persona(
+        DeferenceSubject("Uncle Dev", ("dev",)),
+        "loss",
+        ("he", "him", "his"),
+        ("Uncle Dev", "Dev"),
+        ("uncle Dev", "Dev", "dev"),
+    ),
+    Persona(DeferenceSubject("Maya", ("maya r",)), "ex", ("she", "her", "her"), ("Maya",), ("Maya", "maya"), "Chen"),
+    Persona(
+        DeferenceSubject("Daniel Hart", ("dan", "daniel")),
+        "ex",
+        ("he", "him", "his"),
+        ("Daniel", "Dan", "Daniel Hart"),
+        ("Daniel", "dan", "Dan"),
+        "Okafor",
+    ),
+)
+SUBJECTS = tuple(p.subject for p in PERSONAS)
+PLACES = ("the seafront", "the allotment", "the old house", "the chapel", "the park", "Whitby")
+THINGS = ("the watch", "the scarf", "the radio", "the mug", "the books")
+
+
+@dataclass(frozen=True)
+class Passage:
+    text: str
+    subject: str  # canonical name of the subject it is about
+    label: str  # charged | neutral
+    family: str
+    register: str
+    half: str  # tune | test
+    date: str  # ISO; present or archival
+    band: str  # present | archival
+    workspace: str
+
+
+def split_of(families: tuple[Family, ...]) -> dict[str, str]:
+    """Family name → half: alternate tune/test within each register, families in name order."""
+    halves: dict[str, str] = {}
+    for register in sorted({f.register for f in families}):
+        for i, f in enumerate(sorted((f for f in families if f.register == register), key=lambda f: f.name)):
+            halves[f.name] = "tune" if i % 2 == 0 else "test"
+    return halves
+
+
+def _fill(template: str, p: Persona, rng: random.Random, year: int) -> str:
+    he, him, his = p.pronouns
+    apos = rng.choice(("'s", "\u2019s"))
+    starts, mids = p.starts, p.mids
+    if p.surname and "{surname}" in template:  # a namesake shares the first name only
+        starts = mids = tuple({f.split()[0] for f in p.starts})
+    start, mid = rng.choice(starts), rng.choice(mids)
+    values = {
+        "S": start,
+        "s": mid,
+        "S's": start + apos,
+        "s's": mid + apos,
+        "he": he,
+        "him": him,
+        "his": his,
+        "He": he.capitalize(),
+        "His": his.capitalize(),
+        "year": str(year),
+        "n": str(rng.randint(2, 15)),
+        "place": rng.choice(PLACES),
+        "thing": rng.choice(THINGS),
+        "surname": p.surname or "",
+    }
+    out = template
+    for key in sorted(values, key=len, reverse=True):  # "{S's}" before "{S}"
+        out = out.replace("{" + key + "}", values[key])
+    return out
+
+
+def _personas_for(f: Family) -> list[Persona]:
+    if f.kind == "namesake":
+        return [p for p in PERSONAS if p.surname]
+    return [p for p in PERSONAS if f.kind in ("any", p.kind)]
+
+
+_WORKSPACE = {"admin": "administrative", "technical": "technical", "recipe": "personal"}
+
+
+def generate_corpus(seed: int = 11) -> list[Passage]:
+    rng = random.Random(seed)
+    halves = split_of(CHARGED + NEUTRAL)
+    out: list[Passage] = []
+    for families, per in ((CHARGED, PER_CHARGED_FAMILY), (NEUTRAL, PER_NEUTRAL_FAMILY)):
+        for f in families:
+            personas = _personas_for(f)
+            for k in range(per):
+                p = personas[k % len(personas)]
+                template = f.templates[k % len(f.templates)]
+                archival = k % 2 == 1
+                d = date(
+                    rng.randint(2008, 2020) if archival else rng.randint(2024, 2026),
+                    rng.randint(1, 12),
+                    rng.randint(1, 28),
+                )
+                out.append(
+                    Passage(
+                        _fill(template, p, rng, d.year),
+                        p.subject.name,
+                        f.label,
+                        f.name,
+                        f.register,
+                        halves[f.name],
+                        d.isoformat(),
+                        "archival" if archival else "present",
+                        _WORKSPACE.get(f.register, "personal"),
+                    )
+                )
+    return out
+
+
+def summary(passages: list[Passage]) -> dict:
+    return {
+        "passages": len(passages),
+        "by_label_half": dict(Counter(f"{p.label}/{p.half}" for p in passages)),
+        "families": dict(
+            Counter(f"{p.label}/{p.half}" for p in {(p.family, p.label, p.half): p for p in passages}.values())
+        ),
+    }

@@ -201,7 +201,8 @@ def test_evaluation_is_not_part_of_ingest():
 
     ingest = {k.to_user_string() for k in defs.resolve_job_def("ingest").asset_layer.selected_asset_keys}
     evaluate = {k.to_user_string() for k in defs.resolve_job_def("evaluate").asset_layer.selected_asset_keys}
-    assert "evaluation" not in ingest and "note_catalog" in ingest and evaluate == {"evaluation"}
+    evaluations = {"evaluation", "care_evaluation"}  # the policy and the care evaluation
+    assert not evaluations & ingest and "note_catalog" in ingest and evaluate == evaluations
 
 
 @pytest.mark.slow

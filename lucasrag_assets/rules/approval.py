@@ -19,7 +19,6 @@ import yaml
 from lucasrag.vocabulary import check_workspace
 
 _BOM = b"\xef\xbb\xbf"
-_KEY = re.compile(rb"^workspace[ \t]*:")
 _CONTINUATION = re.compile(rb"^[ \t]")  # an indented line continues the previous key's value
 
 
@@ -48,23 +47,30 @@ def _newline(lines: list[bytes]) -> bytes:
 
 def with_workspace(raw: bytes, workspace: str) -> bytes:
     """``raw`` with its frontmatter's ``workspace:`` set; everything else byte-identical."""
+    return with_frontmatter_key(raw, "workspace", workspace.encode())
+
+
+def with_frontmatter_key(raw: bytes, key: str, value: bytes) -> bytes:
+    """``raw`` with its frontmatter's ``key:`` set to ``value`` (YAML, one line); every other byte kept:
+    the body, the other keys, the BOM and the line endings. A note without frontmatter gets one."""
+    key_line = re.compile(rb"^" + re.escape(key.encode()) + rb"[ \t]*:")
     bom = _BOM if raw.startswith(_BOM) else b""
     text = raw[len(bom) :]
     lines = text.splitlines(keepends=True)
     eol = _newline(lines)
-    entry = b"workspace: " + workspace.encode() + eol
+    entry = key.encode() + b": " + value + eol
     if not lines or lines[0].rstrip() != b"---":
         return bom + b"---" + eol + entry + b"---" + eol + text
     close = next((i for i in range(1, len(lines)) if lines[i].rstrip() in (b"---", b"...")), None)
     if close is None:
-        raise ValueError("the note's frontmatter opens with '---' but never closes; fix it before approving")
+        raise ValueError("the note's frontmatter opens with '---' but never closes; fix it first")
     header: list[bytes] = []
     replaced = skipping = False
     for line in lines[1:close]:
         if skipping and _CONTINUATION.match(line):
-            continue  # old multi-line value of workspace:
+            continue  # the old multi-line value of the key
         skipping = False
-        if _KEY.match(line):
+        if key_line.match(line):
             # Duplicate keys: YAML keeps the last one, so every occurrence gets the new value.
             header.append(entry)
             replaced = skipping = True

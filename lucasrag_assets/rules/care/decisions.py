@@ -12,19 +12,16 @@ dismissed one is neutral whatever the detector says.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from pathlib import Path
 
 import yaml
 
 from lucasrag.vocabulary import DeferenceSubject
-from lucasrag_assets.rules.approval import _BOM, _header, _newline, _resolve_note, _write_atomically
+from lucasrag_assets.rules.approval import _header, _resolve_note, _write_atomically, with_frontmatter_key
 from lucasrag_assets.rules.charged import canonical_name
 
 DECISIONS_FILE = "care_decisions.yaml"
-_KEY = re.compile(rb"^charged[ \t]*:")
-_CONTINUATION = re.compile(rb"^[ \t]")
 
 
 class CareDecisionError(ValueError):
@@ -64,31 +61,10 @@ def _yaml_list(names: Sequence[str]) -> bytes:
 
 def with_charged(raw: bytes, names: Sequence[str]) -> bytes:
     """``raw`` with its frontmatter's ``charged:`` set to ``names``; everything else byte-identical."""
-    bom = _BOM if raw.startswith(_BOM) else b""
-    text = raw[len(bom) :]
-    lines = text.splitlines(keepends=True)
-    eol = _newline(lines)
-    entry = b"charged: " + _yaml_list(names) + eol
-    if not lines or lines[0].rstrip() != b"---":
-        return bom + b"---" + eol + entry + b"---" + eol + text
-    close = next((i for i in range(1, len(lines)) if lines[i].rstrip() in (b"---", b"...")), None)
-    if close is None:
-        raise CareDecisionError("the note's frontmatter opens with '---' but never closes; fix it first")
-    header: list[bytes] = []
-    replaced = skipping = False
-    for line in lines[1:close]:
-        if skipping and _CONTINUATION.match(line):
-            continue  # old block-list value of charged:
-        skipping = False
-        if _KEY.match(line):
-            header.append(entry)
-            replaced = skipping = True
-        else:
-            header.append(line)
-    if not replaced:
-        header.append(entry)
-    body_offset = sum(len(line) for line in lines[: close + 1])
-    return bom + lines[0] + b"".join(header) + lines[close] + text[body_offset:]
+    try:
+        return with_frontmatter_key(raw, "charged", _yaml_list(names))
+    except ValueError as exc:
+        raise CareDecisionError(str(exc)) from None
 
 
 def _subject(name: str, subjects: Sequence[DeferenceSubject]) -> str:

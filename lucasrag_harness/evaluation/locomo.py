@@ -16,6 +16,7 @@ they would leak the answers.
 
 from __future__ import annotations
 
+import calendar
 import datetime as dt
 import json
 import re
@@ -34,26 +35,7 @@ _SESSION_KEY = re.compile(r"^session_(\d+)$")
 _DATE_TIME = re.compile(
     r"^\s*(?:(\d{1,2}):(\d{2})\s*([ap]m)\s+on\s+)?(\d{1,2})\s+([A-Za-z]+),?\s+(\d{4})\s*$", re.IGNORECASE
 )
-_MONTHS = {
-    m: i
-    for i, m in enumerate(
-        (
-            "january",
-            "february",
-            "march",
-            "april",
-            "may",
-            "june",
-            "july",
-            "august",
-            "september",
-            "october",
-            "november",
-            "december",
-        ),
-        start=1,
-    )
-}
+_MONTHS = {calendar.month_name[i].lower(): i for i in range(1, 13)}
 _ID = re.compile(r"^D(\d+):(\d+)$")
 _REPAIRABLE = re.compile(r"^D\D*?(\d+)\D+(\d+)$")  # "D:11:26" → D11:26 (exactly two numbers)
 

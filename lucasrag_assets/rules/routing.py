@@ -37,11 +37,14 @@ import polars as pl
 from lucasrag.vocabulary import WORKSPACES
 from lucasrag_assets.rules.routing_rules import RoutingRules
 
-#: Short descriptions embedded as each workspace's anchor points.
+#: Short descriptions embedded as each workspace's anchor points. Written the way people write
+#: their own notes (snippets, meeting notes, reading notes, to-do lists), not like the sample vault.
 WORKSPACE_PROTOTYPES: Mapping[str, tuple[str, ...]] = {
     "technical": (
         "software engineering notes: code, debugging, servers, databases, deployment, programming languages",
         "how to configure Kubernetes, Postgres, Linux, networking, APIs, performance tuning and bugs",
+        "a command-line snippet or code example: git, bash, npm, python and docker commands and what they do",
+        "work project notes: data pipelines, system architecture, tickets and engineering team meetings",
     ),
     "creative": (
         "a poem, verse, stanzas, imagery and metaphor",
@@ -50,6 +53,8 @@ WORKSPACE_PROTOTYPES: Mapping[str, tuple[str, ...]] = {
     "personal": (
         "a diary entry about my day, family, friends, feelings, home, holidays and my cat",
         "personal journal: memories, relationships, moving house, health and everyday life",
+        "notes on a book I read or a film, show, album, game or place I enjoyed, with my rating and quotes",
+        "self-improvement and life lessons: habits, mindfulness, motivation, career reflections and goals",
     ),
     "administrative": (
         "paperwork: tax return, insurance policy, bank account, invoices, pension and contracts",
@@ -57,13 +62,15 @@ WORKSPACE_PROTOTYPES: Mapping[str, tuple[str, ...]] = {
     ),
 }
 
-#: Cue words per workspace (lower case, matched as whole words).
+#: Cue words per workspace (lower case, matched as whole words in the title, tags and text).
 LEXICAL_CUES: Mapping[str, frozenset[str]] = {
     "technical": frozenset(
-        "code bug debug debugging server servers database postgres sql kubernetes k8s docker deploy deployment "
-        "api python rust golang java linux kernel latency cpu memory cache query index cluster config yaml "
-        "git commit branch compile compiler test tests pipeline ci terraform nginx http tls ssh script "
-        "function refactor library framework backend frontend algorithm".split()
+        "code bug bugs debug debugging server servers database databases postgres sql kubernetes k8s docker deploy "
+        "deployment api apis python rust golang java javascript typescript linux kernel latency cpu memory cache query "
+        "index cluster config yaml json git github commit branch merge compile compiler test tests pipeline ci "
+        "terraform nginx http https tls ssl ssh script scripts function functions refactor library framework backend "
+        "frontend algorithm cli command terminal bash shell npm node react css html sudo install macos repo "
+        "container containers cloud aws gcp azure bigquery schema dataset datasets regex".split()
     ),
     "creative": frozenset(
         "poem poems poetry verse stanza stanzas rhyme metaphor imagery story stories draft chapter character "
@@ -73,27 +80,86 @@ LEXICAL_CUES: Mapping[str, frozenset[str]] = {
     "personal": frozenset(
         "diary today tonight mum mom dad brother sister family friend friends feel felt happy sad tired "
         "home flat cat dog birthday holiday weekend dinner walk love girlfriend boyfriend partner memories "
-        "grandad grandma wedding visited moved".split()
+        "grandad grandma wedding visited moved vacation trip travel recipe movie movies film watched rating "
+        "meditation yoga mindfulness habits".split()
     ),
     "administrative": frozenset(
         "tax taxes invoice invoices insurance policy premium bank account statement pension lease rent "
         "landlord contract bill bills payment payments deadline form forms renewal receipt receipts claim "
-        "reference hmrc iban mortgage council registration licence license passport visa".split()
+        "reference hmrc iban mortgage council registration licence license passport visa salary expenses "
+        "subscription".split()
     ),
 }
 
-#: Folder names that hint at a workspace (a prior, never the truth).
+#: Folder names that hint at a workspace (a prior, never the truth). A folder's name is read
+#: without a numbering prefix ("02 Areas", "000 Tech", "1. Journal") and word by word
+#: ("Book Notes" → book), the innermost folder first.
 FOLDER_PRIORS: Mapping[str, str] = {
-    **dict.fromkeys(("tech", "technical", "code", "dev", "engineering", "work-notes"), "technical"),
-    **dict.fromkeys(("writing", "poems", "poetry", "stories", "creative", "fiction"), "creative"),
-    **dict.fromkeys(("journal", "diary", "personal", "life", "daily"), "personal"),
-    **dict.fromkeys(("admin", "administrative", "finance", "paperwork", "bills", "tax"), "administrative"),
+    **dict.fromkeys(
+        (
+            "tech",
+            "technical",
+            "code",
+            "coding",
+            "dev",
+            "development",
+            "engineering",
+            "programming",
+            "software",
+            "devops",
+            "cli",
+            "snippets",
+            "work-notes",
+        ),
+        "technical",
+    ),
+    **dict.fromkeys(("writing", "poems", "poetry", "stories", "creative", "fiction", "lyrics"), "creative"),
+    **dict.fromkeys(
+        (
+            "journal",
+            "journals",
+            "diary",
+            "personal",
+            "life",
+            "daily",
+            "health",
+            "fitness",
+            "recipes",
+            "travel",
+            "trips",
+            "book",
+            "books",
+            "reading",
+        ),
+        "personal",
+    ),
+    **dict.fromkeys(
+        (
+            "admin",
+            "administrative",
+            "finance",
+            "finances",
+            "money",
+            "paperwork",
+            "bills",
+            "tax",
+            "taxes",
+            "insurance",
+            "documents",
+        ),
+        "administrative",
+    ),
 }
+_FOLDER_NUMBERING = re.compile(r"^[\d\s._\-)]+")
+_FOLDER_WORD = re.compile(r"[a-z][a-z\-]*")
 
 #: Logit weights, fitted by maximum likelihood on labelled vaults; see docs/routing.md.
 SEMANTIC_WEIGHT = 16.0
 LEXICAL_WEIGHT = 2.0
 FOLDER_WEIGHT = 2.0
+#: A note written mostly as code (fenced blocks, inline code) is technical whatever its words:
+#: logit bonus × the share of the note's characters inside code.
+CODE_WEIGHT = 2.0
 #: The logit of a fifth, "none of these" outcome. A note with weak evidence for
 #: every workspace lets this take the probability mass, so its confidence drops
 #: instead of being forced onto the least-bad workspace.
@@ -156,23 +222,56 @@ def _lexical_shares(words: Sequence[str]) -> dict[str, float]:
 
 def _folder_prior(folders: Sequence[str]) -> str | None:
     for name in reversed(folders):  # the innermost folder speaks loudest
-        ws = FOLDER_PRIORS.get(name.lower())
-        if ws:
-            return ws
+        plain = _FOLDER_NUMBERING.sub("", name.lower()).strip()
+        for key in (plain, *_FOLDER_WORD.findall(plain)):
+            ws = FOLDER_PRIORS.get(key)
+            if ws:
+                return ws
     return None
 
 
+_CODE = re.compile(r"```.*?(?:```|\Z)|`[^`\n]+`", re.DOTALL)
+
+
+def code_share(text: str) -> float:
+    """Share of the note's non-space characters inside fenced or inline code."""
+    total = sum(not c.isspace() for c in text)
+    if not total:
+        return 0.0
+    inside = sum(sum(not c.isspace() for c in m.group(0)) for m in _CODE.finditer(text))
+    return inside / total
+
+
+def tag_words(tags: Sequence[str]) -> list[str]:
+    """Tags as words (``#data-access``, ``areas/finance`` → data, access, areas, finance)."""
+    return [w for t in tags for w in re.split(r"[/_\-#\s]+", str(t).lower()) if len(w) >= 3]
+
+
+def own_words(text: str, links: Sequence[str]) -> list[str]:
+    """Meaningful words that are not the names of notes it links to: a page that only lists links
+    (an index or map of content) has none of its own."""
+    for name in sorted({n.strip() for n in links if n and n.strip()}, key=len, reverse=True):
+        text = re.sub(re.escape(name), " ", text, flags=re.IGNORECASE)
+    return meaningful_words(text)
+
+
 def content_logits(
-    words: Sequence[str], folders: Sequence[str], note_vector: np.ndarray, centroids: Mapping[str, np.ndarray]
+    words: Sequence[str],
+    folders: Sequence[str],
+    note_vector: np.ndarray,
+    centroids: Mapping[str, np.ndarray],
+    code: float = 0.0,
 ) -> dict[str, float]:
-    """One logit per workspace from the note alone: semantic + lexical + folder-name prior.
-    ``words`` are the meaningful words of title and text (a person's title is a strong hint)."""
+    """One logit per workspace from the note alone: semantic + lexical + folder-name prior + code.
+    ``words`` are the meaningful words of title, tags and text (a person's title is a strong hint);
+    ``code`` is the note's code share (``code_share``)."""
     lexical = _lexical_shares(words)
     prior = _folder_prior(folders)
     return {
         ws: SEMANTIC_WEIGHT * float(note_vector @ centroids[ws])
         + LEXICAL_WEIGHT * lexical[ws]
         + (FOLDER_WEIGHT if ws == prior else 0.0)
+        + (CODE_WEIGHT * code if ws == "technical" else 0.0)
         for ws in WORKSPACES
     }
 
@@ -198,7 +297,7 @@ def decide(
     best = max(scores, key=scores.__getitem__)
     confidence = scores[best]
     if n_words < MIN_MEANINGFUL_WORDS:
-        reason = f"too little content to route ({n_words} meaningful words, need {MIN_MEANINGFUL_WORDS})"
+        reason = f"too little content to route ({n_words} meaningful words of its own, need {MIN_MEANINGFUL_WORDS})"
         if rule:
             reason += f"; {rule[1]} would send it to {rule[0]}"
         return RouteDecision(None, rule[0] if rule else best, confidence, reason, dict(scores))
@@ -224,7 +323,7 @@ def route(
     if declared:
         return RouteDecision(declared, declared, 1.0, "workspace set in frontmatter", {declared: 1.0})
     words = meaningful_words(text)
-    logits = content_logits(meaningful_words(title) + words, folders, note_vector, centroids)
+    logits = content_logits(meaningful_words(title) + words, folders, note_vector, centroids, code_share(text))
     return decide(scores_from_logits(logits), len(words), threshold=threshold)
 
 
@@ -308,13 +407,20 @@ def route_frame(
     vectors = embed(texts)
     prototypes = {ws: embed(list(WORKSPACE_PROTOTYPES[ws])) for ws in WORKSPACES}
     folders = [PurePosixPath(p).parts[:-1] for p in paths]
-    n_words = [len(meaningful_words(t)) for t in texts]
-    words = [meaningful_words(title) + meaningful_words(t) for t, title in zip(texts, valid["title"])]
+    links = [ls or [] for ls in valid["links"].to_list()]
+    n_words = [len(own_words(t, ls)) for t, ls in zip(texts, links)]  # an index page of links has none
+    words = [
+        meaningful_words(title) + tag_words(tg) + meaningful_words(t)
+        for t, title, tg in zip(texts, valid["title"], tags)
+    ]
+    code = [code_share(t) for t in texts]
     ruled = [None if d else rules.match(p, t) for p, d, t in zip(paths, declared, tags)]
     known = [d or (r[0] if r else None) for d, r in zip(declared, ruled)]  # a person's decision
 
     centroids = _centroids(prototypes, list(zip(known, vectors)))
-    first = [scores_from_logits(content_logits(w, f, v, centroids)) for w, f, v in zip(words, folders, vectors)]
+    first = [
+        scores_from_logits(content_logits(w, f, v, centroids, c)) for w, f, v, c in zip(words, folders, vectors, code)
+    ]
     confident = [
         k
         or (
@@ -333,7 +439,7 @@ def route_frame(
         if declared[i]:
             decisions.append(RouteDecision(declared[i], declared[i], 1.0, "workspace set in frontmatter"))
             continue
-        logits = content_logits(words[i], folders[i], vector, centroids)
+        logits = content_logits(words[i], folders[i], vector, centroids, code[i])
         near = neighbours[i]
         if any(near.values()):
             logits = {ws: v + FOLDER_EVIDENCE_WEIGHT * near[ws] for ws, v in logits.items()}

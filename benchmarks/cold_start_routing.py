@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import itertools
 import re
 import shutil
 import sys
@@ -119,9 +120,8 @@ def main() -> None:
     parser.add_argument("--self-train", type=float, help="override SELF_TRAIN_CONFIDENCE")
     parser.add_argument("--folder-weight", type=float, help="override FOLDER_EVIDENCE_WEIGHT")
     parser.add_argument("--accept-suggestions", action="store_true", help="route again with suggested folder rules")
-    parser.add_argument(
-        "--grid", action="store_true", help="tuning: one line per (self-train, folder-weight) pair, real vaults pooled"
-    )
+    parser.add_argument("--grid", action="store_true", help="tuning: the best settings of GRID, real vaults pooled")
+    parser.add_argument("--grid-top", type=int, default=15, help="with --grid: how many settings to print")
     parser.add_argument("--cache", type=Path, help="an embedding cache to reuse between runs")
     parser.add_argument("-v", "--verbose", action="store_true", help="list misrouted and held-back notes")
     args = parser.parse_args()
@@ -170,27 +170,43 @@ def main() -> None:
             report("real vaults together", {**total, "wrong": [], "held": []}, False)
 
 
+#: The tuning grid (``--grid``): routing-module constants and the values tried for each.
+GRID = {
+    "SELF_TRAIN_CONFIDENCE": (0.6, 0.7, 0.8),
+    "FOLDER_EVIDENCE_WEIGHT": (2.0, 4.0),
+    "FOLDER_WEIGHT": (1.0, 2.0),
+    "CODE_WEIGHT": (1.0, 2.0, 3.0),
+    "REJECT_LOGIT": (4.0, 4.5, 5.0),
+}
+
+
 def grid(targets, cache, args) -> None:
-    """Pooled figures of the real vaults (and the sample vault's separately) for each weight pair."""
+    """Pooled figures of the real vaults (and the sample vault's separately) for every combination
+    in GRID, best first: fewest errors (misrouted plus content-free let through), then fewest
+    content-bearing notes held. Only --half's labels are looked at."""
     frames = [(name, notes_frame(scan_vault(folder, max_bytes=1 << 20)), labels) for name, folder, labels in targets]
-    for self_train in (0.6, 0.7, 0.8, 0.9, 1.01):
-        for weight in (0.0, 2.0, 3.0, 4.0, 5.0, 6.0):
-            routing.SELF_TRAIN_CONFIDENCE, routing.FOLDER_EVIDENCE_WEIGHT = self_train, weight
-            pooled: dict[str, int] = {}
-            sample = ""
-            for name, notes, labels in frames:
-                j = judge(routing.route_frame(notes, cache.embed, args.threshold), labels, args.half)
-                if name.startswith("sample"):
-                    sample = f"sample q {j['bearing_quarantined']}/{j['bearing']} acc {j['routed_right']}/{j['routed']}"
-                    continue
-                for k in ("bearing", "bearing_quarantined", "routed", "routed_right", "free", "free_held"):
-                    pooled[k] = pooled.get(k, 0) + j[k]
-            print(
-                f"self_train {self_train:4} folder_weight {weight:3}  quarantined "
-                f"{pct(pooled['bearing_quarantined'], pooled['bearing'])}  accuracy "
-                f"{pct(pooled['routed_right'], pooled['routed'])}  free held {pct(pooled['free_held'], pooled['free'])}"
-                f"  {sample}"
-            )
+    rows = []
+    for values in itertools.product(*GRID.values()):
+        for key, value in zip(GRID, values):
+            setattr(routing, key, value)
+        pooled: dict[str, int] = {}
+        sample = ""
+        for name, notes, labels in frames:
+            j = judge(routing.route_frame(notes, cache.embed, args.threshold), labels, args.half)
+            if name.startswith("sample"):
+                sample = f"sample q {j['bearing_quarantined']}/{j['bearing']} acc {j['routed_right']}/{j['routed']}"
+                continue
+            for k in ("bearing", "bearing_quarantined", "routed", "routed_right", "free", "free_held"):
+                pooled[k] = pooled.get(k, 0) + j[k]
+        errors = pooled["routed"] - pooled["routed_right"]
+        rows.append((errors, pooled["bearing_quarantined"], values, pooled, sample))
+    for _errors, _held, values, pooled, sample in sorted(rows, key=lambda r: (r[0], r[1]))[: args.grid_top]:
+        setting = " ".join(f"{k}={v}" for k, v in zip(GRID, values))
+        print(
+            f"{setting}  quarantined {pct(pooled['bearing_quarantined'], pooled['bearing'])}  accuracy "
+            f"{pct(pooled['routed_right'], pooled['routed'])}  free held {pct(pooled['free_held'], pooled['free'])}"
+            f"  {sample}"
+        )
 
 
 if __name__ == "__main__":

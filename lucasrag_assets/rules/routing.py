@@ -70,7 +70,7 @@ LEXICAL_CUES: Mapping[str, frozenset[str]] = {
         "index cluster config yaml json git github commit branch merge compile compiler test tests pipeline ci "
         "terraform nginx http https tls ssl ssh script scripts function functions refactor library framework backend "
         "frontend algorithm cli command terminal bash shell npm node react css html sudo install macos repo "
-        "container containers cloud aws gcp azure bigquery schema dataset datasets regex".split()
+        "container containers cloud aws gcp azure bigquery schema dataset datasets regex column columns row rows table tables".split()
     ),
     "creative": frozenset(
         "poem poems poetry verse stanza stanzas rhyme metaphor imagery story stories draft chapter character "
@@ -220,7 +220,7 @@ def _lexical_shares(words: Sequence[str]) -> dict[str, float]:
     return {ws: (hits[ws] / total if total else 0.0) for ws in WORKSPACES}
 
 
-def _folder_prior(folders: Sequence[str]) -> str | None:
+def folder_prior(folders: Sequence[str]) -> str | None:
     for name in reversed(folders):  # the innermost folder speaks loudest
         plain = _FOLDER_NUMBERING.sub("", name.lower()).strip()
         for key in (plain, *_FOLDER_WORD.findall(plain)):
@@ -247,11 +247,26 @@ def tag_words(tags: Sequence[str]) -> list[str]:
     return [w for t in tags for w in re.split(r"[/_\-#\s]+", str(t).lower()) if len(w) >= 3]
 
 
-def own_words(text: str, links: Sequence[str]) -> list[str]:
-    """Meaningful words that are not the names of notes it links to: a page that only lists links
-    (an index or map of content) has none of its own."""
+#: Property lines that say where and when a note came from, not what it says: a web clipping whose
+#: page failed to import is only these (``source: https://…``, ``author:``, ``created:``).
+_METADATA_LINE = re.compile(
+    r"^\s*(?:source|url|link|author|authors|created|updated|modified|published|date|tags?|aliases|id|uid)\s*:.*$",
+    re.IGNORECASE | re.MULTILINE,
+)
+_HEADING_LINE = re.compile(r"^\s*#{1,6}\s+(.*)$", re.MULTILINE)
+
+
+def own_words(text: str, links: Sequence[str] = (), title: str = "") -> list[str]:
+    """The meaningful words a note says itself: not the names of the notes it links to (an index
+    page of links has none), not metadata property lines, not a heading that only repeats the title."""
     for name in sorted({n.strip() for n in links if n and n.strip()}, key=len, reverse=True):
         text = re.sub(re.escape(name), " ", text, flags=re.IGNORECASE)
+    text = _METADATA_LINE.sub(" ", text)
+    title_words = set(meaningful_words(title))
+    if title_words:
+        text = _HEADING_LINE.sub(
+            lambda m: " " if set(meaningful_words(m.group(1))) <= title_words else m.group(0), text
+        )
     return meaningful_words(text)
 
 
@@ -266,7 +281,7 @@ def content_logits(
     ``words`` are the meaningful words of title, tags and text (a person's title is a strong hint);
     ``code`` is the note's code share (``code_share``)."""
     lexical = _lexical_shares(words)
-    prior = _folder_prior(folders)
+    prior = folder_prior(folders)
     return {
         ws: SEMANTIC_WEIGHT * float(note_vector @ centroids[ws])
         + LEXICAL_WEIGHT * lexical[ws]
@@ -408,7 +423,7 @@ def route_frame(
     prototypes = {ws: embed(list(WORKSPACE_PROTOTYPES[ws])) for ws in WORKSPACES}
     folders = [PurePosixPath(p).parts[:-1] for p in paths]
     links = [ls or [] for ls in valid["links"].to_list()]
-    n_words = [len(own_words(t, ls)) for t, ls in zip(texts, links)]  # an index page of links has none
+    n_words = [len(own_words(t, ls, title)) for t, ls, title in zip(texts, links, valid["title"])]
     words = [
         meaningful_words(title) + tag_words(tg) + meaningful_words(t)
         for t, title, tg in zip(texts, valid["title"], tags)

@@ -1,10 +1,19 @@
-"""The cold-start router's pieces (docs/routing.md): word counting, folder evidence, the gate,
-vault rules and rule suggestions. The whole router on a vault is in tests/test_cold_start.py."""
+"""The cold-start router's pieces (docs/routing.md): word counting, the note's own words, code
+share, tags and folder names as evidence, folder evidence, the gate, vault rules and rule suggestions. The whole router on a vault is in tests/test_cold_start.py."""
 
 import numpy as np
 import pytest
 
-from lucasrag_assets.rules.routing import MIN_MEANINGFUL_WORDS, decide, folder_evidence, meaningful_words
+from lucasrag_assets.rules.routing import (
+    MIN_MEANINGFUL_WORDS,
+    code_share,
+    decide,
+    folder_evidence,
+    folder_prior,
+    meaningful_words,
+    own_words,
+    tag_words,
+)
 from lucasrag_assets.rules.routing_rules import (
     RoutingRules,
     RoutingRulesError,
@@ -29,6 +38,85 @@ WORDS = [
 @pytest.mark.parametrize("text, expected", WORDS)
 def test_meaningful_words(text, expected):
     assert meaningful_words(text) == expected
+
+
+OWN_WORDS = [
+    pytest.param(
+        "- Self Intro\n- Strengths & Weaknesses\n- Stories\n",
+        ["Self Intro", "Strengths & Weaknesses", "Stories"],
+        "Behavioural",
+        [],
+        id="index-page-of-links-says-nothing",
+    ),
+    pytest.param(
+        "Met Kevin Kelly about Out of Control", ["Kevin Kelly", "Out of Control"], "", ["met"], id="link-names-not-own"
+    ),
+    pytest.param(
+        "source: https://x.sharepoint.com/doc\nauthor: x.sharepoint.com\ncreated: 2026-01-20\ntags: to-process, misc\n",
+        [],
+        "Sign in to your account",
+        [],
+        id="clipping-metadata-only",
+    ),
+    pytest.param(
+        "500\n## Apologies, something went wrong\nRefresh the page",
+        [],
+        "Apologies, something went wrong",
+        ["refresh", "page"],
+        id="heading-repeating-title-dropped",
+    ),
+    pytest.param(
+        "## Tax return 2024\nSend the forms", [], "Admin", ["tax", "return", "send", "forms"], id="other-heading-kept"
+    ),
+    pytest.param("rating: 7\ngenre: Sci-fi", [], "Futurama", ["rating", "genre", "sci-fi"], id="properties-count"),
+]
+
+
+@pytest.mark.parametrize("text, links, title, expected", OWN_WORDS)
+def test_own_words(text, links, title, expected):
+    assert own_words(text, links, title) == expected
+
+
+CODE = [
+    pytest.param("```bash\nfind / -size +200M\n```", 1.0, id="only-a-fenced-block"),
+    pytest.param("Plain words about my weekend", 0.0, id="no-code"),
+    pytest.param("run `git` now", 5 / 11, id="inline-code"),
+    pytest.param("notes\n```\nunclosed fence", 16 / 21, id="unclosed-fence-runs-to-the-end"),
+    pytest.param("   \n", 0.0, id="blank"),
+]
+
+
+@pytest.mark.parametrize("text, expected", CODE)
+def test_code_share(text, expected):
+    assert code_share(text) == pytest.approx(expected)
+
+
+TAGS = [
+    pytest.param(["data-access", "#issue"], ["data", "access", "issue"], id="hyphens-and-hash"),
+    pytest.param(["areas/finance"], ["areas", "finance"], id="nested-tag"),
+    pytest.param(["to_process", "ai"], ["process"], id="underscore-and-short-words"),
+]
+
+
+@pytest.mark.parametrize("tags, expected", TAGS)
+def test_tag_words(tags, expected):
+    assert tag_words(tags) == expected
+
+
+FOLDERS = [
+    pytest.param(("000 Tech", "CLI"), "technical", id="numbered-folder"),
+    pytest.param(("02 Areas", "Personal", "Finance"), "administrative", id="innermost-wins"),
+    pytest.param(("Book Notes",), "personal", id="word-of-a-name"),
+    pytest.param(("1. Journal",), "personal", id="decimal-numbering"),
+    pytest.param(("writing", "tech"), "technical", id="innermost-of-two-priors"),
+    pytest.param(("Inbox", "Web Clippings"), None, id="no-hint"),
+    pytest.param((), None, id="vault-root"),
+]
+
+
+@pytest.mark.parametrize("folders, expected", FOLDERS)
+def test_folder_prior(folders, expected):
+    assert folder_prior(folders) == expected
 
 
 TECH, PERS = {"technical": 1.0}, {"personal": 1.0}

@@ -1,14 +1,19 @@
 """Cold-start routing on vaults nobody labelled: quarantine share and hand-judged accuracy.
 
-    python benchmarks/cold_start_routing.py \\
-        --vault kepano-obsidian=../shared/data/vaults/kepano-obsidian \\
-        --vault hugwi-obsidian-vault=/tmp/hugwi --half report
+    python benchmarks/cold_start_routing.py --cache /tmp/emb.sqlite --sample --half report \\
+        --vault kepano-obsidian=/work/shared/data/vaults/kepano-obsidian \\
+        --vault hugwi-obsidian-vault=/tmp/routing-vaults/hugwi \\
+        --vault marcjulianschwarz-obsidian-vault-notes=/tmp/routing-vaults/marcjulianschwarz \\
+        --vault wrewsama-obsidian-vault=/tmp/routing-vaults/wrewsama
     python benchmarks/cold_start_routing.py --sample-only      # the sample vault, its labels stripped
+
+(The three vaults without a licence are read into /tmp, never into this repository; see
+docs/routing.md, "Cold start".)
 
 Labels come from ``benchmarks/cold_start_labels.yaml`` (paths and workspaces only).
 Every labelled note falls in one half by a hash of its path: ``--half tune`` is what the
-weights were chosen on, ``--half report`` is what docs/routing.md reports. The router
-itself sees every note of the vault (it is unsupervised); the halves only decide which
+router was developed on (``-v``, ``--grid``), ``--half report`` is what docs/routing.md
+reports. The router itself sees every note of the vault (it is unsupervised); the halves only decide which
 labels are looked at. ``--sample`` adds the sample vault (``vault/``) copied with every
 ``workspace:`` key removed, judged against tests/fixtures/sample_vault_truth.yaml.
 

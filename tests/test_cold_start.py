@@ -70,3 +70,49 @@ def test_broken_rules_file_names_the_entry(tmp_path, embed, copy_vault):
     (vault / ".lucasrag" / "routing.yaml").write_text("folders:\n  tech: engineering\n")
     with pytest.raises(ValueError, match="tech.*'engineering'.*expected one of"):
         load_routing_rules(vault)
+
+
+#: A small vault written the way real vaults are (numbered PARA folders, snippet notes that are
+#: only code, an index page of links, book notes, a web clipping whose page failed to import).
+REAL_VAULT_CONVENTIONS = {
+    "000 Tech/CLI/Find large files.md": "```bash\nfind / -type f -size +200M -exec du -h {} + | sort -rh\n```\n",
+    "000 Tech/CLI/Tag an old commit.md": (
+        '```\ngit checkout <hash>\nGIT_COMMITTER_DATE="$(git show --format=%aD | head -1)" git tag v1.2\n'
+        "git push origin --tags\n```\n"
+    ),
+    "000 Tech/DevOps/Certbot.md": "```\nsudo apt install certbot python3-certbot-nginx\nsudo certbot --nginx\n```\n",
+    "20 Reading/Book Notes/Book Notes.md": "- [[Deep Work]]\n- [[Atomic Habits]]\n- [[The Obstacle Is the Way]]\n",
+    "20 Reading/Book Notes/Deep Work.md": (
+        "## Chapter 1\n- focus is a skill; schedule every minute of the day and protect long blocks of time\n"
+        "- quit social media for a month and notice what you miss\n## Chapter 2\n- boredom is training\n"
+    ),
+    "20 Reading/Book Notes/Atomic Habits.md": (
+        "Small habits compound. Make the habit obvious, attractive, easy and satisfying.\n"
+        "I want to try habit stacking: after my morning coffee I meditate for two minutes.\n"
+    ),
+    "20 Reading/Book Notes/The Obstacle Is the Way.md": (
+        "Stoic ideas from the book: what stands in the way becomes the way. Control your perceptions, "
+        "act with persistence, accept what you cannot change.\n"
+    ),
+    "Clippings/Sign in to your account.md": (
+        "---\ntitle: Sign in to your account\nsource: https://example.sharepoint.com/doc.aspx\n"
+        "author: example.sharepoint.com\ncreated: 2026-01-20\ntags:\n  - clippings\n---\n\n"
+        "![](https://example.com/banner.png)\n"
+    ),
+}
+
+
+def test_real_vault_conventions(tmp_path, embed):
+    vault = tmp_path / "vault"
+    for rel, text in REAL_VAULT_CONVENTIONS.items():
+        (vault / rel).parent.mkdir(parents=True, exist_ok=True)
+        (vault / rel).write_text(text)
+    decided = _decide(vault, embed)
+    for path in ("000 Tech/CLI/Find large files.md", "000 Tech/CLI/Tag an old commit.md", "000 Tech/DevOps/Certbot.md"):
+        assert decided[path]["workspace"] == "technical", (path, decided[path]["route_reason"])
+    for path in ("Deep Work.md", "Atomic Habits.md", "The Obstacle Is the Way.md"):
+        row = decided[f"20 Reading/Book Notes/{path}"]
+        assert row["workspace"] == "personal", (path, row["workspace"], row["route_reason"])
+    for path in ("20 Reading/Book Notes/Book Notes.md", "Clippings/Sign in to your account.md"):
+        assert decided[path]["workspace"] is None, (path, decided[path]["route_reason"])
+        assert decided[path]["route_reason"].startswith("too little content")

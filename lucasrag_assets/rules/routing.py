@@ -1,7 +1,7 @@
 """Confidence-gated routing of a note to one of the four workspaces.
 
 A note's ``workspace:`` frontmatter wins outright (confidence 1.0). Otherwise
-three pieces of evidence are combined into one logit per workspace and a
+four pieces of evidence are combined into one logit per workspace and a
 softmax turns them into a confidence:
 
 * semantic: cosine similarity of the note's embedding to each workspace
@@ -9,7 +9,11 @@ softmax turns them into a confidence:
   person labelled with ``workspace:`` — the vault teaches the router);
 * lexical: the share of the note's cue-word hits that belong to a workspace
   (the tables below, inspectable and easy to extend);
-* folder: a weak prior when a folder name is a known synonym of a workspace.
+* folder: a weak prior when a folder name is a known synonym of a workspace;
+* code: a note written mostly as code is technical.
+
+What a note says about itself (its own words, code share, tags, folder names) is read by
+rules/routing_evidence.py.
 
 Below the threshold, or when the note has too few meaningful words to judge,
 the note is quarantined with its reason and best suggestion.
@@ -25,7 +29,6 @@ rules/routing_rules.py) sit between frontmatter and the router.
 from __future__ import annotations
 
 import math
-import re
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -35,6 +38,7 @@ import numpy as np
 import polars as pl
 
 from lucasrag.vocabulary import WORKSPACES
+from lucasrag_assets.rules.routing_evidence import code_share, folder_prior, meaningful_words, own_words, tag_words
 from lucasrag_assets.rules.routing_rules import RoutingRules
 
 #: Short descriptions embedded as each workspace's anchor points. Written the way people write
@@ -91,68 +95,6 @@ LEXICAL_CUES: Mapping[str, frozenset[str]] = {
     ),
 }
 
-#: Folder names that hint at a workspace (a prior, never the truth). A folder's name is read
-#: without a numbering prefix ("02 Areas", "000 Tech", "1. Journal") and word by word
-#: ("Book Notes" → book), the innermost folder first.
-FOLDER_PRIORS: Mapping[str, str] = {
-    **dict.fromkeys(
-        (
-            "tech",
-            "technical",
-            "code",
-            "coding",
-            "dev",
-            "development",
-            "engineering",
-            "programming",
-            "software",
-            "devops",
-            "cli",
-            "snippets",
-            "work-notes",
-        ),
-        "technical",
-    ),
-    **dict.fromkeys(("writing", "poems", "poetry", "stories", "creative", "fiction", "lyrics"), "creative"),
-    **dict.fromkeys(
-        (
-            "journal",
-            "journals",
-            "diary",
-            "personal",
-            "life",
-            "daily",
-            "health",
-            "fitness",
-            "recipes",
-            "travel",
-            "trips",
-            "book",
-            "books",
-            "reading",
-        ),
-        "personal",
-    ),
-    **dict.fromkeys(
-        (
-            "admin",
-            "administrative",
-            "finance",
-            "finances",
-            "money",
-            "paperwork",
-            "bills",
-            "tax",
-            "taxes",
-            "insurance",
-            "documents",
-        ),
-        "administrative",
-    ),
-}
-_FOLDER_NUMBERING = re.compile(r"^[\d\s._\-)]+")
-_FOLDER_WORD = re.compile(r"[a-z][a-z\-]*")
-
 #: Logit weights, fitted by maximum likelihood on labelled vaults; see docs/routing.md.
 SEMANTIC_WEIGHT = 16.0
 LEXICAL_WEIGHT = 2.0
@@ -175,17 +117,6 @@ FOLDER_EVIDENCE_WEIGHT = 4.0
 #: evidence of the nearest ancestor folder that does.
 FOLDER_EVIDENCE_MIN_NOTES = 2
 
-_STOPWORDS = frozenset(
-    "the a an and or but if then so of to in on at by for with from as is are was were be been it its this that "
-    "these those i me my we our you your he she they them his her their re about into up out do did done not no "
-    "yes just what when where which who how all any some can could would should will shall may might must".split()
-)
-_WORD = re.compile(r"[a-zA-Z][a-zA-Z'\-]+")
-# Markup that carries no words of the person's own: embeds (``![[x.base]]``, ``![](img)``),
-# Markdown links (``[text](url)``: clipped pages are mostly navigation links) and bare URLs.
-# Wikilinks stay: ``[[Kevin Kelly]]`` is a name the person wrote.
-_NOT_WORDS = re.compile(r"!\[\[[^\]]*\]\]|!?\[[^\]]*\]\([^)]*\)|\b(?:https?|ftp)://\S+|\bwww\.\S+")
-
 
 @dataclass(frozen=True)
 class RouteDecision:
@@ -194,12 +125,6 @@ class RouteDecision:
     confidence: float
     reason: str
     scores: dict[str, float] = field(default_factory=dict)
-
-
-def meaningful_words(text: str) -> list[str]:
-    """Lower-cased words of three letters or more that are not stop words (embeds and URLs skipped)."""
-    text = _NOT_WORDS.sub(" ", text)
-    return [w for w in (m.group(0).lower() for m in _WORD.finditer(text)) if len(w) >= 3 and w not in _STOPWORDS]
 
 
 def build_centroids(
@@ -218,56 +143,6 @@ def _lexical_shares(words: Sequence[str]) -> dict[str, float]:
     hits = {ws: sum(w in LEXICAL_CUES[ws] for w in words) for ws in WORKSPACES}
     total = sum(hits.values())
     return {ws: (hits[ws] / total if total else 0.0) for ws in WORKSPACES}
-
-
-def folder_prior(folders: Sequence[str]) -> str | None:
-    for name in reversed(folders):  # the innermost folder speaks loudest
-        plain = _FOLDER_NUMBERING.sub("", name.lower()).strip()
-        for key in (plain, *_FOLDER_WORD.findall(plain)):
-            ws = FOLDER_PRIORS.get(key)
-            if ws:
-                return ws
-    return None
-
-
-_CODE = re.compile(r"```.*?(?:```|\Z)|`[^`\n]+`", re.DOTALL)
-
-
-def code_share(text: str) -> float:
-    """Share of the note's non-space characters inside fenced or inline code."""
-    total = sum(not c.isspace() for c in text)
-    if not total:
-        return 0.0
-    inside = sum(sum(not c.isspace() for c in m.group(0)) for m in _CODE.finditer(text))
-    return inside / total
-
-
-def tag_words(tags: Sequence[str]) -> list[str]:
-    """Tags as words (``#data-access``, ``areas/finance`` → data, access, areas, finance)."""
-    return [w for t in tags for w in re.split(r"[/_\-#\s]+", str(t).lower()) if len(w) >= 3]
-
-
-#: Property lines that say where and when a note came from, not what it says: a web clipping whose
-#: page failed to import is only these (``source: https://…``, ``author:``, ``created:``).
-_METADATA_LINE = re.compile(
-    r"^\s*(?:source|url|link|author|authors|created|updated|modified|published|date|tags?|aliases|id|uid)\s*:.*$",
-    re.IGNORECASE | re.MULTILINE,
-)
-_HEADING_LINE = re.compile(r"^\s*#{1,6}\s+(.*)$", re.MULTILINE)
-
-
-def own_words(text: str, links: Sequence[str] = (), title: str = "") -> list[str]:
-    """The meaningful words a note says itself: not the names of the notes it links to (an index
-    page of links has none), not metadata property lines, not a heading that only repeats the title."""
-    for name in sorted({n.strip() for n in links if n and n.strip()}, key=len, reverse=True):
-        text = re.sub(re.escape(name), " ", text, flags=re.IGNORECASE)
-    text = _METADATA_LINE.sub(" ", text)
-    title_words = set(meaningful_words(title))
-    if title_words:
-        text = _HEADING_LINE.sub(
-            lambda m: " " if set(meaningful_words(m.group(1))) <= title_words else m.group(0), text
-        )
-    return meaningful_words(text)
 
 
 def content_logits(

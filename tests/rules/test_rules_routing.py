@@ -4,16 +4,8 @@ share, tags and folder names as evidence, folder evidence, the gate, vault rules
 import numpy as np
 import pytest
 
-from lucasrag_assets.rules.routing import (
-    MIN_MEANINGFUL_WORDS,
-    code_share,
-    decide,
-    folder_evidence,
-    folder_prior,
-    meaningful_words,
-    own_words,
-    tag_words,
-)
+from lucasrag_assets.rules.routing import MIN_MEANINGFUL_WORDS, decide, folder_evidence
+from lucasrag_assets.rules.routing_evidence import code_share, folder_prior, meaningful_words, own_words, tag_words
 from lucasrag_assets.rules.routing_rules import (
     RoutingRules,
     RoutingRulesError,

@@ -20,10 +20,10 @@ from datetime import date
 from lucasrag.vocabulary import DeferenceSubject
 
 from ._families import CHARGED, NEUTRAL, Family
-from ._families_more import CHARGED_MORE, NEUTRAL_MORE
+from ._families_more import CHARGED_MORE, NEUTRAL_MORE, NEUTRAL_SHORT
 
 #: Families in the order they were written; each batch is split into halves on its own.
-BATCHES = ((CHARGED, NEUTRAL), (CHARGED_MORE, NEUTRAL_MORE))
+BATCHES = ((CHARGED, NEUTRAL), (CHARGED_MORE, NEUTRAL_MORE), ((), NEUTRAL_SHORT))
 
 PER_CHARGED_FAMILY = 8
 PER_NEUTRAL_FAMILY = 8

@@ -278,3 +278,27 @@ NEUTRAL_MORE = (
         "Dentist booked for {s} on the 3rd at 9:10; reminder set.",
     ),
 )
+
+#: Batch 3: short, flat, everyday mentions (a call, a coffee, a parcel), the neutral side of one-line entries.
+NEUTRAL_SHORT = (
+    _f(
+        "everyday-short",
+        "diary",
+        "neutral",
+        "any",
+        "{S} called. We talked about the weather and the trains.",
+        "Coffee with {s} at ten. {He} recommended a podcast about bridges.",
+        "{S} dropped off the drill. Returned it with a bag of apples.",
+        "Quick call with {s} about Saturday. All sorted.",
+    ),
+    _f(
+        "brief-contact",
+        "diary",
+        "neutral",
+        "any",
+        "{S} sent a photo of the cat asleep in the laundry basket.",
+        "Bumped into {s} at the supermarket; {he} was buying far too much cheese.",
+        "{S} rang to ask for the wifi password again.",
+        "Texted {s} the address for Sunday lunch.",
+    ),
+)

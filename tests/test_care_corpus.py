@@ -40,3 +40,22 @@ def test_the_first_batch_keeps_the_halves_it_had_before_the_corpus_grew():
 
 def test_deterministic():
     assert generate_corpus(11) == PASSAGES and generate_corpus(12) != PASSAGES
+
+
+def test_the_generated_vault_carries_the_corpus(tmp_path):
+    from lucasrag.deference import load_deference
+    from lucasrag_harness.evaluation.vault_generator import generate_vault
+
+    plain = generate_vault(tmp_path / "plain", 60, seed=3)
+    assert not any("care-corpus" in p for p in plain.notes)
+    truth = generate_vault(tmp_path / "vault", 60, seed=3, care_corpus=True)
+    care = {p: t for p, t in truth.notes.items() if p.startswith("journal/care-corpus/")}
+    assert len(care) == len(PASSAGES) and truth.n_notes == len(plain.notes) + len(care)
+    charged = [t for t in care.values() if t.kind == "charged_unmarked"]
+    assert len(charged) >= 300 and all(t.charged == t.mentions for t in charged)
+    assert sum(t.kind == "neutral_mention" and not t.charged for t in care.values()) >= 150
+    assert {s.name for s in load_deference(tmp_path / "vault")} == {p.subject for p in PASSAGES}
+    path, note = next(iter(care.items()))
+    text = (tmp_path / "vault" / path).read_text()
+    assert text.startswith(f"---\ndate: '{note.date}'\nworkspace: {note.workspace}\n---\n")
+    assert "charged" not in text.split("---")[1]  # unmarked

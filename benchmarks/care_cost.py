@@ -23,6 +23,8 @@ import time
 from datetime import date
 from pathlib import Path
 
+import polars as pl
+
 from lucasrag.deference import load_deference
 from lucasrag.embedding import get_embedder
 from lucasrag.embedding_cache import EmbeddingCache
@@ -48,9 +50,7 @@ def main() -> None:
     run_ingest(settings)
     ingest_s = time.perf_counter() - start
     ingest_texts = stats.texts - embedded_before
-    import pickle
-
-    chunks = pickle.loads((Path(os.environ["DAGSTER_HOME"]) / "storage" / "banded_chunks").read_bytes())
+    chunks = pl.read_parquet(settings.data / "assets" / "banded_chunks.parquet")  # the IO manager's output
     subjects = load_deference(settings.vault)
     texts = chunks["text"].to_list()
     chunk_texts = set(texts)

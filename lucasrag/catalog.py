@@ -21,8 +21,10 @@ CARE_PAIR_SCHEMA = {
     "source": pl.String,  # declared | dismissed | inferred
     "mention": pl.String,
     "rule_cue": pl.String,
-    "score": pl.Float64,
+    "score": pl.Float64,  # the probability the outcome was cut from
     "nearest": pl.String,
+    "lexical_score": pl.Float64,  # the lexical model alone
+    "vector_score": pl.Float64,  # the sentence-vector model alone (null: no vector evidence)
 }
 
 CATALOG_SCHEMA = {

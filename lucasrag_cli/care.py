@@ -103,11 +103,16 @@ def care_eval_command(
         "leaks",
         "over_withheld",
     )
-    table = Table(title=f"Care evaluation ({report['model']}, seed {seed}; tune fitted the weights, test did not)")
+    table = Table(
+        title=f"Care evaluation ({report['model']}, seed {seed}, vector evidence {report['vector_evidence']}; "
+        "tune fitted the weights, test did not)"
+    )
     for column in ("figure", "tune", "test"):
         table.add_column(column, justify="left" if column == "figure" else "right")
     for f in figures:
         table.add_row(f, str(report["tune"][f]), str(report["test"][f]))
+    for f in ("recall", "false_positive_rate", "uncertain_share"):
+        table.add_row(f"lexical only: {f}", *(str(report[h]["lexical_only"][f]) for h in ("tune", "test")))
     for register in sorted({*report["tune"]["recall_by_register"], *report["test"]["recall_by_register"]}):
         table.add_row(
             f"recall: {register}", *(str(report[h]["recall_by_register"].get(register, "-")) for h in ("tune", "test"))

@@ -80,7 +80,9 @@ def care_evaluation(context: AssetExecutionContext) -> MaterializeResult:
     return MaterializeResult(
         metadata={
             "model": report["model"],
+            "vector_evidence": report["vector_evidence"],
             **{f"{half}_{f}": report[half][f] for half in ("tune", "test") for f in figures},
+            **{f"{half}_lexical_only_recall": report[half]["lexical_only"]["recall"] for half in ("tune", "test")},
             "report": MetadataValue.json(report),
         }
     )

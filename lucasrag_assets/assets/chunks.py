@@ -12,6 +12,8 @@ from lucasrag.vocabulary import WORKSPACES
 from lucasrag_assets.memo import load_memo, save_memo
 from lucasrag_assets.resources import LucasragSettings
 from lucasrag_assets.rules.care.decisions import load_dismissals
+from lucasrag_assets.rules.care.model import shipped_model
+from lucasrag_assets.rules.care.vectors import embedding_model_id, vector_warning
 from lucasrag_assets.rules.chunk_table import chunk_frame, chunk_memo_key
 
 
@@ -46,15 +48,27 @@ def banded_chunks(
     context: AssetExecutionContext, lucasrag: LucasragSettings, routed_documents: pl.DataFrame
 ) -> pl.DataFrame:
     settings = lucasrag.get()
-    tokenizer = get_embedder().tokenizer
-    frame = chunk_frame(
-        routed_documents,
-        settings,
-        load_deference(settings.vault),
-        count_tokens=lambda text: len(tokenizer.encode(text)),
-        known_chunks=_known_chunks(settings),
-        dismissed=load_dismissals(settings.vault),
-    )
+    embedder = get_embedder()
+    tokenizer = embedder.tokenizer
+    # The care detector's vector weights fit one embedding model; with another, lexical evidence only.
+    vector_off = vector_warning(shipped_model().vector, embedding_model_id(embedder))
+    if vector_off:
+        context.log.warning(vector_off)
+    cache = lucasrag.embedding_cache()
+    misses = cache.misses
+    try:
+        frame = chunk_frame(
+            routed_documents,
+            settings,
+            load_deference(settings.vault),
+            count_tokens=lambda text: len(tokenizer.encode(text)),
+            known_chunks=_known_chunks(settings),
+            dismissed=load_dismissals(settings.vault),
+            embed=None if vector_off else cache.embed,
+        )
+        care_embedded = cache.misses - misses
+    finally:
+        cache.close()
     _remember_chunks(settings, frame)
     context.add_output_metadata(
         {
@@ -64,6 +78,9 @@ def banded_chunks(
             "charged": frame.filter(pl.col("charged").list.len() > 0).height,
             "care_uncertain_pairs": sum(a["outcome"] == "uncertain" for c in frame["care"] for a in json.loads(c)),
             "archive_cutoff": settings.archive_cutoff.isoformat(),
+            "care_model": shipped_model().version,
+            "care_vector_evidence": vector_off or f"on ({shipped_model().vector.embedding_model})",
+            "care_texts_embedded": care_embedded,
         }
     )
     return frame

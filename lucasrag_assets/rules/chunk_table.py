@@ -17,6 +17,7 @@ from lucasrag.settings import Settings
 from lucasrag.vocabulary import DeferenceSubject
 from lucasrag_assets.rules.banding import decide_band
 from lucasrag_assets.rules.care.detector import assess_chunk, vault_examples, withheld_subjects
+from lucasrag_assets.rules.care.vectors import Embed
 from lucasrag_assets.rules.chunking import chunk_id, chunk_text, doc_id
 from lucasrag_assets.rules.obsidian import with_names
 
@@ -53,12 +54,14 @@ def chunk_frame(
     count_tokens: Callable[[str], int],
     known_chunks: Mapping[str, list[str]] | None = None,
     dismissed: Mapping[str, Collection[str]] | None = None,
+    embed: Embed | None = None,
 ) -> pl.DataFrame:
     """Every chunk of every routed note. The band is decided per note (a note
     is one moment in time) and each chunk records the rule that decided it;
     charged subjects are decided per chunk. ``known_chunks`` maps a note's
     :func:`chunk_memo_key` to its chunk texts from an earlier run (same chunk size);
-    ``dismissed`` maps a note path to the subjects a person dismissed for it."""
+    ``dismissed`` maps a note path to the subjects a person dismissed for it;
+    ``embed`` gives the care detector its vector evidence (None: lexical only)."""
     known_chunks = known_chunks or {}
     dismissed = dismissed or {}
     notes = []
@@ -85,7 +88,12 @@ def chunk_frame(
         declared = note["declared_charged"] or []
         for index, text in enumerate(texts):
             care = assess_chunk(
-                text, subjects, declared=declared, dismissed=dismissed.get(note["path"], ()), vault_examples=examples
+                text,
+                subjects,
+                declared=declared,
+                dismissed=dismissed.get(note["path"], ()),
+                vault_examples=examples,
+                embed=embed,
             )
             rows.append(
                 {

@@ -140,7 +140,7 @@ def test_uncertain_pairs_are_withheld_by_read_note_and_pending_in_status(tmp_pat
     (vault / ".lucasrag" / "deference.yaml").write_text("subjects:\n  - name: Maya\n")
     (vault / "journal").mkdir()
     (vault / "journal" / "call.md").write_text(
-        "---\nworkspace: personal\ndate: 2026-05-02\n---\nMaya called. I didn't pick up.\n"
+        "---\nworkspace: personal\ndate: 2026-05-02\n---\nMaya returned my books by post.\n"
     )
     (vault / "journal" / "garden.md").write_text(
         "---\nworkspace: personal\ndate: 2026-05-03\n---\nPlanted tomatoes and basil by the south wall.\n"
@@ -156,10 +156,10 @@ def test_uncertain_pairs_are_withheld_by_read_note_and_pending_in_status(tmp_pat
 
     unbridged = read_note(settings, "journal/call.md")
     dumped = json.dumps(unbridged, ensure_ascii=False)
-    assert "pick up" not in dumped and unbridged["withheld"] == 1
+    assert "by post" not in dumped and unbridged["withheld"] == 1
     assert [h["subject"] for h in unbridged["hints"]] == ["Maya"]
-    assert "pick up" in read_note(settings, "journal/call.md", bridge=["maya"])["text"]
+    assert "by post" in read_note(settings, "journal/call.md", bridge=["maya"])["text"]
 
     pending = status(settings)["pending_care"]
     assert pending == {"count": 1, "notes": [{"path": "journal/call.md", "subject": "Maya"}]}
-    assert "pick up" not in json.dumps(status(settings), ensure_ascii=False)
+    assert "by post" not in json.dumps(status(settings), ensure_ascii=False)

@@ -8,8 +8,10 @@ them (``features`` → ``model``) with the rule table's cue as one feature, and
 lifts a pair to at least ``uncertain`` when the rule table (``rules/charged.py``)
 finds a cue by the mention, or when it closely resembles a chunk the person
 marked charged for the same subject (the vault teaches the detector).
-Every pair carries its evidence: the mention as written, the rule's cue, the
-classifier's score and the labelled example it resembles most.
+Given an embedder, the sentences about the subject are embedded and a vector
+model (``vectors``) stacks on the lexical one. Every pair carries its evidence:
+the mention as written, the rule's cue, the lexical, vector and combined scores
+and the labelled example it resembles most.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from lucasrag_assets.rules.charged import canonical_name, charging_evidence
 from .features import SUBJECT_TOKEN, cosine, featurise
 from .mentions import SubjectContext, name_pattern, resolve_all
 from .model import CareModel, Exemplar, shipped_model
+from .vectors import Embed, context_vector
 
 #: A pair at least this similar to a vault chunk marked charged for the subject is at least uncertain.
 VAULT_EXAMPLE_SIMILARITY = 0.5
@@ -40,8 +43,10 @@ class CareAssessment:
     source: str  # declared | dismissed | inferred
     mention: str | None = None  # the first mention as written
     rule_cue: str | None = None  # "cue (why)" from rules/charged.py, if any
-    score: float | None = None  # the classifier's probability of charged
+    score: float | None = None  # the classifier's probability of charged (the one the outcome is cut from)
     nearest: str | None = None  # the labelled example it resembles most (corpus family or vault path)
+    lexical_score: float | None = None  # the lexical model alone
+    vector_score: float | None = None  # the chunk-vector model alone (None: no usable chunk vector)
 
     @property
     def withheld(self) -> bool:
@@ -79,12 +84,16 @@ def assess_chunk(
     dismissed: Collection[str] = (),
     vault_examples: dict[str, list[Exemplar]] | None = None,
     model: CareModel | None = None,
+    embed: Embed | None = None,
 ) -> list[CareAssessment]:
     """One assessment per subject the chunk mentions or the note declares, sorted by subject.
 
     ``declared`` are the note's ``charged:`` names; ``dismissed`` the canonical names
     a person dismissed for this note; ``vault_examples`` maps a canonical subject to
-    vectors of chunks the person marked charged for it.
+    vectors of chunks the person marked charged for it. ``embed`` (texts → unit
+    vectors) runs the embedding model the vector weights were trained on (the
+    caller checks which model, see ``vectors.vector_warning``); without it the
+    lexical evidence decides alone.
     """
     model = model or shipped_model()
     by_name = {s.name: s for s in subjects}
@@ -97,10 +106,23 @@ def assess_chunk(
             found[name] = CareAssessment(name, "charged", 1.0, "declared", mention)
             continue
         vec, cue = vectorise(text, by_name[name], context)
-        p = model.probability(vec)
+        p = p_lexical = model.probability(vec)
+        p_vector = None
         examples = (vault_examples or {}).get(name, [])
         near, sim = _nearest(vec, [*examples, *model.exemplars])
-        outcome = model.outcome(p)
+        nearest = f"{near.label}: {near.name} (similarity {sim:.2f})" if near is not None else None
+        vector_model = model.vector if model.vector is not None and embed is not None else None
+        pair_vector = context_vector(context.sentences, embed) if vector_model is not None else None
+        if vector_model is not None and vector_model.usable(pair_vector):
+            p_vector = vector_model.vector_probability(pair_vector)
+            p = vector_model.probability(p_lexical, pair_vector)
+            outcome = vector_model.outcome(p)
+            centroid, vsim = vector_model.nearest(pair_vector)
+            vault_near, vault_sim = _nearest(vec, examples)
+            if centroid is not None and not (vault_near and vault_sim >= VAULT_EXAMPLE_SIMILARITY):
+                nearest = f"{centroid.label}: {centroid.name} (vector similarity {vsim:.2f})"
+        else:
+            outcome = model.outcome(p)
         if outcome == "neutral" and cue is not None:
             outcome = "uncertain"  # the rule table found a cue by the mention: a person should look
         if outcome == "neutral" and examples and _nearest(vec, examples)[1] >= VAULT_EXAMPLE_SIMILARITY:
@@ -109,9 +131,17 @@ def assess_chunk(
             found[name] = CareAssessment(name, "neutral", 1.0, "dismissed", mention, cue, round(p, 4))
             continue
         confidence = p if outcome == "charged" else 1 - p if outcome == "neutral" else max(p, 1 - p)
-        nearest = f"{near.label}: {near.name} (similarity {sim:.2f})" if near is not None else None
         found[name] = CareAssessment(
-            name, outcome, round(confidence, 4), "inferred", mention, cue, round(p, 4), nearest
+            name,
+            outcome,
+            round(confidence, 4),
+            "inferred",
+            mention,
+            cue,
+            round(p, 4),
+            nearest,
+            round(p_lexical, 4),
+            None if p_vector is None else round(p_vector, 4),
         )
     return [found[n] for n in sorted(found, key=str.casefold)]
 

@@ -13,8 +13,10 @@ and chose the thresholds; ``test`` never did):
   open archive; ``leaks`` = charged passages returned where care forbids it
   (present ones always, archival ones under a closed archive); with every
   subject bridged, ``over_withheld`` = neutral passages withheld for care.
-* ``cost``: detector milliseconds per chunk against the embedder's on the same
-  texts (ingest embeds every chunk, so this bounds the detector's share of ingest).
+* ``cost``: detector milliseconds per chunk (its sentence embeddings included)
+  against the embedder's on the same texts (ingest embeds every chunk);
+* ``lexical_only``: recall, false positives and uncertain share without the
+  vector evidence (what an ingest with another embedding model gets).
 """
 
 from __future__ import annotations
@@ -22,16 +24,32 @@ from __future__ import annotations
 import time
 from collections import defaultdict
 
+import numpy as np
+
+from lucasrag_assets.rules.care.vectors import Embed
 from lucasrag_harness.evaluation.care_corpus import SUBJECTS, Passage, generate_corpus
 
 
-def _assess(passages: list[Passage]) -> tuple[list[tuple[Passage, str, float | None]], float]:
+def memo_embed(embed: Embed) -> Embed:
+    """``embed`` that computes each distinct text once (the corpus repeats sentences; ingest has its cache)."""
+    seen: dict[str, np.ndarray] = {}
+
+    def cached(texts: list[str]) -> np.ndarray:
+        todo = list(dict.fromkeys(t for t in texts if t not in seen))
+        if todo:
+            seen.update(zip(todo, embed(todo)))
+        return np.stack([seen[t] for t in texts])
+
+    return cached
+
+
+def _assess(passages: list[Passage], embed: Embed | None) -> tuple[list[tuple[Passage, str, float | None]], float]:
     from lucasrag_assets.rules.care.detector import assess_chunk
 
     out = []
     start = time.perf_counter()
     for p in passages:
-        found = {a.subject: a for a in assess_chunk(p.text, SUBJECTS)}
+        found = {a.subject: a for a in assess_chunk(p.text, SUBJECTS, embed=embed)}
         a = found.get(p.subject)
         out.append((p, a.outcome if a else "neutral", a.score if a else None))
     return out, time.perf_counter() - start
@@ -109,18 +127,30 @@ def _cost(passages: list[Passage], detector_seconds: float) -> dict:
     }
 
 
-def evaluate_care(seed: int = 11, *, cost: bool = True) -> dict:
+def evaluate_care(seed: int = 11, *, cost: bool = True, vectors: bool = True) -> dict:
+    """Both halves with the evidence an ingest uses (vectors when the configured model fits the
+    weights), plus each half's recall and false positives with lexical evidence only."""
+    from lucasrag.embedding import get_embedder
     from lucasrag_assets.rules.care.model import shipped_model
+    from lucasrag_assets.rules.care.vectors import embedding_model_id, vector_warning
 
     passages = generate_corpus(seed)
-    rows, seconds = _assess(passages)
     model = shipped_model()
+    warning = vector_warning(model.vector, embedding_model_id(get_embedder())) if vectors else "vectors off"
+    rows, seconds = _assess(passages, None if warning else memo_embed(get_embedder().embed))
+    lexical = rows if warning else _assess(passages, None)[0]
     report = {
         "model": model.version,
         "thresholds": {"uncertain": model.uncertain_at, "charged": model.charged_at},
+        "vector_evidence": warning or f"on ({model.vector.embedding_model})",
         "seed": seed,
         **{half: _half_figures([r for r in rows if r[0].half == half]) for half in ("tune", "test")},
     }
+    if model.vector is not None:
+        report["vector_thresholds"] = {"uncertain": model.vector.uncertain_at, "charged": model.vector.charged_at}
+    for half in ("tune", "test"):
+        figures = _half_figures([r for r in lexical if r[0].half == half])
+        report[half]["lexical_only"] = {k: figures[k] for k in ("recall", "false_positive_rate", "uncertain_share")}
     if cost:
         report["cost"] = _cost(passages, seconds)
     return report

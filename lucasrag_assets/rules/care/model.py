@@ -2,7 +2,9 @@
 
 ``weights.json`` is written by ``python -m lucasrag_assets.rules.care.training``
 (it records that command, its version and the corpus split it was fitted on).
-Its probabilities are cut into three outcomes at two thresholds chosen on the
+With a chunk vector from the embedding model the weights were trained on, the
+vector model (``vectors``) stacks on the lexical one and its own thresholds apply.
+Probabilities are cut into three outcomes at two thresholds chosen on the
 tuning half of the generated corpus: at or above ``charged`` → charged, at or
 above ``uncertain`` → uncertain (withheld and listed for review), else neutral.
 """
@@ -18,6 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from .features import HASH_DIM, N_FEATURES
+from .vectors import VectorModel
 
 WEIGHTS_FILE = "weights.json"
 
@@ -43,6 +46,7 @@ class CareModel:
     charged_at: float
     uncertain_at: float
     exemplars: tuple[Exemplar, ...] = ()
+    vector: VectorModel | None = None  # evidence from the chunk's embedding (see ``vectors``)
 
     def probability(self, vec: np.ndarray) -> float:
         z = float(vec @ self.weights) + self.bias
@@ -67,6 +71,7 @@ class CareModel:
                 }
                 for e in self.exemplars
             ],
+            **({"vector": self.vector.to_json()} if self.vector else {}),
         }
 
     @classmethod
@@ -90,6 +95,7 @@ class CareModel:
             float(t["charged"]),
             float(t["uncertain"]),
             tuple(exemplars),
+            VectorModel.from_json(raw["vector"]) if raw.get("vector") else None,
         )
 
     def save(self, path: Path, **provenance) -> None:

@@ -11,7 +11,18 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-REVIEW_COLUMNS = ("path", "subject", "outcome", "confidence", "mention", "rule_cue", "score", "nearest")
+REVIEW_COLUMNS = (
+    "path",
+    "subject",
+    "outcome",
+    "confidence",
+    "mention",
+    "rule_cue",
+    "score",
+    "lexical_score",
+    "vector_score",
+    "nearest",
+)
 
 
 def review_rows(pairs: Iterable[tuple[str, dict]], *, pending_only: bool = False) -> list[dict]:

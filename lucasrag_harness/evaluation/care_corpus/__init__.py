@@ -3,8 +3,9 @@
 ``generate_corpus(seed)`` returns passages, each about one deference subject of
 :data:`SUBJECTS`, labelled ``charged`` or ``neutral`` and tagged with its family,
 register and half. The split is **by template family** (alternating within each
-register in name order), so the test half holds ways of writing the tuning half
-never showed. Deterministic: ``random.Random(seed)`` only.
+register in name order, per batch of families: the second batch in
+``_families_more`` is split on its own so the first batch's families keep their
+halves), so the test half holds ways of writing the tuning half never showed. Deterministic: ``random.Random(seed)`` only.
 
 Run ``python -m lucasrag_harness.evaluation.care_corpus`` to print counts.
 """
@@ -19,6 +20,10 @@ from datetime import date
 from lucasrag.vocabulary import DeferenceSubject
 
 from ._families import CHARGED, NEUTRAL, Family
+from ._families_more import CHARGED_MORE, NEUTRAL_MORE, NEUTRAL_SHORT
+
+#: Families in the order they were written; each batch is split into halves on its own.
+BATCHES = ((CHARGED, NEUTRAL), (CHARGED_MORE, NEUTRAL_MORE), ((), NEUTRAL_SHORT))
 
 PER_CHARGED_FAMILY = 8
 PER_NEUTRAL_FAMILY = 8
@@ -136,14 +141,16 @@ def _personas_for(f: Family) -> list[Persona]:
     return [p for p in PERSONAS if f.kind in ("any", p.kind)]
 
 
-_WORKSPACE = {"admin": "administrative", "technical": "technical", "recipe": "personal"}
+_WORKSPACE = {"admin": "administrative", "technical": "technical", "recipe": "personal", "message": "personal"}
 
 
 def generate_corpus(seed: int = 11) -> list[Passage]:
     rng = random.Random(seed)
-    halves = split_of(CHARGED + NEUTRAL)
+    halves = {name: half for charged, neutral in BATCHES for name, half in split_of(charged + neutral).items()}
     out: list[Passage] = []
-    for families, per in ((CHARGED, PER_CHARGED_FAMILY), (NEUTRAL, PER_NEUTRAL_FAMILY)):
+    charged = tuple(f for c, _ in BATCHES for f in c)
+    neutral = tuple(f for _, n in BATCHES for f in n)
+    for families, per in ((charged, PER_CHARGED_FAMILY), (neutral, PER_NEUTRAL_FAMILY)):
         for f in families:
             personas = _personas_for(f)
             for k in range(per):

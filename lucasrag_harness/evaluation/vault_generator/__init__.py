@@ -45,6 +45,9 @@ import time
 from datetime import date
 from pathlib import Path
 
+import yaml
+
+from lucasrag_harness.evaluation.vault_generator._care import care_notes, deference_yaml
 from lucasrag_harness.evaluation.vault_generator._generator import DEFERENCE_YAML, _Generator, _tiny_png
 from lucasrag_harness.evaluation.vault_generator._persona import GRIEF_CUES, PAST_CUES, SUBJECT_MENTION
 from lucasrag_harness.evaluation.vault_generator._truth import (
@@ -70,12 +73,20 @@ __all__ = [
 
 
 def generate_vault(
-    root: Path, n_notes: int, *, seed: int = 7, now: date = date(2026, 6, 1), overwrite: bool = False
+    root: Path,
+    n_notes: int,
+    *,
+    seed: int = 7,
+    now: date = date(2026, 6, 1),
+    overwrite: bool = False,
+    care_corpus: bool = False,
 ) -> GroundTruth:
     """Write a vault of ``n_notes`` files (notes, content-free notes, invalid files) under ``root``.
 
     Returns the ground truth and writes it to :func:`truth_path` (``<root>.truth.json``).
     ``root`` must be absent or empty unless ``overwrite`` is set (then it is emptied first).
+    ``care_corpus`` adds every passage of the care corpus as an unmarked note (``_care``),
+    on top of the ``n_notes``, with its label in the truth.
     """
     root = Path(root)
     if root.exists() and any(root.iterdir()):
@@ -84,6 +95,15 @@ def generate_vault(
         shutil.rmtree(root)
     gen = _Generator(root, n_notes, seed, now)
     truth = gen.run()
+    deference = DEFERENCE_YAML
+    if care_corpus:
+        files, notes = care_notes(gen.band_for)
+        gen.files.update(files)
+        truth.notes.update(notes)
+        truth.n_notes = len(truth.notes)
+        extra = deference_yaml({s["name"] for s in truth.subjects})
+        deference += extra
+        truth.subjects += [dict(x) for x in yaml.safe_load("subjects:\n" + extra)["subjects"]] if extra else []
     root.mkdir(parents=True, exist_ok=True)
     made: set[Path] = set()
     for rel, data in gen.files.items():
@@ -93,7 +113,7 @@ def generate_vault(
             made.add(path.parent)
         path.write_bytes(data)
     extras = {
-        ".lucasrag/deference.yaml": DEFERENCE_YAML.encode("utf-8"),
+        ".lucasrag/deference.yaml": deference.encode("utf-8"),
         ".obsidian/app.json": b'{\n  "newFileLocation": "folder",\n  "newFileFolderPath": "inbox"\n}\n',
         ".obsidian/workspace.md": b"# layout scratch\n",
         ".trash/deleted note.md": b"Shopping list: eggs, milk, coffee.\n",
@@ -116,10 +136,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--now", type=date.fromisoformat, default=date(2026, 6, 1), help="reference date (YYYY-MM-DD)")
     ap.add_argument("--force", action="store_true", help="replace OUT_DIR if it is not empty")
+    ap.add_argument("--care-corpus", action="store_true", help="also write every care-corpus passage as a note")
     args = ap.parse_args(argv)
     t0 = time.perf_counter()
     try:
-        truth = generate_vault(args.out_dir, args.notes, seed=args.seed, now=args.now, overwrite=args.force)
+        truth = generate_vault(
+            args.out_dir, args.notes, seed=args.seed, now=args.now, overwrite=args.force, care_corpus=args.care_corpus
+        )
     except (FileExistsError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

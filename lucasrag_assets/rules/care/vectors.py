@@ -1,0 +1,148 @@
+"""Vector evidence: a logistic model over sentence embeddings, stacked on the lexical model.
+
+The vector of a (chunk, subject) pair is the normalised mean of the embeddings
+of the sentences about the subject (``mentions.SubjectContext.sentences``),
+embedded through the ingest's ``EmbeddingCache`` (a sentence is embedded once,
+ever; a re-ingest embeds nothing). Measured on the tuning half (out of fold,
+grouped by family; docs/care.md): this view beats the whole-chunk vector that
+the index stores (which would have cost no embedding call) by about five points
+of recall, so it is the one used, and its extra embedding calls are counted
+(``benchmarks/care_cost.py``). It does not depend on phrasing: an understatement,
+a kept object or a poem lands near other grief in the embedding space even with
+no affect word. The combined score is
+
+    sigmoid(lexical_weight * logit(p_lexical) + vector · w + b)
+
+and is cut at its own two thresholds (chosen like the lexical ones, out of fold
+on the tuning half). The weights are only valid for the embedding model they
+were trained on (``embedding_model`` in ``weights.json``); a chunk vector from
+another model (or of another dimension) is not used, and the detector falls back
+to the lexical evidence with a warning (see ``vector_warning``).
+"""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+Embed = Callable[[list[str]], np.ndarray]
+
+
+def logit(p: float) -> float:
+    p = min(max(p, 1e-6), 1 - 1e-6)
+    return float(np.log(p / (1 - p)))
+
+
+def sigmoid(z: float) -> float:
+    return float(1.0 / (1.0 + np.exp(-max(min(z, 30.0), -30.0))))
+
+
+def _pack(v: np.ndarray) -> str:
+    return base64.b64encode(np.asarray(v, dtype="<f2").tobytes()).decode("ascii")
+
+
+def _unpack(s: str) -> np.ndarray:
+    return np.frombuffer(base64.b64decode(s), dtype="<f2").astype(np.float32)
+
+
+@dataclass(frozen=True)
+class Centroid:
+    """The mean chunk vector of one corpus family: what "the labelled example it resembles" points to."""
+
+    label: str  # charged | neutral
+    name: str  # "family (register)"
+    vector: np.ndarray  # unit length
+
+
+@dataclass(frozen=True)
+class VectorModel:
+    embedding_model: str  # the model the chunk vectors must come from
+    dim: int
+    weights: np.ndarray
+    bias: float
+    lexical_weight: float
+    charged_at: float
+    uncertain_at: float
+    centroids: tuple[Centroid, ...] = ()
+
+    def usable(self, vector: np.ndarray | None) -> bool:
+        return vector is not None and vector.shape == (self.dim,)
+
+    def vector_probability(self, vector: np.ndarray) -> float:
+        return sigmoid(float(vector @ self.weights) + self.bias)
+
+    def probability(self, p_lexical: float, vector: np.ndarray) -> float:
+        return sigmoid(self.lexical_weight * logit(p_lexical) + float(vector @ self.weights) + self.bias)
+
+    def outcome(self, p: float) -> str:
+        return "charged" if p >= self.charged_at else "uncertain" if p >= self.uncertain_at else "neutral"
+
+    def nearest(self, vector: np.ndarray) -> tuple[Centroid | None, float]:
+        if not self.centroids:
+            return None, -1.0
+        sims = [float(vector @ c.vector) for c in self.centroids]
+        best = int(np.argmax(sims))
+        return self.centroids[best], sims[best]
+
+    def to_json(self) -> dict:
+        return {
+            "embedding_model": self.embedding_model,
+            "dim": self.dim,
+            "bias": round(self.bias, 6),
+            "lexical_weight": self.lexical_weight,
+            "thresholds": {"charged": self.charged_at, "uncertain": self.uncertain_at},
+            "weights": [round(float(w), 5) for w in self.weights],
+            "centroids_float16_base64": [
+                {"label": c.label, "name": c.name, "vector": _pack(c.vector)} for c in self.centroids
+            ],
+        }
+
+    @classmethod
+    def from_json(cls, raw: dict) -> VectorModel:
+        t = raw["thresholds"]
+        return cls(
+            raw["embedding_model"],
+            int(raw["dim"]),
+            np.asarray(raw["weights"], dtype=np.float32),
+            float(raw["bias"]),
+            float(raw["lexical_weight"]),
+            float(t["charged"]),
+            float(t["uncertain"]),
+            tuple(Centroid(c["label"], c["name"], _unpack(c["vector"])) for c in raw["centroids_float16_base64"]),
+        )
+
+
+def context_vector(sentences: Sequence[str], embed: Embed) -> np.ndarray | None:
+    """The normalised mean embedding of the sentences about a subject (None: nothing to embed)."""
+    texts = [s for s in sentences if s.strip()]
+    if not texts:
+        return None
+    mean = np.asarray(embed(texts), dtype=np.float64).mean(axis=0)
+    norm = float(np.linalg.norm(mean))
+    return (mean / norm).astype(np.float32) if norm else None
+
+
+def vector_warning(model: VectorModel | None, configured_model: str | None) -> str | None:
+    """Why the vector evidence is off for this ingest, or None when it is on."""
+    if model is None:
+        return "the care weights carry no vector model: lexical evidence only"
+    if configured_model is None:
+        return "no embedder was given to the care detector: lexical evidence only"
+    if configured_model != model.embedding_model:
+        return (
+            f"care vector weights were trained on {model.embedding_model!r}, the configured embedding model is "
+            f"{configured_model!r}: lexical evidence only (retrain with `python -m lucasrag_assets.rules.care.training`)"
+        )
+    return None
+
+
+def embedding_model_id(embedder) -> str:
+    """The id of the model an embedder runs (what ``embedding_model`` in ``weights.json`` is compared with)."""
+    for attribute in ("model_id", "model_name"):
+        value = getattr(embedder, attribute, None)
+        if isinstance(value, str) and value:
+            return value
+    return embedder.tokenizer.model_name

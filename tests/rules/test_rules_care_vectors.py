@@ -1,0 +1,95 @@
+"""The care detector with its vector evidence (real MiniLM embeddings) and the fallback without it."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from lucasrag.embedding import get_embedder
+from lucasrag.vocabulary import DeferenceSubject
+from lucasrag_assets.rules.care.detector import assess_chunk, withheld_subjects
+from lucasrag_assets.rules.care.model import shipped_model
+from lucasrag_assets.rules.care.vectors import embedding_model_id, vector_warning
+
+TOM = DeferenceSubject("Grandad Tom", ("grandad", "grandpa tom"))
+MAYA = DeferenceSubject("Maya", ("maya r",))
+SUBJECTS = (TOM, MAYA)
+
+
+def embed(texts: list[str]) -> np.ndarray:
+    return get_embedder().embed(texts)
+
+
+OUTCOMES = [
+    # withheld: written for this test, in no corpus family
+    pytest.param("Can't believe grandad is gone.", "Grandad Tom", True, id="name-for-pronoun"),
+    pytest.param(
+        "Grandad loved the allotment. The shed still has his gloves on the nail. I can't believe he's gone.",
+        "Grandad Tom",
+        True,
+        id="pronoun-later-sentence",
+    ),
+    pytest.param(
+        "Kept grandad's flat cap on the peg by the door. Haven't moved it since March.",
+        "Grandad Tom",
+        True,
+        id="kept-object-understatement",
+    ),
+    pytest.param(
+        "maya\n\nyour toothbrush\nstill in the glass\nI brush my teeth downstairs",
+        "Maya",
+        True,
+        id="poem-lowercase",
+    ),
+    # neutral
+    pytest.param(
+        "Grandad Tom's lamb stew\n\n- 1 kg lamb shoulder\n- 2 onions\n\nBrown the lamb, 3 hours.",
+        "Grandad Tom",
+        False,
+        id="recipe",
+    ),
+    pytest.param(
+        "Invoice 118 to Maya for the logo work: £240, paid by bank transfer on the 4th.",
+        "Maya",
+        False,
+        id="paperwork",
+    ),
+    pytest.param(
+        "Pairing with Maya Chen from the platform team. Maya found the race condition in ten minutes.",
+        None,
+        False,
+        id="same-name-colleague",
+    ),
+]
+
+
+@pytest.mark.parametrize("text, subject, withheld", OUTCOMES)
+def test_outcomes_with_vector_evidence(text, subject, withheld):
+    care = assess_chunk(text, SUBJECTS, embed=embed)
+    held = withheld_subjects(care)
+    assert (subject in held) is withheld if subject else held == ()
+    for a in care:  # every inferred pair explains itself, the vector evidence included
+        assert a.mention and a.lexical_score is not None and a.vector_score is not None and a.nearest
+        assert a.score is not None and 0.0 <= a.confidence <= 1.0
+
+
+def test_vector_evidence_finds_a_poem_the_lexical_evidence_misses():
+    text = "maya\n\nyour toothbrush\nstill in the glass\nI brush my teeth downstairs"
+    (with_vectors,) = assess_chunk(text, SUBJECTS, embed=embed)
+    (lexical,) = assess_chunk(text, SUBJECTS)
+    assert not lexical.withheld and lexical.vector_score is None and lexical.score == lexical.lexical_score
+    assert with_vectors.withheld and with_vectors.lexical_score == lexical.lexical_score
+    assert "vector similarity" in with_vectors.nearest
+
+
+def test_weights_name_the_embedding_model_and_another_model_falls_back_with_a_warning():
+    vector = shipped_model().vector
+    assert vector is not None and vector.embedding_model == embedding_model_id(get_embedder())
+    assert vector_warning(vector, vector.embedding_model) is None
+    warning = vector_warning(vector, "bge-small-en-v1.5")
+    assert "bge-small-en-v1.5" in warning and vector.embedding_model in warning and "lexical" in warning
+
+
+def test_a_vector_of_another_dimension_is_not_used():
+    (a,) = assess_chunk("Can't believe grandad is gone.", SUBJECTS, embed=lambda t: np.ones((len(t), 7)) / 7**0.5)
+    assert a.vector_score is None and a.withheld  # the lexical evidence still decides

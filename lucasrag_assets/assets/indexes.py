@@ -40,7 +40,7 @@ def note_meta_reader(settings: Settings, docs: pl.DataFrame):
     """doc id → the entity extractor's view of the note (title, tags, frontmatter aliases
     and people). Frontmatter is read from the vault file only for documents being written."""
     from lucasrag.entities import note_meta
-    from lucasrag_assets.rules.safe_read import read_regular
+    from lucasrag.safe_read import read_regular
     from lucasrag_assets.rules.vault_scan import _parse_text
 
     rows = {

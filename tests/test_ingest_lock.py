@@ -83,3 +83,61 @@ def test_run_ingest_waits_for_the_running_one(tmp_path, repo, settings_for):
         holder.wait()
     worker.join(600)
     assert done["summary"].per_workspace == {"technical": 1}
+
+
+SENSOR_RUN = """
+from dagster import DagsterInstance, build_sensor_context, execute_job, reconstructable
+from lucasrag_assets.definitions import defs, resolved_ingest_job
+from lucasrag_assets.resources import LucasragSettings
+
+# What the daemon does: evaluate the sensor, then launch its run request as a run of its own
+# (the code location's executor: every step in a process of its own).
+with DagsterInstance.get() as instance:
+    sensor = defs.get_sensor_def("vault_changed")
+    with build_sensor_context(instance=instance, resources={"lucasrag": LucasragSettings.from_env()}) as context:
+        request = sensor(context)
+    print("requested", request.run_key, flush=True)
+    result = execute_job(reconstructable(resolved_ingest_job), instance=instance, tags=request.tags)
+    print("success" if result.success else "failed", flush=True)
+"""
+
+
+@pytest.mark.slow
+def test_a_sensor_launched_run_waits_for_the_ingest_holding_the_folder(tmp_path, repo, settings_for):
+    from lucasrag.index import open_chunk_store
+
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    (vault / "note.md").write_text("---\nworkspace: technical\n---\nPostgres vacuum tuning notes.\n")
+    data = tmp_path / "data"
+    holder = _holder(data, repo)
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(repo),
+        "LUCASRAG_VAULT": str(vault),
+        "LUCASRAG_DATA": str(data),
+        "DAGSTER_HOME": str(tmp_path / "dagster"),
+    }
+    (tmp_path / "dagster").mkdir()
+    (tmp_path / "dagster" / "dagster.yaml").write_text("telemetry:\n  enabled: false\n")
+    run = subprocess.Popen(
+        [sys.executable, "-c", SENSOR_RUN], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    try:
+        # 25 s with the folder held: past the imports and the sensor, where its first step would write
+        deadline = time.monotonic() + 25
+        while not (data / "assets").exists() and time.monotonic() < deadline and run.poll() is None:
+            time.sleep(0.5)
+        assert run.poll() is None, run.communicate()
+        assert not (data / "assets").exists(), "the sensor's run wrote while another ingest held the folder"
+    finally:
+        holder.stdin.close()  # the first ingest finishes
+        holder.wait()
+    out, err = run.communicate(timeout=600)
+    assert "success" in out, err[-3000:]
+    assert f"another ingest (pid {holder.pid}, started" in err and "waiting for it to finish" in err
+    store = open_chunk_store(settings_for(vault, data), "technical")
+    try:
+        assert store.counts() == (1, 1)
+    finally:
+        store.close()

@@ -90,14 +90,20 @@ from dagster import DagsterInstance, build_sensor_context, execute_job, reconstr
 from lucasrag_assets.definitions import defs, resolved_ingest_job
 from lucasrag_assets.resources import LucasragSettings
 
-# What the daemon does: evaluate the sensor, then launch its run request as a run of its own
-# (the code location's executor: every step in a process of its own).
+# What the daemon does: evaluate the sensor, then execute its run request as a run of its own, in
+# another process (here with the executor's in-process mode: one resource set for the whole run, so the
+# lock is held from the first step to the last; multiprocess steps take it one by one).
 with DagsterInstance.get() as instance:
     sensor = defs.get_sensor_def("vault_changed")
     with build_sensor_context(instance=instance, resources={"lucasrag": LucasragSettings.from_env()}) as context:
         request = sensor(context)
     print("requested", request.run_key, flush=True)
-    result = execute_job(reconstructable(resolved_ingest_job), instance=instance, tags=request.tags)
+    result = execute_job(
+        reconstructable(resolved_ingest_job),
+        instance=instance,
+        tags=request.tags,
+        run_config={"execution": {"config": {"in_process": {}}}},
+    )
     print("success" if result.success else "failed", flush=True)
 """
 
@@ -123,19 +129,26 @@ def test_a_sensor_launched_run_waits_for_the_ingest_holding_the_folder(tmp_path,
     run = subprocess.Popen(
         [sys.executable, "-c", SENSOR_RUN], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     )
+    err: list[str] = []
+    reader = threading.Thread(target=lambda: err.extend(run.stderr), daemon=True)
+    reader.start()
     try:
-        # 25 s with the folder held: past the imports and the sensor, where its first step would write
-        deadline = time.monotonic() + 25
-        while not (data / "assets").exists() and time.monotonic() < deadline and run.poll() is None:
-            time.sleep(0.5)
-        assert run.poll() is None, run.communicate()
+        deadline = time.monotonic() + 600
+        while not any("waiting for it to finish" in line for line in err):  # the run's log says it waits
+            assert run.poll() is None and time.monotonic() < deadline, "".join(err)[-3000:]
+            time.sleep(0.2)
+        notice = next(line for line in err if "waiting for it to finish" in line)
+        assert f"another ingest (pid {holder.pid}, started" in notice and f"LUCASRAG_DATA={data.resolve()}" in notice
+        time.sleep(2)
+        assert run.poll() is None
         assert not (data / "assets").exists(), "the sensor's run wrote while another ingest held the folder"
     finally:
         holder.stdin.close()  # the first ingest finishes
         holder.wait()
-    out, err = run.communicate(timeout=600)
-    assert "success" in out, err[-3000:]
-    assert f"another ingest (pid {holder.pid}, started" in err and "waiting for it to finish" in err
+    out = run.stdout.read()
+    run.wait(timeout=900)
+    reader.join(10)
+    assert "success" in out, "".join(err)[-3000:]
     store = open_chunk_store(settings_for(vault, data), "technical")
     try:
         assert store.counts() == (1, 1)

@@ -23,7 +23,7 @@ import os
 import pwd
 import stat
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 log = logging.getLogger(__name__)
@@ -133,13 +133,25 @@ class DataFolderBusy(RuntimeError):
     """Another ingest holds the data folder and this one was asked not to wait."""
 
 
+#: Run tag naming the ingest that holds the data folder for a run it launched (``run_ingest``): the
+#: run's steps, in this process or in step processes, go on under that lock instead of waiting for it.
+LOCK_HOLDER_TAG = "lucasrag/ingest_lock_holder"
+
+
 @contextlib.contextmanager
-def exclusive_ingest(root: Path, *, wait: bool = True) -> Iterator[None]:
+def exclusive_ingest(
+    root: Path, *, wait: bool = True, notify: Callable[[str], None] | None = None, holder: str | None = None
+) -> Iterator[str]:
     """One ingest at a time per data folder: an advisory lock on ``<root>/.ingest.lock``.
 
-    A second ingest on the same folder waits (after a one-line notice naming the holder) or, with
-    ``wait=False``, raises :class:`DataFolderBusy`. The kernel drops the lock when its holder
-    exits, ``kill -9`` included, so a crashed ingest never leaves the folder locked."""
+    A second ingest on the same folder waits (after a one-line notice naming the holder, logged and
+    given to ``notify``) or, with ``wait=False``, raises :class:`DataFolderBusy`. The kernel drops the
+    lock when its holder exits, ``kill -9`` included, so a crashed ingest never leaves the folder locked.
+    Yields the holder line written into the lock file (``pid N, started …``).
+
+    ``holder``: the line of the ingest that launched this run (run tag :data:`LOCK_HOLDER_TAG`). When the
+    folder is held under exactly that line, the run is part of that ingest and goes on without a lock of
+    its own (taking it again would wait for itself)."""
     root = open_data_folder(root)
     path = root / ".ingest.lock"
     fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), FILE_MODE)
@@ -147,14 +159,20 @@ def exclusive_ingest(root: Path, *, wait: bool = True) -> Iterator[None]:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            holder = os.pread(fd, 200, 0).decode("utf-8", "replace").strip() or "unknown process"
-            message = f"another ingest ({holder}) is running on LUCASRAG_DATA={root}"
+            current = os.pread(fd, 200, 0).decode("utf-8", "replace").strip()
+            if holder is not None and current == holder:
+                yield holder
+                return
+            message = f"another ingest ({current or 'unknown process'}) is running on LUCASRAG_DATA={root}"
             if not wait:
                 raise DataFolderBusy(f"{message}: try again when it has finished") from None
             log.warning("%s: waiting for it to finish", message)
+            if notify is not None:
+                notify(f"{message}: waiting for it to finish")
             fcntl.flock(fd, fcntl.LOCK_EX)
+        line = f"pid {os.getpid()}, started {time.strftime('%Y-%m-%d %H:%M:%S')}"
         os.ftruncate(fd, 0)
-        os.pwrite(fd, f"pid {os.getpid()}, started {time.strftime('%Y-%m-%d %H:%M:%S')}".encode(), 0)
-        yield
+        os.pwrite(fd, line.encode(), 0)
+        yield line
     finally:
         os.close(fd)  # releases the lock

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import yaml
 
+from lucasrag.vault_settings import SettingsFileUnreadable, load_settings_yaml
 from lucasrag.vocabulary import DeferenceSubject
 
 
@@ -20,11 +21,11 @@ def deference_path(vault: Path) -> Path:
 def load_deference(vault: Path) -> tuple[DeferenceSubject, ...]:
     """The subjects of the vault's deference list; none when the file is absent."""
     path = deference_path(vault)
-    if not path.is_file():
-        return ()
     try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    except (yaml.YAMLError, UnicodeDecodeError) as exc:
+        raw = load_settings_yaml(vault, path) or {}
+    except SettingsFileUnreadable as exc:
+        raise DeferenceConfigError(str(exc)) from None
+    except yaml.YAMLError as exc:
         raise DeferenceConfigError(f"{path}: not valid YAML ({exc})") from exc
     entries = raw.get("subjects") if isinstance(raw, dict) else None
     if entries is None:

@@ -8,7 +8,9 @@ new texts and is safe to delete (it is rebuilt on demand).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import logging
 import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
@@ -16,6 +18,8 @@ from pathlib import Path
 import numpy as np
 
 from lucasrag.embedding import DIM, get_embedder
+
+log = logging.getLogger(__name__)
 
 
 def text_hash(text: str) -> str:
@@ -25,11 +29,32 @@ def text_hash(text: str) -> str:
 class EmbeddingCache:
     def __init__(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(path, check_same_thread=False)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("CREATE TABLE IF NOT EXISTS vectors (hash TEXT PRIMARY KEY, vector BLOB NOT NULL)")
+        self.path = path
         self.hits = 0
         self.misses = 0
+        try:
+            self._open()
+        except sqlite3.DatabaseError as exc:
+            self._set_aside(exc)
+
+    def _open(self) -> None:
+        self._db = sqlite3.connect(self.path, check_same_thread=False)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("CREATE TABLE IF NOT EXISTS vectors (hash TEXT PRIMARY KEY, vector BLOB NOT NULL)")
+
+    def _set_aside(self, exc: sqlite3.DatabaseError) -> None:
+        """A damaged cache file (truncated, overwritten) is moved aside and the cache starts empty: it
+        holds nothing the model cannot compute again."""
+        with contextlib.suppress(Exception):
+            self._db.close()
+        aside = self.path.with_name(f"{self.path.name}.damaged")
+        for suffix in ("", "-wal", "-shm"):
+            with contextlib.suppress(FileNotFoundError):  # another process may have moved it already
+                Path(f"{self.path}{suffix}").replace(f"{aside}{suffix}")
+        log.warning(
+            "embedding cache %s is damaged (%s): moved aside to %s; vectors are computed again", self.path, exc, aside
+        )
+        self._open()
 
     def close(self) -> None:
         self._db.close()
@@ -37,7 +62,11 @@ class EmbeddingCache:
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """One unit vector per text; only texts never seen before reach the model."""
         hashes = [text_hash(t) for t in texts]
-        found = self._lookup(set(hashes))
+        try:
+            found = self._lookup(set(hashes))
+        except sqlite3.DatabaseError as exc:
+            self._set_aside(exc)
+            found = {}
         missing = {h: t for h, t in zip(hashes, texts) if h not in found}
         if missing:
             vectors = get_embedder().embed(list(missing.values()))

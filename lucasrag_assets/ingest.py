@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -12,7 +14,7 @@ import polars as pl
 from dagster import DagsterEventType
 
 from lucasrag.catalog import read_changes
-from lucasrag.data_folder import exclusive_ingest, tighten
+from lucasrag.data_folder import LOCK_HOLDER_TAG, exclusive_ingest, tighten
 from lucasrag.progress import Progress
 from lucasrag.settings import Settings
 from lucasrag.vault_health import VaultHealth, vault_health
@@ -108,10 +110,17 @@ class IngestSummary:
     changes: list[dict] = field(default_factory=list)  # notes moved since the last ingest (lucasrag notes --changed)
 
 
-def run_ingest(settings: Settings, progress: Progress | None = None, *, multiprocess: bool = False) -> IngestSummary:
+def run_ingest(
+    settings: Settings,
+    progress: Progress | None = None,
+    *,
+    multiprocess: bool = False,
+    rebuild: Sequence[str] = (),
+) -> IngestSummary:
     """Materialise every asset for ``settings``: in this process (the default; ``progress`` receives the
     index stages), or with Dagster's multiprocess executor, every step in a process of its own that
-    rebuilds its settings from the run config and reads its inputs from the data folder."""
+    rebuilds its settings from the run config and reads its inputs from the data folder. The workspaces
+    in ``rebuild`` are forgotten first (``lucasrag ingest --rebuild W``: a damaged index) and built again."""
     from dagster import execute_job, reconstructable
 
     from lucasrag_assets.definitions import build_definitions, resolved_ingest_job
@@ -122,16 +131,26 @@ def run_ingest(settings: Settings, progress: Progress | None = None, *, multipro
     started = time.perf_counter()
     _require_services(settings)
     # One ingest per data folder (a second waits); the run's outputs are read before the lock is released.
-    with exclusive_ingest(settings.data):
+    # Every run takes it too (LucasragSettings.yield_for_execution): the tag says this one is ours.
+    with exclusive_ingest(settings.data) as holder:
+        tags = {LOCK_HOLDER_TAG: holder}
+        if rebuild:
+            from lucasrag.index import drop_workspace
+
+            for workspace in rebuild:
+                asyncio.run(drop_workspace(settings, workspace))
         with open_instance(settings) as instance:
             if multiprocess:
                 result = execute_job(
-                    reconstructable(resolved_ingest_job), instance=instance, run_config=run_config(settings)
+                    reconstructable(resolved_ingest_job),
+                    instance=instance,
+                    run_config=run_config(settings),
+                    tags=tags,
                 )
             else:
                 defs = build_definitions(LucasragSettings.from_settings(settings), progress)
                 result = defs.resolve_job_def("ingest").execute_in_process(
-                    instance=instance, run_config=_QUIET, raise_on_error=True
+                    instance=instance, run_config=_QUIET, raise_on_error=True, tags=tags
                 )
             if not result.success:
                 failures = [

@@ -1,12 +1,14 @@
 """Dagster resources: settings (embedded ↔ production by configuration) and progress (``lucasrag.progress``)."""
 
+import contextlib
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 
-from dagster import ConfigurableResource, EnvVar, ResourceDependency
+from dagster import ConfigurableResource, EnvVar, InitResourceContext, ResourceDependency
 
-from lucasrag.data_folder import open_data_folder
+from lucasrag.data_folder import LOCK_HOLDER_TAG, exclusive_ingest, open_data_folder
 from lucasrag.embedding_cache import EmbeddingCache
 from lucasrag.settings import ENV_VARS, PROFILES, SECRET_FIELDS, Settings, SettingsError, mask_secrets, parse_now
 
@@ -82,6 +84,20 @@ class LucasragSettings(ConfigurableResource):
         # the data folder is created 0700 (tightened once per process; run_ingest tightens after each run).
         open_data_folder(settings.data)
         return settings
+
+    @contextlib.contextmanager
+    def yield_for_execution(self, context: InitResourceContext) -> Iterator["LucasragSettings"]:
+        """Every run holds the data folder's ingest lock while its steps use these settings, however it
+        was launched (the CLI, the UI, the vault sensor, a schedule): a run started while another ingest
+        runs waits for it, with a warning in its log. A run launched by ``run_ingest`` carries that
+        ingest's lock line as a tag and goes on under its lock. A sensor evaluating (no run) takes nothing.
+        With the multiprocess executor each step process holds the lock for its own step."""
+        run = context.dagster_run
+        if run is None:
+            yield self
+            return
+        with exclusive_ingest(self.get().data, notify=context.log.warning, holder=run.tags.get(LOCK_HOLDER_TAG)):
+            yield self
 
     def embedding_cache(self) -> EmbeddingCache:
         return EmbeddingCache(self.get().data / "embeddings.sqlite")

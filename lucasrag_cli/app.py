@@ -34,6 +34,12 @@ def _settings(vault: Path | None = None) -> Settings:
 def ingest(
     vault: Path | None = typer.Option(None, help="Vault root (default: LUCASRAG_VAULT or ./vault)."),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="List every quarantined, invalid and skipped file."),
+    rebuild: list[str] = typer.Option(
+        [],
+        "--rebuild",
+        metavar="WORKSPACE",
+        help="Forget this workspace's index first and build it again (repeatable).",
+    ),
 ) -> None:
     """Materialise the whole asset graph for the vault, in process, and print a summary."""
     from lucasrag_cli._progress import RichProgress
@@ -43,13 +49,19 @@ def ingest(
         fail(f"vault {settings.vault} is a file, not a folder: pass the folder that holds your notes", 2)
     if not settings.vault.is_dir():
         fail(f"vault folder {settings.vault} does not exist (set LUCASRAG_VAULT or pass --vault)", 2)
+    from lucasrag.index import IndexDamaged
     from lucasrag.services import ServiceError
+    from lucasrag.vocabulary import check_workspace
     from lucasrag_assets.ingest import run_ingest
 
     try:
+        rebuild = [check_workspace(ws) for ws in rebuild]
+    except ValueError as exc:
+        fail(str(exc), 2)
+    try:
         with RichProgress(err) as progress:
-            summary = run_ingest(settings, progress)
-    except ServiceError as exc:  # production profile: a server is down or not configured
+            summary = run_ingest(settings, progress, rebuild=rebuild)
+    except (ServiceError, IndexDamaged) as exc:  # a server is down or not configured; a workspace's files are damaged
         fail(str(exc))
     table = Table(title=f"Ingested {settings.vault} in {summary.seconds:.1f}s")
     for column in ("workspace", "notes", "chunks", "added", "removed", "unchanged", "embedded"):
@@ -93,10 +105,11 @@ def query(
         fail(str(exc), 2)
     except IndexMissing as exc:
         fail(str(exc), 1)
-    except RuntimeError as exc:  # production profile: ServiceError names the server and its setting
+    except RuntimeError as exc:  # ServiceError names the server and its setting; IndexDamaged the file and the fix
+        from lucasrag.index import IndexDamaged
         from lucasrag.services import ServiceError
 
-        if not isinstance(exc, ServiceError):
+        if not isinstance(exc, (ServiceError, IndexDamaged)):
             raise
         fail(str(exc), 1)
     if as_json:

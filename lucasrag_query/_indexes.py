@@ -6,7 +6,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from lucasrag.data_folder import open_data_folder
-from lucasrag.index import ChunkStore, WorkspaceIndex, WorkspaceStores, index_exists, index_stamp, open_workspace
+from lucasrag.index import (
+    ChunkStore,
+    IndexDamaged,
+    WorkspaceIndex,
+    WorkspaceStores,
+    index_exists,
+    index_stamp,
+    open_workspace,
+)
 from lucasrag.settings import Settings
 
 
@@ -35,7 +43,12 @@ class OpenWorkspace:
 _open: dict[tuple, OpenWorkspace] = {}
 
 
-async def open_workspaces(settings: Settings, workspaces: tuple[str, ...]) -> list[OpenWorkspace]:
+async def open_workspaces(
+    settings: Settings, workspaces: tuple[str, ...], damaged: list[IndexDamaged] | None = None
+) -> list[OpenWorkspace]:
+    """The opened stores of every ingested workspace asked for. A workspace whose files do not read is
+    left out and reported in ``damaged`` (the others answer); when every one is damaged, or no list is
+    given, :class:`IndexDamaged` is raised."""
     if settings.data.is_dir():  # a query never creates the data folder, but it does tighten it
         open_data_folder(settings.data)
     present = [ws for ws in workspaces if index_exists(settings, ws)]
@@ -51,9 +64,18 @@ async def open_workspaces(settings: Settings, workspaces: tuple[str, ...]) -> li
         entry = _open.get(key)
         if entry is None or entry.stamp != stamp:
             if entry is not None:
+                _open.pop(key)
                 await entry.stores.close()
-            entry = _open[key] = OpenWorkspace(await open_workspace(settings, ws), stamp)
+            try:
+                entry = _open[key] = OpenWorkspace(await open_workspace(settings, ws), stamp)
+            except IndexDamaged as exc:
+                if damaged is None:
+                    raise
+                damaged.append(exc)
+                continue
         opened.append(entry)
+    if damaged and not opened:
+        raise damaged[0]
     return opened
 
 

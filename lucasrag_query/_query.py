@@ -128,7 +128,8 @@ async def aquery(
     # keeps the query's own signals, so the ablation changes filtering only.
     # (An open gate without periods admits the whole archive.)
     gate = temporal if options.banding else TemporalSignals(True, temporal.signals, ())
-    opened = await open_workspaces(settings, selected)
+    damaged: list = []  # workspaces whose files do not read: the others answer, a hint names the fix
+    opened = await open_workspaces(settings, selected, damaged)
     from lucasrag.embedding import get_embedder
 
     vector = (await asyncio.to_thread(get_embedder().embed, [text]))[0]
@@ -183,7 +184,7 @@ async def aquery(
     return QueryResult(
         query=text,
         results=results,
-        hints=[*outcome.hints, *vault_hints(settings)],
+        hints=[*outcome.hints, *vault_hints(settings), *(Hint(None, "damaged", 0, str(exc)) for exc in damaged)],
         archival_open=gate.archival_open,
         signals=tuple(temporal.signals),
         temporal=temporal.to_dict(opened=options.banding and temporal.archival_open),

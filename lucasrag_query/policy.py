@@ -58,7 +58,8 @@ class Candidate:
 @dataclass(frozen=True)
 class Hint:
     subject: str | None
-    kind: Literal["deference", "archive", "vault"]  # vault: most of the vault is not searchable
+    kind: Literal["deference", "archive", "vault", "damaged"]  # vault: most of the vault is not searchable;
+    # damaged: a workspace's index files do not read (left out; the message says how to rebuild it)
     withheld: int
     message: str
 

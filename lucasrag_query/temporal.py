@@ -30,6 +30,7 @@ rules are a table of compiled regexes with the resolution written down beside th
 from __future__ import annotations
 
 import functools
+import os
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -119,11 +120,12 @@ def load_cues(path: str | Path, *, base: Sequence[Cue] = DEFAULT_CUES) -> tuple[
     the file and the entry. PyYAML is imported here, not at module import.
     """
     p = Path(path)
-    if not p.is_file():
+    if not os.path.lexists(p):
         return tuple(base)
-    import yaml  # noqa: PLC0415 - keep module import stdlib-only
+    from lucasrag.vault_settings import load_settings_yaml  # noqa: PLC0415 - keep module import stdlib-only
 
-    data = yaml.safe_load(p.read_text(encoding="utf-8"))
+    # A regular file inside its own folder (``.lucasrag/``), bounded like every vault settings file.
+    data = load_settings_yaml(p.parent, p)
     if isinstance(data, dict) and "cues" in data:
         data = data["cues"]
     if data is None:

@@ -83,3 +83,74 @@ def test_run_ingest_waits_for_the_running_one(tmp_path, repo, settings_for):
         holder.wait()
     worker.join(600)
     assert done["summary"].per_workspace == {"technical": 1}
+
+
+SENSOR_RUN = """
+from dagster import DagsterInstance, build_sensor_context, execute_job, reconstructable
+from lucasrag_assets.definitions import defs, resolved_ingest_job
+from lucasrag_assets.resources import LucasragSettings
+
+# What the daemon does: evaluate the sensor, then execute its run request as a run of its own, in
+# another process (here with the executor's in-process mode: one resource set for the whole run, so the
+# lock is held from the first step to the last; multiprocess steps take it one by one).
+with DagsterInstance.get() as instance:
+    sensor = defs.get_sensor_def("vault_changed")
+    with build_sensor_context(instance=instance, resources={"lucasrag": LucasragSettings.from_env()}) as context:
+        request = sensor(context)
+    print("requested", request.run_key, flush=True)
+    result = execute_job(
+        reconstructable(resolved_ingest_job),
+        instance=instance,
+        tags=request.tags,
+        run_config={"execution": {"config": {"in_process": {}}}},
+    )
+    print("success" if result.success else "failed", flush=True)
+"""
+
+
+@pytest.mark.slow
+def test_a_sensor_launched_run_waits_for_the_ingest_holding_the_folder(tmp_path, repo, settings_for):
+    from lucasrag.index import open_chunk_store
+
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    (vault / "note.md").write_text("---\nworkspace: technical\n---\nPostgres vacuum tuning notes.\n")
+    data = tmp_path / "data"
+    holder = _holder(data, repo)
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(repo),
+        "LUCASRAG_VAULT": str(vault),
+        "LUCASRAG_DATA": str(data),
+        "DAGSTER_HOME": str(tmp_path / "dagster"),
+    }
+    (tmp_path / "dagster").mkdir()
+    (tmp_path / "dagster" / "dagster.yaml").write_text("telemetry:\n  enabled: false\n")
+    run = subprocess.Popen(
+        [sys.executable, "-c", SENSOR_RUN], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    err: list[str] = []
+    reader = threading.Thread(target=lambda: err.extend(run.stderr), daemon=True)
+    reader.start()
+    try:
+        deadline = time.monotonic() + 600
+        while not any("waiting for it to finish" in line for line in err):  # the run's log says it waits
+            assert run.poll() is None and time.monotonic() < deadline, "".join(err)[-3000:]
+            time.sleep(0.2)
+        notice = next(line for line in err if "waiting for it to finish" in line)
+        assert f"another ingest (pid {holder.pid}, started" in notice and f"LUCASRAG_DATA={data.resolve()}" in notice
+        time.sleep(2)
+        assert run.poll() is None
+        assert not (data / "assets").exists(), "the sensor's run wrote while another ingest held the folder"
+    finally:
+        holder.stdin.close()  # the first ingest finishes
+        holder.wait()
+    out = run.stdout.read()
+    run.wait(timeout=900)
+    reader.join(10)
+    assert "success" in out, "".join(err)[-3000:]
+    store = open_chunk_store(settings_for(vault, data), "technical")
+    try:
+        assert store.counts() == (1, 1)
+    finally:
+        store.close()

@@ -14,6 +14,8 @@ Opening a workspace (the store kinds follow ``Settings.profile``, one table in
   (``graph_counts``, ``graph_entities``, ``graph_relations``) and the stored rows
 - ``open_chunk_store(settings, ws)`` → a ``ChunkStore`` (metadata, vectors, keywords)
 - ``index_exists(settings, ws)``, ``index_stamp(settings, ws)``
+- ``IndexDamaged``: a workspace whose files do not read (the message names the file and
+  ``lucasrag ingest --rebuild WS``); ``drop_workspace(settings, ws)`` forgets one workspace
 
 Writing a workspace: ``sync_workspace(...)`` → ``SyncReport`` (incremental by document);
 ``read_graph_counts(settings, ws)`` reads the graph counts its last run recorded.
@@ -22,7 +24,9 @@ Writing a workspace: ``sync_workspace(...)`` → ``SyncReport`` (incremental by 
 from lucasrag.index._lightrag import GraphStats, Hit, WorkspaceIndex
 from lucasrag.index.protocol import ChunkStore
 from lucasrag.index.stores import (
+    IndexDamaged,
     WorkspaceStores,
+    drop_workspace,
     index_exists,
     index_stamp,
     open_chunk_store,
@@ -35,9 +39,11 @@ __all__ = [
     "ChunkStore",
     "GraphStats",
     "Hit",
+    "IndexDamaged",
     "SyncReport",
     "WorkspaceIndex",
     "WorkspaceStores",
+    "drop_workspace",
     "index_exists",
     "index_stamp",
     "open_chunk_store",

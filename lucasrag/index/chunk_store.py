@@ -9,9 +9,10 @@ touches another's.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sqlite3
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -66,11 +67,26 @@ class SqliteChunkStore:
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
         self._db = sqlite3.connect(path, check_same_thread=False)
+        self._in_transaction = False
         self._db.executescript(_SCHEMA)
         self._backfill_terms()
 
     def close(self) -> None:
         self._db.close()
+
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator[None]:
+        """Every write inside is one SQLite transaction: readers see all of it or none of it."""
+        with self._db:  # commits at the end, rolls back on an exception
+            self._in_transaction = True
+            try:
+                yield
+            finally:
+                self._in_transaction = False
+
+    def _writing(self):
+        """One write's transaction, or none inside :meth:`transaction` (``with conn`` would commit it)."""
+        return contextlib.nullcontext() if self._in_transaction else self._db
 
     def doc_fingerprints(self) -> dict[str, str]:
         """doc id → fingerprint of what was indexed for it (decides what changed)."""
@@ -107,7 +123,7 @@ class SqliteChunkStore:
     def remove_docs(self, doc_ids: Iterable[str]) -> None:
         """Forget these documents and their chunks."""
         ids = list(doc_ids)
-        with self._db:
+        with self._writing():
             for start in range(0, len(ids), 900):
                 batch = ids[start : start + 900]
                 marks = ",".join("?" * len(batch))
@@ -116,7 +132,7 @@ class SqliteChunkStore:
                 self._db.execute(f"DELETE FROM docs WHERE doc_id IN ({marks})", batch)
 
     def add_chunks(self, records: Sequence[ChunkRecord], vectors: np.ndarray) -> None:
-        with self._db:
+        with self._writing():
             for start in range(0, len(records), 900):
                 self._forget_terms("chunk_id", [r.chunk_id for r in records[start : start + 900]])
             self._db.executemany(
@@ -146,7 +162,7 @@ class SqliteChunkStore:
 
     def mark_docs(self, fingerprints: dict[str, tuple[str, str]]) -> None:
         """Record documents as indexed: doc id → (vault path, fingerprint)."""
-        with self._db:
+        with self._writing():
             self._db.executemany(
                 "INSERT OR REPLACE INTO docs VALUES (?,?,?)",
                 [(d, path, fp) for d, (path, fp) in fingerprints.items()],

@@ -157,6 +157,10 @@ class PostgresChunkStore:
                     [(" ".join(lexical.chunk_terms(text, date)), self.workspace, cid) for cid, text, date in rows],
                 )
 
+    def transaction(self):
+        """Every write inside is one PostgreSQL transaction (the writes' own ones become savepoints)."""
+        return self._db.transaction()
+
     def doc_fingerprints(self) -> dict[str, str]:
         """doc id → fingerprint of what was indexed for it (decides what changed)."""
         rows = self._db.execute(f"SELECT doc_id, fingerprint FROM {DOCS_TABLE} WHERE workspace = %s", (self.workspace,))

@@ -11,6 +11,7 @@ checks that both do, method by method.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from contextlib import AbstractContextManager
 from typing import Protocol, runtime_checkable
 
 import numpy as np
@@ -25,6 +26,10 @@ class ChunkStore(Protocol):
     def close(self) -> None: ...
 
     # ---- the write side (lucasrag.index.sync)
+
+    def transaction(self) -> AbstractContextManager[None]:
+        """Every write inside is one transaction: readers see all of it or none of it."""
+        ...
 
     def doc_fingerprints(self) -> dict[str, str]:
         """doc id → fingerprint of what was indexed for it (decides what changed)."""

@@ -9,10 +9,15 @@ LightRAG storages of each profile are the adapter's own table
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+import json
+import shutil
+import sqlite3
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 
-from lucasrag.index._lightrag import WorkspaceIndex
+from lucasrag.index._lightrag import WorkspaceIndex, forget_loaded
 from lucasrag.index.chunk_store import SqliteChunkStore
 from lucasrag.index.protocol import ChunkStore
 from lucasrag.settings import PROFILES, Settings, SettingsError
@@ -109,11 +114,84 @@ class WorkspaceStores:
             self.chunks.close()
 
 
-async def open_workspace(settings: Settings, workspace: str) -> WorkspaceStores:
-    """Open both stores of ``workspace`` for the settings' profile."""
-    index = await open_workspace_index(settings, workspace)
+class IndexDamaged(RuntimeError):
+    """A workspace's files cannot be read (truncated, overwritten): the message names the workspace, the
+    file and the fix. Only that workspace is affected; the others open as usual."""
+
+    def __init__(self, workspace: str, detail: str) -> None:
+        self.workspace = workspace
+        super().__init__(
+            f"the {workspace} index is damaged ({detail}): rebuild it with `lucasrag ingest --rebuild {workspace}`"
+            " (the vault is the record: nothing is lost)"
+        )
+
+
+def _damaged_file(folder: Path) -> str:
+    """Which file of an embedded workspace folder does not read, and why (asked only after an open failed)."""
+    for path in sorted(folder.glob("*.json")):
+        try:
+            json.loads(path.read_text(encoding="utf-8"))
+        except (ValueError, OSError) as exc:
+            return f"{path}: {exc}"
+    sqlite = folder / SQLITE_FILE
+    if sqlite.is_file():
+        try:
+            with sqlite3.connect(f"file:{sqlite}?mode=ro", uri=True) as db:
+                result = db.execute("PRAGMA quick_check").fetchone()[0]
+            if result != "ok":
+                return f"{sqlite}: {result}"
+        except sqlite3.DatabaseError as exc:
+            return f"{sqlite}: {exc}"
+    return ""
+
+
+#: What a damaged file raises while LightRAG or SQLite reads it (a server's errors are ServiceError).
+_READ_ERRORS = (sqlite3.DatabaseError, ValueError, UnicodeDecodeError, KeyError, TypeError)
+
+
+@contextlib.contextmanager
+def damage_reported(settings: Settings, workspace: str) -> Iterator[None]:
+    """Inside, a workspace file that does not read raises :class:`IndexDamaged` naming it (embedded
+    profile; on production a server that is down raises ``ServiceError`` and everything else passes)."""
     try:
-        return WorkspaceStores(workspace, index, open_chunk_store(settings, workspace))
-    except BaseException:
-        await index.close()
-        raise
+        yield
+    except _READ_ERRORS as exc:
+        if settings.profile != "embedded":
+            raise
+        detail = _damaged_file(settings.workspace_dir(workspace))
+        if not detail and not isinstance(exc, sqlite3.DatabaseError):
+            raise  # no file of the workspace is unreadable: not damage, a bug to see as it is
+        raise IndexDamaged(workspace, detail or f"{type(exc).__name__}: {exc}") from exc
+
+
+async def open_workspace(settings: Settings, workspace: str) -> WorkspaceStores:
+    """Open both stores of ``workspace`` for the settings' profile (see :func:`damage_reported`)."""
+    with damage_reported(settings, workspace):
+        index = await open_workspace_index(settings, workspace)
+        try:
+            return WorkspaceStores(workspace, index, open_chunk_store(settings, workspace))
+        except BaseException:
+            await index.close()
+            raise
+
+
+async def drop_workspace(settings: Settings, workspace: str) -> None:
+    """Forget everything stored for ``workspace`` (its LightRAG stores, chunk rows, graph counts), so
+    that the next ingest builds it again from the vault. Touches no other workspace."""
+    from lucasrag.index.sync import forget_graph_counts
+
+    if settings.profile == "embedded":
+        shutil.rmtree(settings.workspace_dir(workspace), ignore_errors=True)
+        forget_loaded(workspace)
+    else:
+        index = await open_workspace_index(settings, workspace)
+        try:
+            await index.drop()
+        finally:
+            await index.close()
+        store = open_chunk_store(settings, workspace)
+        try:
+            store.remove_docs(store.doc_fingerprints())
+        finally:
+            store.close()
+    forget_graph_counts(settings, workspace)

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from lucasrag.embedding_cache import EmbeddingCache
 from lucasrag.index._lightrag import WorkspaceIndex
-from lucasrag.index.stores import open_chunk_store, open_workspace_index
+from lucasrag.index.stores import damage_reported, open_chunk_store, open_workspace_index
 from lucasrag.progress import Progress
 from lucasrag.settings import Settings
 from lucasrag.vocabulary import ChunkRecord
@@ -95,6 +95,10 @@ def read_graph_counts(settings: Settings, workspace: str) -> tuple[int, int]:
         return 0, 0
 
 
+def forget_graph_counts(settings: Settings, workspace: str) -> None:
+    _counts_file(settings, workspace).unlink(missing_ok=True)
+
+
 def _write_graph_counts(settings: Settings, workspace: str, entities: int, relations: int) -> None:
     path = _counts_file(settings, workspace)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -125,9 +129,11 @@ async def sync_workspace(
     mode = graph_mode(settings)
     wanted = {doc_id: doc_fingerprint(chunks, mode) for doc_id, chunks in by_doc.items()}
 
-    store = open_chunk_store(settings, workspace)
+    with damage_reported(settings, workspace):
+        store = open_chunk_store(settings, workspace)
     try:
-        have = store.doc_fingerprints()
+        with damage_reported(settings, workspace):
+            have = store.doc_fingerprints()
         stale = [d for d, fp in have.items() if wanted.get(d) != fp]
         fresh = [d for d, fp in wanted.items() if have.get(d) != fp]
         report.docs_removed = sum(1 for d in stale if d not in wanted)
@@ -139,7 +145,8 @@ async def sync_workspace(
                 report.graph_entities, report.graph_relations = read_graph_counts(settings, workspace)
             return report
 
-        index = await open_workspace_index(settings, workspace)
+        with damage_reported(settings, workspace):
+            index = await open_workspace_index(settings, workspace)
         try:
             if mode and settings.llm_url:
                 index.enable_llm(settings)
@@ -151,10 +158,10 @@ async def sync_workspace(
             stats = await index.delete_graph(stale, stale_chunks, cache.embed)
             _add_graph_stats(report, stats, cache.misses - misses)
             await index.delete(stale, stale_chunks)
-            store.remove_docs(stale)
             report.write_seconds += time.perf_counter() - started
 
             todo = [r for d in fresh for r in by_doc[d]]
+            written = []  # (records, vectors) for the chunk store, once LightRAG has flushed
             for start in range(0, len(todo), _BATCH):
                 batch = todo[start : start + _BATCH]
                 misses, t0 = cache.misses, time.perf_counter()
@@ -165,7 +172,7 @@ async def sync_workspace(
                 t0 = time.perf_counter()
                 docs = {r.doc_id for r in batch}
                 await index.write(batch, vectors, {d: full_texts[d] for d in docs})
-                store.add_chunks(batch, vectors)
+                written.append((batch, vectors))
                 report.write_seconds += time.perf_counter() - t0
                 if mode:
                     await _write_graph(index, batch, cache, note_meta, report, llm=bool(settings.llm_url))
@@ -174,9 +181,15 @@ async def sync_workspace(
                     progress.update(f"index {workspace}", min(start + _BATCH, len(todo)), len(todo))
             t0 = time.perf_counter()
             await index.flush()
-            # Fingerprints last: a run that dies before LightRAG has flushed
-            # leaves these documents 'changed', so the next run redoes them.
-            store.mark_docs({d: (by_doc[d][0].path, wanted[d]) for d in fresh})
+            # The chunk store last, in one transaction. A query takes every result from it, so it sees
+            # the last complete state of the workspace, never a half-written one; a run that dies before
+            # the commit (kill -9) leaves the store as it was, and the next run finds the same documents
+            # changed and redoes them (LightRAG's deletes and upserts by id are idempotent).
+            with store.transaction():
+                store.remove_docs(stale)
+                for batch, vectors in written:
+                    store.add_chunks(batch, vectors)
+                store.mark_docs({d: (by_doc[d][0].path, wanted[d]) for d in fresh})
             report.write_seconds += time.perf_counter() - t0
             report.graph_entities, report.graph_relations = await index.graph_counts()
             _write_graph_counts(settings, workspace, report.graph_entities, report.graph_relations)

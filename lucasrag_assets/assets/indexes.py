@@ -40,7 +40,7 @@ def note_meta_reader(settings: Settings, docs: pl.DataFrame):
     """doc id → the entity extractor's view of the note (title, tags, frontmatter aliases
     and people). Frontmatter is read from the vault file only for documents being written."""
     from lucasrag.entities import note_meta
-    from lucasrag_assets.rules.safe_read import read_regular
+    from lucasrag.safe_read import read_regular
     from lucasrag_assets.rules.vault_scan import _parse_text
 
     rows = {
@@ -62,6 +62,17 @@ def note_meta_reader(settings: Settings, docs: pl.DataFrame):
         return note_meta(path, frontmatter, title=title or "", tags=tags, links=links)
 
     return meta
+
+
+def name_a_server_gone(settings: Settings) -> None:
+    """Raise the ServiceError of a production server that does not answer now (naming it, its address and
+    its setting); return when both answer (the failure was something else)."""
+    if settings.profile != "production":
+        return
+    from lucasrag.services import require_neo4j, require_postgres
+
+    require_postgres(settings.postgres_dsn, timeout=3)
+    require_neo4j(settings.neo4j_uri, auth=(settings.neo4j_user, settings.neo4j_password), timeout=3)
 
 
 def index_asset(workspace: str) -> AssetsDefinition:
@@ -94,6 +105,9 @@ def index_asset(workspace: str) -> AssetsDefinition:
                     note_meta=note_meta_reader(settings, docs),
                 )
             )
+        except Exception:
+            name_a_server_gone(settings)  # a server that went away mid-step: its name and setting, not a driver error
+            raise
         finally:
             cache.close()
         context.log.info(

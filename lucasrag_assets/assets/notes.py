@@ -3,13 +3,13 @@
 import polars as pl
 from dagster import AssetExecutionContext, MetadataValue, asset
 
+from lucasrag.safe_read import UnreadableEntry, regular_file, vault_relpath
 from lucasrag.settings import Settings
 from lucasrag.vault_files import iter_vault_files
 from lucasrag_assets.assets._metadata import markdown_table
 from lucasrag_assets.memo import load_memo, save_memo
 from lucasrag_assets.resources import LucasragSettings
 from lucasrag_assets.rules.conventions import load_conventions
-from lucasrag_assets.rules.safe_read import UnreadableEntry, regular_file, vault_relpath
 from lucasrag_assets.rules.vault_scan import Note, parse_note
 
 #: Bump when parsing changes what a note becomes, so last run's memo is not reused.

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import yaml
 
+from lucasrag.vault_settings import SettingsFileUnreadable, load_settings_yaml
 from lucasrag_assets.rules.dates import DATE_ORDERS, DateOrder
 from lucasrag_assets.rules.obsidian import template_folders
 
@@ -41,10 +42,10 @@ class VaultConventions:
 def _date_order(root: Path) -> tuple[DateOrder | None, tuple[str, ...]]:
     path = root / VAULT_SETTINGS
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return None, ()
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+        data = load_settings_yaml(root, path)
+    except SettingsFileUnreadable as exc:
+        return None, (f"{VAULT_SETTINGS} ignored: {str(exc).removeprefix(f'{path}: ')}",)
+    except (OSError, yaml.YAMLError) as exc:
         return None, (f"{VAULT_SETTINGS} ignored: cannot read it ({type(exc).__name__})",)
     if data is None:
         return None, ()

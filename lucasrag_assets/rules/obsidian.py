@@ -12,6 +12,8 @@ import re
 from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
 
+from lucasrag.vault_settings import read_settings_text
+
 #: Where each templates setting lives, and the key that names the folder.
 TEMPLATE_SETTINGS: tuple[tuple[str, str], ...] = (
     (".obsidian/templates.json", "folder"),
@@ -30,8 +32,9 @@ _LINK = re.compile(r"!?\[\[([^\]|#^]*)(?:[#^][^\]|]*)?(?:\|([^\]]*))?\]\]")
 
 def _setting_folder(root: Path, rel: str, key: str) -> str | None:
     try:
-        data = json.loads((root / rel).read_text(encoding="utf-8"))
-    except (OSError, ValueError):  # absent, unreadable or not JSON: the setting is not there
+        text = read_settings_text(root, root / rel)
+        data = json.loads(text) if text is not None else None
+    except (OSError, ValueError, RecursionError):  # unreadable, not a file, not JSON: the setting is not there
         return None
     folder = data.get(key) if isinstance(data, dict) else None
     if not isinstance(folder, str):

@@ -22,6 +22,7 @@ from pathlib import Path, PurePosixPath
 
 import yaml
 
+from lucasrag.vault_settings import SettingsFileUnreadable, load_settings_yaml
 from lucasrag.vocabulary import WORKSPACES
 
 
@@ -89,12 +90,14 @@ def parse_routing_rules(raw: object, source: str = "routing.yaml") -> RoutingRul
 def load_routing_rules(vault: Path) -> RoutingRules:
     """The vault's routing rules; empty when the file is absent."""
     path = routing_rules_path(vault)
-    if not path.is_file():
-        return RoutingRules()
     try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (yaml.YAMLError, UnicodeDecodeError) as exc:
+        raw = load_settings_yaml(vault, path)  # a regular file inside the vault, bounded
+    except SettingsFileUnreadable as exc:
+        raise RoutingRulesError(str(exc)) from None
+    except yaml.YAMLError as exc:
         raise RoutingRulesError(f"{path}: not valid YAML ({str(exc).splitlines()[0]})") from exc
+    if raw is None and not path.is_file():
+        return RoutingRules()
     return parse_routing_rules(raw, str(path))
 
 

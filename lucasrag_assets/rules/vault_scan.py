@@ -12,14 +12,14 @@ from typing import Literal
 
 import yaml
 
+from lucasrag.safe_read import UnreadableEntry, read_regular, regular_file, vault_relpath
+from lucasrag.safe_yaml import FrontmatterRefused, load_frontmatter
 from lucasrag.vault_files import iter_vault_files
 from lucasrag.vocabulary import BANDS, WORKSPACES
 from lucasrag_assets.rules.conventions import VaultConventions, load_conventions
 from lucasrag_assets.rules.dates import note_date
 from lucasrag_assets.rules.markup import clean_markup, strip_comments
 from lucasrag_assets.rules.obsidian import aliases_of, link_targets, properties_text, template_reason
-from lucasrag_assets.rules.safe_read import UnreadableEntry, read_regular, regular_file, vault_relpath
-from lucasrag_assets.rules.safe_yaml import FrontmatterRefused, load_frontmatter
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,7 @@ from pathlib import Path, PurePosixPath
 from lucasrag.catalog import CatalogMissing, catalog_path, read_catalog
 from lucasrag.deference import load_deference
 from lucasrag.index.stores import open_chunk_store
+from lucasrag.safe_read import UnreadableEntry, read_regular
 from lucasrag.settings import Settings
 from lucasrag.vault_files import is_hidden
 from lucasrag.vocabulary import doc_id
@@ -138,11 +139,12 @@ def read_note(settings: Settings, path: str, bridge: Sequence[str] = ()) -> dict
     for p in passages:
         if p.get("withheld"):
             p["notice"] = _notice(p["subjects"], rel.as_posix(), p["count"])
-    full = settings.vault.resolve() / rel
-    try:
-        stale = hashlib.sha256(full.read_bytes()).hexdigest() != records[0].content_hash
-    except OSError:
-        stale = True  # deleted since the last ingest
+    vault = settings.vault.resolve()
+    try:  # as hostile as the ingest reads it: a FIFO or a symlink swapped in since is not followed
+        raw = read_regular(vault, vault / rel, limit=settings.max_note_bytes)
+        stale = hashlib.sha256(raw).hexdigest() != records[0].content_hash
+    except UnreadableEntry:
+        stale = True  # deleted or replaced since the last ingest
     band = records[0].band
     return {
         "path": rel.as_posix(),

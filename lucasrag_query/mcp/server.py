@@ -64,9 +64,10 @@ def _service_error(exc: RuntimeError) -> Exception:
     """A production server that is down or unconfigured (ServiceError names it and its setting)
     becomes a tool error with that message; any other RuntimeError stays unforeseen (the SDK
     answers it as a tool error and logs the traceback)."""
+    from lucasrag.index import IndexDamaged
     from lucasrag.services import ServiceError
 
-    return ToolError(str(exc)) if isinstance(exc, ServiceError) else exc
+    return ToolError(str(exc)) if isinstance(exc, (ServiceError, IndexDamaged)) else exc
 
 
 class Tools:

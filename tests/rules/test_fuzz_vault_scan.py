@@ -18,8 +18,8 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from lucasrag.safe_yaml import FrontmatterRefused, load_frontmatter
 from lucasrag.vault_files import iter_vault_files
-from lucasrag_assets.rules.safe_yaml import FrontmatterRefused, load_frontmatter
 from lucasrag_assets.rules.vault_scan import _NoTimestampLoader, scan_vault
 
 pytestmark = pytest.mark.slow

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from lucasrag.safe_yaml import MAX_ALIASES, MAX_FRONTMATTER_BYTES
 from lucasrag.vault_files import iter_vault_files
-from lucasrag_assets.rules.safe_yaml import MAX_ALIASES, MAX_FRONTMATTER_BYTES
 from lucasrag_assets.rules.vault_scan import parse_note, scan_vault
 
 MiB = 1024 * 1024

@@ -31,5 +31,6 @@ for _var in ("WORKSPACE", "NEO4J_WORKSPACE", "POSTGRES_WORKSPACE", "ENTITY_TYPES
 
 from lucasrag.index._lightrag._graph_rows import GraphStats  # noqa: E402
 from lucasrag.index._lightrag._index import Hit, WorkspaceIndex  # noqa: E402
+from lucasrag.index._lightrag._setup import forget_loaded  # noqa: E402
 
-__all__ = ["GraphStats", "Hit", "WorkspaceIndex"]
+__all__ = ["GraphStats", "Hit", "WorkspaceIndex", "forget_loaded"]

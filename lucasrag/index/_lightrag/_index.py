@@ -86,6 +86,12 @@ class WorkspaceIndex(GraphWriter, GraphReader, LlmExtraction):
     async def close(self) -> None:
         await self._rag.finalize_storages()
 
+    async def drop(self) -> None:
+        """Delete every row of this workspace in every LightRAG store (``lucasrag ingest --rebuild``)."""
+        rag = self._rag
+        stores = (rag.chunks_vdb, rag.text_chunks, rag.full_docs, rag.doc_status, *self._graph_stores())
+        await asyncio.gather(*(s.drop() for s in stores))
+
     async def write(self, records: Sequence[ChunkRecord], vectors: np.ndarray, full_texts: dict[str, str]) -> None:
         """Insert chunks (with their precomputed vectors) and their documents, then flush."""
         if not records:

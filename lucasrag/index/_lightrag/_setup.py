@@ -124,6 +124,12 @@ def _load_fresh_if_moved(workspace: str, working_dir) -> None:
     _loaded_from[workspace] = str(working_dir)
     if previous is None or previous == str(working_dir):
         return
+    forget_loaded(workspace)
+
+
+def forget_loaded(workspace: str) -> None:
+    """Drop this process's copy of ``workspace``'s JSON stores: the next open reads the files again
+    (after ``drop_workspace`` removed them, an empty workspace)."""
     from lightrag.kg import shared_storage
 
     prefix = f"{workspace}:"

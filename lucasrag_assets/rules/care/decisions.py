@@ -17,6 +17,7 @@ from pathlib import Path
 
 import yaml
 
+from lucasrag.vault_settings import SettingsFileUnreadable, load_settings_yaml
 from lucasrag.vocabulary import DeferenceSubject
 from lucasrag_assets.rules.approval import _header, _resolve_note, _write_atomically, with_frontmatter_key
 from lucasrag_assets.rules.charged import canonical_name
@@ -35,11 +36,11 @@ def decisions_path(vault: Path) -> Path:
 def load_dismissals(vault: Path) -> dict[str, set[str]]:
     """Note path → canonical subject names a person dismissed for it (empty when no file)."""
     path = decisions_path(vault)
-    if not path.is_file():
-        return {}
     try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    except (yaml.YAMLError, UnicodeDecodeError) as exc:
+        raw = load_settings_yaml(vault, path) or {}  # a regular file inside the vault, bounded
+    except SettingsFileUnreadable as exc:
+        raise CareDecisionError(f"{exc}; fix or delete it") from None
+    except yaml.YAMLError as exc:
         raise CareDecisionError(f"{path}: not valid YAML ({exc}); fix or delete it") from exc
     entries = raw.get("dismissed", []) if isinstance(raw, dict) else None
     if not isinstance(entries, list):

@@ -30,19 +30,20 @@ def _bounded(base: type[yaml.SafeLoader]) -> type[yaml.SafeLoader]:
     class Bounded(base):  # type: ignore[misc, valid-type]
         _depth = 0
         _aliases = 0
+        _what = "frontmatter"
 
         def compose_node(self, parent, index):
             if self.check_event(yaml.AliasEvent):
                 self._aliases += 1
                 if self._aliases > MAX_ALIASES:
                     raise FrontmatterRefused(
-                        f"frontmatter uses more than {MAX_ALIASES} YAML aliases (*name): refused "
+                        f"{self._what} uses more than {MAX_ALIASES} YAML aliases (*name): refused "
                         "(a 'billion laughs' expansion?); write the values out"
                     )
             self._depth += 1
             try:
                 if self._depth > MAX_DEPTH:
-                    raise FrontmatterRefused(f"frontmatter is nested more than {MAX_DEPTH} levels deep: refused")
+                    raise FrontmatterRefused(f"{self._what} is nested more than {MAX_DEPTH} levels deep: refused")
                 return super().compose_node(parent, index)
             finally:
                 self._depth -= 1
@@ -50,7 +51,7 @@ def _bounded(base: type[yaml.SafeLoader]) -> type[yaml.SafeLoader]:
     return Bounded
 
 
-def _expanded_size(root: Node) -> int:
+def _expanded_size(root: Node, what: str = "frontmatter") -> int:
     """How many values the document holds once aliases are expanded (refused past the cap,
     and when an alias refers to a node that contains it)."""
     sizes: dict[int, int] = {}
@@ -61,7 +62,7 @@ def _expanded_size(root: Node) -> int:
         if key in sizes:
             return sizes[key]
         if key in open_:
-            raise FrontmatterRefused("frontmatter refers to itself (a recursive YAML alias): refused")
+            raise FrontmatterRefused(f"{what} refers to itself (a recursive YAML alias): refused")
         open_.add(key)
         total = 1
         if isinstance(node, SequenceNode):
@@ -71,7 +72,7 @@ def _expanded_size(root: Node) -> int:
         open_.discard(key)
         if total > MAX_EXPANDED_NODES:
             raise FrontmatterRefused(
-                f"frontmatter expands to more than {MAX_EXPANDED_NODES:,} values (YAML aliases): refused"
+                f"{what} expands to more than {MAX_EXPANDED_NODES:,} values (YAML aliases): refused"
             )
         sizes[key] = total
         return total
@@ -79,37 +80,45 @@ def _expanded_size(root: Node) -> int:
     return size(root)
 
 
-def load_frontmatter(header: str, loader: type[yaml.SafeLoader] = yaml.SafeLoader) -> object:
-    """The YAML ``header`` loaded with ``loader`` (a SafeLoader subclass) within the limits above.
+def load_frontmatter(
+    header: str,
+    loader: type[yaml.SafeLoader] = yaml.SafeLoader,
+    *,
+    what: str = "frontmatter",
+    max_bytes: int = MAX_FRONTMATTER_BYTES,
+) -> object:
+    """The YAML ``header`` loaded with ``loader`` (a SafeLoader subclass) within the limits above
+    (``max_bytes`` for the size; ``what`` names the text in the reasons: a vault's settings file too).
 
     Raises :class:`FrontmatterRefused` for a header over a limit or with a tag that would
     construct an object, ``yaml.YAMLError`` for broken YAML (the caller reports its position)."""
     size = len(header.encode("utf-8"))
-    if size > MAX_FRONTMATTER_BYTES:
+    if size > max_bytes:
         raise FrontmatterRefused(
-            f"frontmatter is {size / 1024:.0f} KiB, over the {MAX_FRONTMATTER_BYTES // 1024} KiB cap: "
-            "move long text into the body"
+            f"{what} is {size / 1024:.0f} KiB, over the {max_bytes // 1024} KiB cap"
+            + (": move long text into the body" if what == "frontmatter" else "")
         )
     parser = _bounded(loader)(header)
+    parser._what = what
     try:
         node = parser.get_single_node()
         if node is None:
             return None
-        _expanded_size(node)
+        _expanded_size(node, what)
         try:
             return parser.construct_document(node)
         except yaml.constructor.ConstructorError as exc:
             if exc.problem and "could not determine a constructor for the tag" in exc.problem:
                 tag = exc.problem.rsplit(" ", 1)[-1].strip("'").replace("tag:yaml.org,2002:", "!!")
                 raise FrontmatterRefused(
-                    f"malformed frontmatter: the YAML tag {tag} is not loaded (plain values only)"
+                    f"malformed {what}: the YAML tag {tag} is not loaded (plain values only)"
                 ) from None
             raise
         except (ValueError, TypeError, LookupError, AttributeError, OverflowError) as exc:
             # PyYAML's constructors fail with bare Python errors on explicitly tagged bad values
             # (``!!int 0x``, ``!!timestamp 2021-13-01``, ``!!bool maybe``...).
             raise FrontmatterRefused(
-                f"malformed frontmatter: a tagged value cannot be read ({type(exc).__name__}: {exc}); "
+                f"malformed {what}: a tagged value cannot be read ({type(exc).__name__}: {exc}); "
                 "remove the '!!' tag or fix the value"
             ) from None
     finally:

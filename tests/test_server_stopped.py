@@ -1,0 +1,137 @@
+"""PostgreSQL stopped under a running system (production profile): a query in a process that had its
+indexes open, and an ingest stopped in the middle of its index steps.
+
+The query fails with the service and the setting named (``LUCASRAG_POSTGRES_DSN``), within a bound, never
+a hang; the ingest's index step fails the same way; after the restart the next ingest heals (its chunk
+rows equal those of a clean build). The test runs a PostgreSQL of its own (the session's one serves the
+Dagster instance here, so the run's own records survive the outage) and the session's Neo4j.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+import uuid
+
+import pytest
+
+from lucasrag.services import ServiceError
+from lucasrag.vocabulary import WORKSPACES
+from lucasrag_harness.services import PostgresServer, free_port
+
+pytestmark = [pytest.mark.slow, pytest.mark.production]
+
+NOTES = {
+    "tech/vacuum.md": "---\nworkspace: technical\n---\nPostgres vacuum tuning on the zebra cluster.\n",
+    "journal/2026-05-01.md": "---\nworkspace: personal\n---\nTram 28 to Graça with Ellie; zebra crossing.\n",
+    "admin/lease.md": "---\nworkspace: administrative\n---\nLisbon lease on zebra street; rent due on the first.\n",
+}
+QUERY_BOUND_S = 30  # a dead server must be reported well within this (the connect timeout is 5 s)
+
+
+def _records(settings):
+    from lucasrag.index import open_chunk_store
+
+    out = {}
+    for ws in WORKSPACES:
+        store = open_chunk_store(settings, ws)
+        try:
+            out[ws] = sorted((r.chunk_id, r.band, r.charged, r.text) for r in store.all_records())
+        finally:
+            store.close()
+    return out
+
+
+def test_postgres_stopped_under_a_query_and_an_ingest(
+    tmp_path, server_tmp, postgres_server, neo4j_server, clean_neo4j, settings_for, monkeypatch
+):
+    from lucasrag_assets.ingest import dagster_postgres_url, open_instance, run_ingest
+    from lucasrag_harness.services.postgres import ensure_database
+    from lucasrag_query import query
+
+    vault = tmp_path / "vault"
+    for rel, text in NOTES.items():
+        (vault / rel).parent.mkdir(parents=True, exist_ok=True)
+        (vault / rel).write_text(text)
+    server = PostgresServer(server_tmp / "pg", free_port())
+    server.start()
+    try:
+        dagster_db = ensure_database(postgres_server.admin_dsn, f"lucasrag_dg{uuid.uuid4().hex[:10]}")
+        monkeypatch.setenv("LUCASRAG_DAGSTER_PG_URL", dagster_postgres_url(dagster_db))
+        monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "dagster"))
+        (tmp_path / "dagster").mkdir()
+        # Runs on the session's PostgreSQL, without per-step log capture (its `tail` processes time out on
+        # a loaded machine and would fail the run for a reason that is not the one under test).
+        (tmp_path / "dagster" / "dagster.yaml").write_text(
+            "storage:\n  postgres:\n    postgres_url:\n      env: LUCASRAG_DAGSTER_PG_URL\n"
+            "compute_logs:\n  module: dagster._core.storage.noop_compute_log_manager\n"
+            "  class: NoOpComputeLogManager\ntelemetry:\n  enabled: false\n"
+        )
+        settings = settings_for(
+            vault,
+            tmp_path / "data",
+            profile="production",
+            postgres_dsn=server.ensure_database("lucasrag_stop"),
+            neo4j_uri=neo4j_server.uri,
+            neo4j_user=neo4j_server.user,
+            neo4j_password=neo4j_server.password,
+        )
+        clean_neo4j(neo4j_server)
+        run_ingest(settings)
+        assert query("zebra", settings=settings).results  # the indexes are open in this process now
+
+        server.stop()
+        started = time.monotonic()
+        with pytest.raises(ServiceError, match=r"PostgreSQL.*LUCASRAG_POSTGRES_DSN") as info:
+            query("zebra", settings=settings)
+        seconds = time.monotonic() - started
+        assert seconds < QUERY_BOUND_S, f"the query took {seconds:.1f}s to report the dead server"
+        assert server.password not in str(info.value)
+
+        # Stopped in the middle of an ingest: the server goes away once the first index step runs.
+        server.start()
+        (vault / "tech/vacuum.md").write_text(NOTES["tech/vacuum.md"] + "\nautovacuum_naptime is 15s now.\n")
+        (vault / "tech/new.md").write_text("---\nworkspace: technical\n---\nA new zebra-striped rack.\n")
+        errors: list[BaseException] = []
+        with open_instance(settings) as instance:
+            runs_before = {r.run_id for r in instance.get_runs()}
+        worker = threading.Thread(target=lambda: _run(run_ingest, settings, errors))
+        worker.start()
+        with open_instance(settings) as instance:  # the run's records live on the session's PostgreSQL
+            while worker.is_alive() and not _index_step_started(instance, runs_before):
+                time.sleep(0.05)
+        server.stop()
+        worker.join(600)
+        assert errors and "PostgreSQL" in str(errors[0]) and "LUCASRAG_POSTGRES_DSN" in str(errors[0]), errors
+        print(f"\nquery with PostgreSQL stopped: ServiceError after {seconds:.2f}s; ingest stopped: {errors[0]}")
+
+        server.start()
+        run_ingest(settings)  # heals
+        healed = _records(settings)
+    finally:
+        server.stop()
+
+    clean = settings_for(
+        vault,
+        tmp_path / "clean",
+        profile="production",
+        postgres_dsn=ensure_database(postgres_server.admin_dsn, f"lucasrag_cl{uuid.uuid4().hex[:10]}"),
+        neo4j_uri=neo4j_server.uri,
+        neo4j_user=neo4j_server.user,
+        neo4j_password=neo4j_server.password,
+    )
+    clean_neo4j(neo4j_server)
+    run_ingest(clean)
+    assert healed == _records(clean)
+
+
+def _index_step_started(instance, runs_before) -> bool:
+    runs = [r for r in instance.get_runs(limit=3) if r.run_id not in runs_before]
+    return bool(runs) and any(s.step_key.endswith("_index") for s in instance.get_run_step_stats(runs[0].run_id))
+
+
+def _run(fn, settings, errors):
+    try:
+        fn(settings)
+    except BaseException as exc:  # noqa: BLE001 — the test reads it
+        errors.append(exc)

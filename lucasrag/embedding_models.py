@@ -195,9 +195,7 @@ def embedding_model(model_id: str) -> EmbeddingModel:
     try:
         return MODELS[model_id]
     except KeyError:
-        raise ValueError(
-            f"LUCASRAG_EMBEDDING_MODEL={model_id!r}: expected one of {', '.join(MODELS)}"
-        ) from None
+        raise ValueError(f"LUCASRAG_EMBEDDING_MODEL={model_id!r}: expected one of {', '.join(MODELS)}") from None
 
 
 def main(argv: list[str]) -> int:

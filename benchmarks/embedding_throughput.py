@@ -90,6 +90,7 @@ def main() -> None:
         for b in args.batches:
             configs[f"int8 threads=2 batch={b} sorted"] = Embedder(model, threads=2, batch=b).embed
         configs["int8 threads=1 batch=32 sorted"] = Embedder(model, threads=1, batch=32).embed
+        configs["int8 threads=2 batch=32 sorted, spinning pool"] = Embedder(model, threads=2, batch=32, spin=True).embed
         unsorted = Embedder(model, threads=2, batch=32)
         configs["int8 threads=2 batch=32 unsorted"] = lambda t, e=unsorted: _unsorted(e, t)
         if model_id in fp32:

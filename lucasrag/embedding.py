@@ -67,7 +67,9 @@ class TokenizerAdapter:
 class Embedder:
     """One model's sentence embeddings on onnxruntime (CPU)."""
 
-    def __init__(self, model: str | EmbeddingModel = DEFAULT_MODEL, *, threads: int = 2, batch: int = BATCH) -> None:
+    def __init__(
+        self, model: str | EmbeddingModel = DEFAULT_MODEL, *, threads: int = 2, batch: int = BATCH, spin: bool = False
+    ) -> None:
         import onnxruntime as ort
         from tokenizers import Tokenizer
 
@@ -77,6 +79,9 @@ class Embedder:
         options.intra_op_num_threads = threads
         options.inter_op_num_threads = 1
         options.log_severity_level = 3
+        # Worker threads sleep between runs instead of spinning: on a shared machine a spinning pool
+        # burns the cores other processes (and this one's next batch) need.
+        options.add_session_config_entry("session.intra_op.allow_spinning", "1" if spin else "0")
         self._session = ort.InferenceSession(str(model_path), options, providers=["CPUExecutionProvider"])
         self._inputs = {i.name for i in self._session.get_inputs()}
         self._tokenizer = Tokenizer.from_file(str(tokenizer_path))

@@ -70,10 +70,6 @@ class _VectorCache:
     def clear(self) -> None:
         self._by_text.clear()
 
-    def discard(self, texts: Sequence[str]) -> None:
-        for t in texts:
-            self._by_text.pop(t, None)
-
     def __deepcopy__(self, memo: dict) -> _VectorCache:
         # LightRAG deep-copies its config (the embedding function's bound
         # instance included) on every query: share the cache, do not copy it.

@@ -50,15 +50,16 @@ def main() -> None:
     ap.add_argument("--conversation", default="conv-26")
     ap.add_argument("--questions", type=int, default=40)
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--timeout", type=float, default=180.0, help="LUCASRAG_RERANKER_TIMEOUT for the run")
     args = ap.parse_args()
     conv = next(c for c in load_locomo(args.data) if c.sample_id == args.conversation)
     settings, _ = _prepare(conv, args.out, print, run_ingest)
     questions = [q for q in conv.questions if q.category in SESSION_CATEGORIES][: args.questions]
     with tempfile.TemporaryDirectory() as tmp, serve_reranker(ensure_rank_gguf(Path(tmp)), threads=args.threads) as url:
-        reranked = dataclasses.replace(settings, reranker_url=url, reranker_timeout_s=60.0)
+        reranked = dataclasses.replace(settings, reranker_url=url, reranker_timeout_s=args.timeout)
         ms = {"fusion": [], "llama.cpp": []}
         scores = {"fusion": SessionScores("fusion"), "llama.cpp": SessionScores("llama.cpp")}
-        taus, same_top, pools = [], 0, []
+        taus, same_top, pools, fallbacks = [], 0, [], []
         for q in questions:
             gold = set(evidence_sessions(q.evidence))
             order = {}
@@ -67,7 +68,7 @@ def main() -> None:
                 result = query(q.text, top_k=25, settings=reranked, options=QueryOptions(rerank=use))
                 ms[name].append((time.perf_counter() - t0) * 1000)
                 if use and result.reranker != "llama.cpp":
-                    raise SystemExit(f"the reranker did not answer: {result.reranker_note}")
+                    fallbacks.append(result.reranker_note)
                 order[name] = [r.chunk_id for r in result.results]
                 scores[name].add(
                     SESSION_CATEGORIES[q.category], gold, ranked_sessions([r.text for r in result.results])
@@ -85,7 +86,8 @@ def main() -> None:
         )
     print(
         f"  ordering: same top-1 {same_top}/{len(questions)}, Kendall tau fusion vs cross-encoder "
-        f"{statistics.median([t for t in taus if t == t]):.2f} (median); rerank timings {pools[:3]}"
+        f"{statistics.median([t for t in taus if t == t]):.2f} (median); rerank stage p50 "
+        f"{statistics.median(pools):.0f} ms; {len(fallbacks)} fell back to fusion ({fallbacks[:1]})"
     )
 
 

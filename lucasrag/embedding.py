@@ -27,8 +27,8 @@ from lucasrag.embedding_models import (
 __all__ = ["DIM", "Embedder", "EmbeddingModelMissing", "EmbeddingStats", "TOKENIZER", "get_embedder"]
 
 DIM = 384  # both models
-#: Texts per onnxruntime run. Texts are sorted by token count first, so a batch pads little;
-#: 32 was the fastest of 1-128 on this machine for both models (docs/evaluation.md, "Embedding throughput").
+#: Texts per onnxruntime run. Texts are sorted by token count first, so a batch pads little; batch 1
+#: and 32 measured alike on the shared machine (docs/evaluation.md, "Embedding throughput").
 BATCH = 32
 #: The chunker's tokenizer (word pieces are the same BERT uncased vocabulary in both models).
 TOKENIZER = MINILM_TOKENIZER

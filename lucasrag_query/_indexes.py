@@ -22,10 +22,25 @@ class IndexMissing(FileNotFoundError):
     """No workspace asked for has been ingested under LUCASRAG_DATA."""
 
 
+class IndexModelMismatch(IndexMissing):
+    """A workspace was indexed with another embedding model than ``LUCASRAG_EMBEDDING_MODEL``: its
+    vectors cannot be compared with this model's query vector (no index for this model exists)."""
+
+
+def check_embedding_model(settings: Settings, workspace: str, indexed_with: str | None) -> None:
+    if indexed_with not in (None, settings.embedding_model):
+        raise IndexModelMismatch(
+            f"the {workspace} index was built with embedding model {indexed_with!r} but "
+            f"LUCASRAG_EMBEDDING_MODEL={settings.embedding_model!r}: set LUCASRAG_EMBEDDING_MODEL={indexed_with} "
+            f"to query it, or run `lucasrag ingest` to rebuild it with {settings.embedding_model!r}"
+        )
+
+
 @dataclass
 class OpenWorkspace:
     stores: WorkspaceStores
     stamp: tuple
+    model: str | None = None  # the embedding model its vectors come from (read from the store once)
 
     @property
     def workspace(self) -> str:
@@ -73,6 +88,9 @@ async def open_workspaces(
                     raise
                 damaged.append(exc)
                 continue
+        if entry.model != settings.embedding_model:  # read once per opening (the stamp changes with it)
+            entry.model = entry.store.embedding_model() or settings.embedding_model
+        check_embedding_model(settings, ws, entry.model)
         opened.append(entry)
     if damaged and not opened:
         raise damaged[0]

@@ -132,7 +132,7 @@ async def aquery(
     opened = await open_workspaces(settings, selected, damaged)
     from lucasrag.embedding import get_embedder
 
-    vector = (await asyncio.to_thread(get_embedder().embed, [text]))[0]
+    vector = (await asyncio.to_thread(get_embedder(settings.embedding_model).embed_query, [text]))[0]
     keywords = query_terms(text, temporal.periods) if options.keywords else []
     timings["prepare"] = (time.perf_counter() - t0) * 1000
 

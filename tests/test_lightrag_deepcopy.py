@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import copy
 
 import numpy as np
@@ -16,9 +17,9 @@ def test_tokenizer_adapter_is_shared_by_deepcopy():
     assert copy.deepcopy({"tokenizer": tokenizer})["tokenizer"] is tokenizer
 
 
-def test_vector_cache_is_shared_and_discards_query_vectors():
-    cache = _VectorCache()
-    cache.add(["q"], np.ones((1, 384), np.float32))
+def test_vector_cache_is_shared_and_keeps_no_query_vectors():
+    cache = _VectorCache("minilm")
+    cache.add(["passage"], np.ones((1, 384), np.float32))
     assert copy.deepcopy(cache.embed).__self__ is cache
-    cache.discard(["q", "never added"])
-    assert cache._by_text == {}
+    vector = asyncio.run(cache.embed_query("where do I live?"))
+    assert vector.shape == (384,) and set(cache._by_text) == {"passage"}

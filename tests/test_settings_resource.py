@@ -40,6 +40,7 @@ NON_DEFAULT: dict[str, tuple[object, str]] = {
     "archive_after_years": (7, "7"),
     "route_threshold": (0.73, "0.73"),
     "chunk_tokens": (64, "64"),
+    "embedding_model": ("bge-small", "bge-small"),
     "candidates_per_workspace": (11, "11"),
     "top_k": (9, "9"),
     "reranker_url": ("http://rr:8012", "http://rr:8012"),

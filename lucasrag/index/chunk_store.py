@@ -47,7 +47,10 @@ CREATE TABLE IF NOT EXISTS docs (
 -- Keyword index over lexical.chunk_terms() of each chunk; rowid = chunks.rowid.
 CREATE VIRTUAL TABLE IF NOT EXISTS chunk_terms USING fts5(terms, tokenize = 'unicode61 remove_diacritics 0');
 CREATE VIRTUAL TABLE IF NOT EXISTS chunk_vocab USING fts5vocab(chunk_terms, 'row');
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
+#: The model of every vector in a store written before the model stamp existed.
+LEGACY_MODEL = "minilm"
 
 #: Bumped whenever lexical.chunk_terms() changes: an older store is re-indexed on open.
 _TERMS_VERSION = 1
@@ -247,3 +250,13 @@ class SqliteChunkStore:
         docs = self._db.execute("SELECT count(*) FROM docs").fetchone()[0]
         chunks = self._db.execute("SELECT count(*) FROM chunks").fetchone()[0]
         return docs, chunks
+
+    def embedding_model(self) -> str | None:
+        row = self._db.execute("SELECT value FROM meta WHERE key = 'embedding_model'").fetchone()
+        if row:
+            return row[0]
+        return LEGACY_MODEL if self._db.execute("SELECT 1 FROM chunks LIMIT 1").fetchone() else None
+
+    def stamp_embedding_model(self, model: str) -> None:
+        with self._writing():
+            self._db.execute("INSERT OR REPLACE INTO meta VALUES ('embedding_model', ?)", (model,))

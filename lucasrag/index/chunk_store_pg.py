@@ -16,11 +16,13 @@ import numpy as np
 
 from lucasrag import lexical
 from lucasrag.embedding import DIM
+from lucasrag.index.chunk_store import LEGACY_MODEL
 from lucasrag.settings import Settings
 from lucasrag.vocabulary import ChunkRecord
 
 CHUNKS_TABLE = "lucasrag_chunks"
 DOCS_TABLE = "lucasrag_docs"
+META_TABLE = "lucasrag_meta"
 
 _SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS {CHUNKS_TABLE} (
@@ -48,6 +50,12 @@ CREATE TABLE IF NOT EXISTS {DOCS_TABLE} (
     path TEXT NOT NULL,
     fingerprint TEXT NOT NULL,
     PRIMARY KEY (workspace, doc_id)
+);
+CREATE TABLE IF NOT EXISTS {META_TABLE} (
+    workspace TEXT NOT NULL,
+    key TEXT NOT NULL,
+    value TEXT NOT NULL,
+    PRIMARY KEY (workspace, key)
 );
 """
 
@@ -315,3 +323,21 @@ class PostgresChunkStore:
             f"SELECT count(*) FROM {CHUNKS_TABLE} WHERE workspace = %s", (self.workspace,)
         ).fetchone()[0]
         return docs, chunks
+
+    def embedding_model(self) -> str | None:
+        row = self._db.execute(
+            f"SELECT value FROM {META_TABLE} WHERE workspace = %s AND key = 'embedding_model'", (self.workspace,)
+        ).fetchone()
+        if row:
+            return row[0]
+        has_chunks = self._db.execute(
+            f"SELECT EXISTS (SELECT 1 FROM {CHUNKS_TABLE} WHERE workspace = %s)", (self.workspace,)
+        ).fetchone()[0]
+        return LEGACY_MODEL if has_chunks else None
+
+    def stamp_embedding_model(self, model: str) -> None:
+        self._db.execute(
+            f"INSERT INTO {META_TABLE} VALUES (%s, 'embedding_model', %s)"
+            " ON CONFLICT (workspace, key) DO UPDATE SET value = EXCLUDED.value",
+            (self.workspace, model),
+        )

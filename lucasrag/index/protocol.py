@@ -72,3 +72,14 @@ class ChunkStore(Protocol):
     def counts(self) -> tuple[int, int]:
         """(documents, chunks)."""
         ...
+
+    # ---- which model wrote the vectors (lucasrag.index.sync stamps it; the query side checks it)
+
+    def embedding_model(self) -> str | None:
+        """The ``LUCASRAG_EMBEDDING_MODEL`` id the vectors were computed with; None for an empty store.
+        (A store written before the stamp existed holds MiniLM vectors: ``"minilm"``.)"""
+        ...
+
+    def stamp_embedding_model(self, model: str) -> None:
+        """Record that every vector of this workspace now comes from ``model``."""
+        ...

@@ -64,6 +64,8 @@ class SyncReport:
     graph_write_seconds: float = 0.0
     llm_chunks: int = 0  # chunks LightRAG's LLM extraction ran on (LUCASRAG_LLM_URL)
     llm_seconds: float = 0.0
+    #: the model the workspace was indexed with before this run rebuilt it for another ("" if none)
+    model_changed_from: str = ""
 
 
 def doc_fingerprint(records: Sequence[ChunkRecord], graph_mode: str = "") -> str:
@@ -129,17 +131,28 @@ async def sync_workspace(
     mode = graph_mode(settings)
     wanted = {doc_id: doc_fingerprint(chunks, mode) for doc_id, chunks in by_doc.items()}
 
+    if cache.model != settings.embedding_model:
+        raise ValueError(
+            f"the embedding cache serves {cache.model!r} but the index is built with "
+            f"LUCASRAG_EMBEDDING_MODEL={settings.embedding_model!r}"
+        )
     with damage_reported(settings, workspace):
         store = open_chunk_store(settings, workspace)
     try:
         with damage_reported(settings, workspace):
             have = store.doc_fingerprints()
+            indexed_with = store.embedding_model()
+        if indexed_with not in (None, settings.embedding_model):
+            # Vectors of another model cannot be compared with this model's: rebuild every document.
+            have = dict.fromkeys(have, "")
+            report.model_changed_from = indexed_with
         stale = [d for d, fp in have.items() if wanted.get(d) != fp]
         fresh = [d for d, fp in wanted.items() if have.get(d) != fp]
         report.docs_removed = sum(1 for d in stale if d not in wanted)
         report.docs_added = len(fresh)
         report.docs_unchanged = len(wanted) - len(fresh)
         if not stale and not fresh:
+            store.stamp_embedding_model(settings.embedding_model)
             report.docs_total, report.chunks_total = store.counts()
             if mode:
                 report.graph_entities, report.graph_relations = read_graph_counts(settings, workspace)
@@ -190,6 +203,7 @@ async def sync_workspace(
                 for batch, vectors in written:
                     store.add_chunks(batch, vectors)
                 store.mark_docs({d: (by_doc[d][0].path, wanted[d]) for d in fresh})
+                store.stamp_embedding_model(settings.embedding_model)
             report.write_seconds += time.perf_counter() - t0
             report.graph_entities, report.graph_relations = await index.graph_counts()
             _write_graph_counts(settings, workspace, report.graph_entities, report.graph_relations)

@@ -110,6 +110,11 @@ def index_asset(workspace: str) -> AssetsDefinition:
             raise
         finally:
             cache.close()
+        if report.model_changed_from:
+            context.log.info(
+                f"{workspace}: rebuilt for embedding model {settings.embedding_model!r} "
+                f"(indexed with {report.model_changed_from!r} before)"
+            )
         context.log.info(
             f"{workspace}: +{report.docs_added} -{report.docs_removed} ={report.docs_unchanged} documents, "
             f"{report.texts_embedded} texts embedded in {report.embed_seconds:.1f}s"
@@ -122,6 +127,7 @@ def index_asset(workspace: str) -> AssetsDefinition:
                 "documents_removed": report.docs_removed,
                 "documents_unchanged": report.docs_unchanged,
                 "texts_embedded": report.texts_embedded,
+                "embedding_model": settings.embedding_model,
                 "embed_seconds": round(report.embed_seconds, 3),
                 "write_seconds": round(report.write_seconds, 3),
                 "graph_entities": report.graph_entities,

@@ -13,6 +13,7 @@ from dagster import (
 )
 
 from lucasrag.catalog import read_decisions, read_previous_catalog, read_state
+from lucasrag.embedding_models import CALIBRATED_MODEL
 from lucasrag.vocabulary import WORKSPACES
 from lucasrag_assets.assets._metadata import markdown_table
 from lucasrag_assets.resources import LucasragSettings
@@ -61,7 +62,8 @@ def routing_changes(settings, notes: pl.DataFrame, decided: pl.DataFrame) -> pl.
 )
 def route_notes(context: AssetExecutionContext, lucasrag: LucasragSettings, vault_notes: pl.DataFrame):
     settings = lucasrag.get()
-    cache = lucasrag.embedding_cache()
+    # routing prototypes and thresholds were calibrated on this model's cosines, whatever the index uses
+    cache = lucasrag.embedding_cache(CALIBRATED_MODEL)
     try:
         rules = load_routing_rules(settings.vault)  # a broken routing.yaml fails here, naming the entry
         decided = route_frame(vault_notes, cache.embed, settings.route_threshold, rules)

@@ -75,7 +75,7 @@ async def build_flat_index(settings: Settings, records: Sequence[ChunkRecord]):
     for r in records:
         by_doc[r.doc_id].append(r)
     full_texts = {d: "\n\n".join(r.text for r in sorted(rs, key=lambda r: r.chunk_index)) for d, rs in by_doc.items()}
-    cache = EmbeddingCache(settings.data / "embeddings.sqlite")
+    cache = EmbeddingCache(settings.data / "embeddings.sqlite", settings.embedding_model)
     try:
         return await sync_workspace(settings, FLAT_WORKSPACE, records, full_texts, cache)
     finally:

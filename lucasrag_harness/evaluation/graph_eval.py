@@ -218,7 +218,7 @@ def locomo_conversation(
     try:
         facts["graph"] = _loop.run(ws.graph_counts())
         for q in conv.questions[:questions] if questions else conv.questions:
-            vector = get_embedder().embed([q.text])[0]
+            vector = get_embedder(settings.embedding_model).embed_query([q.text])[0]
             for graph in (False, True):
                 tag = "graph" if graph else "naive"
                 t0 = time.perf_counter()

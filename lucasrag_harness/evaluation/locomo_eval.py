@@ -194,7 +194,7 @@ def _evaluate(
                     by_sum = session_sum_ranking([(r.text, r.score) for r in result.results], chunk_sessions)
                     sessions[LUCASRAG_SESSION_SUM].add(category, gold, by_sum)
             t0 = time.perf_counter()
-            vector = get_embedder().embed([q.text])[0]
+            vector = get_embedder(settings.embedding_model).embed_query([q.text])[0]
             hits = _loop.run(flat.search(q.text, TOP_K, vector))
             flat_ms = (time.perf_counter() - t0) * 1000
             t0 = time.perf_counter()

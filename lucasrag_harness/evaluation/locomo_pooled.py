@@ -107,7 +107,7 @@ def run_pooled(
                     scores[half][name].add(
                         category, gold, ranked_sessions([r.text for r in result.results], sessions_of)
                     )
-                vector = get_embedder().embed([q.text])[0]
+                vector = get_embedder(settings.embedding_model).embed_query([q.text])[0]
                 hits = _loop.run(flat.search(q.text, TOP_K, vector))
                 scores[half][FLAT].add(category, gold, ranked_sessions(hits, sessions_of))
                 top = [texts[i] for i in bm25_chunks.top(q.text, TOP_K)]

@@ -17,12 +17,12 @@ from lucasrag.index._lightrag._graph_read import GRAPH_RELATED_CHUNKS, GraphRead
 from lucasrag.index._lightrag._graph_write import GraphWriter
 from lucasrag.index._lightrag._production import _configure_production, _loop_lock, _require_services
 from lucasrag.index._lightrag._setup import (
-    EMBEDDING_MODEL_NAME,
     _backend,
     _load_fresh_if_moved,
     _no_llm,
     _quiet_lightrag,
     _VectorCache,
+    embedding_model_name,
 )
 from lucasrag.settings import Settings
 from lucasrag.vocabulary import ChunkRecord
@@ -50,7 +50,8 @@ class WorkspaceIndex(GraphWriter, GraphReader, LlmExtraction):
 
         _quiet_lightrag()
         backend = _backend(settings.profile)
-        vectors = _VectorCache()
+        vectors = _VectorCache(settings.embedding_model)
+        # Chunking counts tokens with the MiniLM word pieces (the same BERT uncased vocabulary in bge).
         embedder = get_embedder()
         working_dir = settings.index_dir
         working_dir.mkdir(parents=True, exist_ok=True)
@@ -68,7 +69,10 @@ class WorkspaceIndex(GraphWriter, GraphReader, LlmExtraction):
                 working_dir=str(working_dir),
                 workspace=workspace,
                 embedding_func=EmbeddingFunc(
-                    embedding_dim=DIM, max_token_size=256, func=vectors.embed, model_name=EMBEDDING_MODEL_NAME
+                    embedding_dim=DIM,
+                    max_token_size=256,
+                    func=vectors.embed,
+                    model_name=embedding_model_name(settings.embedding_model),
                 ),
                 llm_model_func=_no_llm,
                 tokenizer=Tokenizer("all-MiniLM-L6-v2", embedder.tokenizer),
@@ -174,11 +178,9 @@ class WorkspaceIndex(GraphWriter, GraphReader, LlmExtraction):
 
         ``query_vector``, when given, spares a second embedding of the same query
         (the federated query embeds it once for all workspaces)."""
-        vector = query_vector if query_vector is not None else (await self._vectors.embed([text]))[0]
+        vector = query_vector if query_vector is not None else await self._vectors.embed_query(text)
         named, reached = await self._graph_reach(text, keywords, top_k) if graph else (0, [])
         rows = await self._rag.chunks_vdb.query(text, top_k=top_k, query_embedding=vector.tolist())
-        if query_vector is None:
-            self._vectors.discard([text])
         if not reached:
             return [Hit(r["id"], r.get("content") or "") for r in rows][:top_k]
         picked = await self._nearest_of(reached, vector, int(GRAPH_RELATED_CHUNKS * named / 2))

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from lucasrag.embedding import DIM, get_embedder
+from lucasrag.embedding_models import embedding_model
 
 
 @dataclass(frozen=True)
@@ -49,16 +50,18 @@ _BACKENDS = {
 }
 
 
-# LightRAG suffixes its PostgreSQL vector tables with the embedding model's name
-# and dimension (``lightrag_vdb_chunks_all_minilm_l6_v2_384d``): a different model
-# can never mix vectors into the same table.
-EMBEDDING_MODEL_NAME = "all-MiniLM-L6-v2"
+def embedding_model_name(model_id: str) -> str:
+    """LightRAG's ``model_name`` for a ``LUCASRAG_EMBEDDING_MODEL`` id. LightRAG suffixes its PostgreSQL
+    vector tables with it and the dimension (``lightrag_vdb_chunks_all_minilm_l6_v2_384d``): a
+    different model can never mix vectors into the same table."""
+    return embedding_model(model_id).name
 
 
 class _VectorCache:
-    """Vectors we already computed, handed to LightRAG's deferred embedding."""
+    """Vectors we already computed, handed to LightRAG's deferred embedding (all by one model)."""
 
-    def __init__(self) -> None:
+    def __init__(self, model: str) -> None:
+        self.model = model
         self._by_text: dict[str, np.ndarray] = {}
 
     def add(self, texts: Sequence[str], vectors: np.ndarray) -> None:
@@ -66,10 +69,6 @@ class _VectorCache:
 
     def clear(self) -> None:
         self._by_text.clear()
-
-    def discard(self, texts: Sequence[str]) -> None:
-        for t in texts:
-            self._by_text.pop(t, None)
 
     def __deepcopy__(self, memo: dict) -> _VectorCache:
         # LightRAG deep-copies its config (the embedding function's bound
@@ -79,9 +78,13 @@ class _VectorCache:
     async def embed(self, texts: list[str], **_: object) -> np.ndarray:
         missing = [t for t in dict.fromkeys(texts) if t not in self._by_text]
         if missing:
-            vectors = await asyncio.to_thread(get_embedder().embed, missing)
+            vectors = await asyncio.to_thread(get_embedder(self.model).embed, missing)
             self.add(missing, vectors)
         return np.stack([self._by_text[t] for t in texts]) if texts else np.zeros((0, DIM), np.float32)
+
+    async def embed_query(self, text: str) -> np.ndarray:
+        """A query's vector (with the model's query prefix; never cached: a query is not a passage)."""
+        return (await asyncio.to_thread(get_embedder(self.model).embed_query, [text]))[0]
 
 
 async def _no_llm(*_args, **_kwargs) -> str:

@@ -1,0 +1,184 @@
+"""MiniLM against bge-small on LoCoMo in one run: recall (chunk and session level), ingest cost, query
+latency, and second-stage rescorings of the fused top-k (issue 17 items 4 and 5).
+
+Each conversation is ingested once per model (``LUCASRAG_EMBEDDING_MODEL``; one data folder per model
+under ``--out``); then every question is asked of both models in turn (side by side, so the machine's
+load hits both alike). Also measured per question:
+
+- the flat index (vector only) of bge-small with and without its query instruction (the choice of prefix);
+- rescoring MiniLM's fused top ``--rescore-k`` by bge-small cosines (read from bge's vector cache: the
+  chunk texts are the same in both folders) — alone, and fused with the original order by reciprocal rank.
+
+    python benchmarks/embedder_compare.py --half tune --conversations 5 --data locomo10.json --json out.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import numpy as np  # noqa: E402
+
+from lucasrag.embedding import get_embedder  # noqa: E402
+from lucasrag.embedding_cache import EmbeddingCache  # noqa: E402
+from lucasrag_assets.ingest import run_ingest  # noqa: E402
+from lucasrag_harness.evaluation.baselines import FlatIndex  # noqa: E402
+from lucasrag_harness.evaluation.locomo import (  # noqa: E402
+    ADVERSARIAL,
+    CATEGORIES,
+    SESSION_CATEGORIES,
+    load_locomo,
+    names_a_date,
+)
+from lucasrag_harness.evaluation.locomo_eval import _prepare, select_conversations  # noqa: E402
+from lucasrag_harness.evaluation.recall import SystemScores  # noqa: E402
+from lucasrag_harness.evaluation.sessions import SessionScores, evidence_sessions, ranked_sessions  # noqa: E402
+from lucasrag_query import _loop, query  # noqa: E402
+from lucasrag_query.options import QueryOptions  # noqa: E402
+
+MODELS = ("minilm", "bge-small")
+TOP_K = 25
+RRF_K = 60  # the usual reciprocal-rank constant
+
+
+def rescored(texts: list[str], query_vec: np.ndarray, cache: EmbeddingCache, k: int, fuse: bool) -> list[str]:
+    """The top ``k`` of ``texts`` reordered by cosine with ``query_vec`` (vectors of ``cache``'s model);
+    with ``fuse``, by reciprocal-rank fusion of the original order and that cosine order. The rest stays."""
+    head = texts[:k]
+    if not head:
+        return texts
+    scores = cache.embed(head) @ query_vec
+    by_cos = list(np.argsort(-scores, kind="stable"))
+    if fuse:
+        cos_rank = {i: r for r, i in enumerate(by_cos)}
+        order = sorted(range(len(head)), key=lambda i: -(1 / (RRF_K + i) + 1 / (RRF_K + cos_rank[i])))
+    else:
+        order = by_cos
+    return [head[i] for i in order] + texts[k:]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--data", type=Path, default=Path("../shared/data/locomo/locomo10.json"))
+    ap.add_argument("--out", type=Path, default=Path("/tmp/lucasrag-embedder-compare"))
+    ap.add_argument("--half", default="tune")
+    ap.add_argument("--conversations", type=int, default=None)
+    ap.add_argument("--questions", type=int, default=None, help="first N questions per conversation")
+    ap.add_argument("--rescore-k", type=int, default=10)
+    ap.add_argument("--json", type=Path)
+    args = ap.parse_args()
+    started = time.perf_counter()
+    chosen = select_conversations(load_locomo(args.data), args.half, args.conversations)
+    systems = [*(f"query() {m}" for m in MODELS), "flat bge-small, query prefix", "flat bge-small, no prefix"]
+    rescores = [f"query() minilm, top {args.rescore_k} by bge cosine", f"query() minilm, top {args.rescore_k} RRF bge"]
+    chunk = {s: SystemScores(s) for s in systems + rescores}
+    session = {s: SessionScores(s) for s in systems + rescores}
+    ingest_rows = []
+    embed_ms: dict[str, list[float]] = {m: [] for m in MODELS}
+    for _half, conv in chosen:
+        prepared = {}
+        for model in MODELS:
+            captured = []
+
+            def ingest(settings, captured=captured):
+                summary = run_ingest(settings)
+                captured.append(summary)
+                return summary
+
+            settings, facts = _prepare(conv, args.out / model, print, ingest, embedding_model=model)
+            meta = captured[0].index_metadata.get("personal", {})
+            ingest_rows.append(
+                {
+                    "sample_id": conv.sample_id,
+                    "model": model,
+                    "chunks": facts["facts"]["chunks"],
+                    "texts_embedded": meta.get("texts_embedded", 0),
+                    "embed_seconds": meta.get("embed_seconds", 0.0),
+                    "ingest_seconds": facts["facts"]["ingest_seconds"],
+                }
+            )
+            prepared[model] = settings
+        bge = get_embedder("bge-small")
+        bge_cache = EmbeddingCache(prepared["bge-small"].data / "embeddings.sqlite", "bge-small")
+        flat = _loop.run(FlatIndex.open(prepared["bge-small"]))
+        questions = conv.questions[: args.questions] if args.questions else conv.questions
+        adversarial = conv.adversarial[: args.questions] if args.questions else conv.adversarial
+        try:
+            for q in [*questions, *adversarial]:
+                scored = q.category in CATEGORIES
+                category, cue = SESSION_CATEGORIES[q.category], names_a_date(q.text)
+                gold = set(evidence_sessions(q.evidence))
+
+                def record(name, texts, ms, scored=scored, category=category, cue=cue, gold=gold, q=q):
+                    if scored:
+                        chunk[name].add(category, q.evidence, texts, ms, cue)
+                    session[name].add(category, gold, ranked_sessions(texts))
+
+                texts_by = {}
+                for model in MODELS:
+                    t0 = time.perf_counter()
+                    result = query(q.text, top_k=TOP_K, settings=prepared[model], options=QueryOptions())
+                    ms = (time.perf_counter() - t0) * 1000
+                    texts_by[model] = [r.text for r in result.results]
+                    record(f"query() {model}", texts_by[model], ms)
+                    t0 = time.perf_counter()
+                    get_embedder(model).embed_query([q.text])
+                    embed_ms[model].append((time.perf_counter() - t0) * 1000)
+                with_prefix = bge.embed_query([q.text])[0]
+                without = bge.embed([q.text])[0]
+                for name, vec in (
+                    ("flat bge-small, query prefix", with_prefix),
+                    ("flat bge-small, no prefix", without),
+                ):
+                    t0 = time.perf_counter()
+                    hits = _loop.run(flat.search(q.text, TOP_K, vec))
+                    record(name, hits, (time.perf_counter() - t0) * 1000)
+                for name, fuse in zip(rescores, (False, True)):
+                    t0 = time.perf_counter()
+                    texts = rescored(texts_by["minilm"], with_prefix, bge_cache, args.rescore_k, fuse)
+                    record(name, texts, (time.perf_counter() - t0) * 1000)
+        finally:
+            _loop.run(flat.close())
+            bge_cache.close()
+        print(f"{conv.sample_id}: done at {time.perf_counter() - started:.0f}s; load {os.getloadavg()}", flush=True)
+
+    categories = list(CATEGORIES.values())
+    report = {
+        "half": args.half,
+        "sample_ids": [c.sample_id for _, c in chosen],
+        "load_average_end": os.getloadavg(),
+        "chunk_level": {s: v.to_dict(categories) for s, v in chunk.items()},
+        "session_level": {s: v.to_dict(SESSION_CATEGORIES[ADVERSARIAL]) for s, v in session.items()},
+        "ingest": ingest_rows,
+        "query_embedding_ms_p50": {m: statistics.median(v) for m, v in embed_ms.items() if v},
+        "seconds": round(time.perf_counter() - started, 1),
+    }
+    print(f"\n{args.half} half: {', '.join(report['sample_ids'])}; load average {os.getloadavg()}")
+    print(f"{'system':<48} {'chunk R@5':>9} {'R@10':>6} {'R@25':>6} | {'Hit@1':>6} {'R@5':>6} {'MRR':>6} | p50 ms")
+    for s in systems + rescores:
+        c, se = report["chunk_level"][s], report["session_level"][s]["without_adversarial"]
+        r = c["recall"]["all"]
+        print(
+            f"{s:<48} {r['R@5']:9.3f} {r['R@10']:6.3f} {r['R@25']:6.3f} | {se['Hit@1']:6.3f} {se['R@5']:6.3f} "
+            f"{se['MRR']:6.3f} | {c['latency_p50_ms']:.1f}"
+        )
+    for model in MODELS:
+        rows = [r for r in ingest_rows if r["model"] == model]
+        texts, secs = sum(r["texts_embedded"] for r in rows), sum(r["embed_seconds"] for r in rows)
+        print(
+            f"ingest {model}: {texts} texts embedded in {secs:.1f}s = {texts / secs if secs else float('nan'):.1f} "
+            f"passages/s; query embedding p50 {report['query_embedding_ms_p50'].get(model, float('nan')):.1f} ms"
+        )
+    if args.json:
+        args.json.write_text(json.dumps(report, indent=1, default=float))
+
+
+if __name__ == "__main__":
+    main()

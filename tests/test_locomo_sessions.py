@@ -115,10 +115,8 @@ def test_halves_are_fixed_and_disjoint():
         select_conversations(convs, "both", None)
 
 
-def test_adversarial_questions_are_kept_for_the_session_protocol_only():
-    from tests.test_locomo import _sample
-
-    conv = parse_conversation(_sample())
+def test_adversarial_questions_are_kept_for_the_session_protocol_only(locomo_sample):
+    conv = parse_conversation(locomo_sample)
     assert [q.category for q in conv.questions] == [4, 1, 2]
     assert [(q.category, q.evidence) for q in conv.adversarial] == [(5, ("D1:1",))]
 

@@ -316,10 +316,19 @@ def test_dagster_home_follows_the_profile(tmp_path, monkeypatch, settings_for, r
     production_ = settings_for(tmp_path, tmp_path / "data", profile="production", postgres_dsn="postgresql://p@h:5/d")
     config = dagster_home(embedded) / "dagster.yaml"
     assert "storage" not in yaml.safe_load(config.read_text())
+    no_compute_logs = {"module": "dagster._core.storage.noop_compute_log_manager", "class": "NoOpComputeLogManager"}
+    assert yaml.safe_load(config.read_text())["compute_logs"] == no_compute_logs
     dagster_home(production_)
     assert yaml.safe_load(config.read_text()) == yaml.safe_load((repo / "dagster.production.yaml").read_text())
+    assert yaml.safe_load(config.read_text())["compute_logs"] == no_compute_logs  # no `tail` per step
     dagster_home(embedded)  # back: ours to rewrite
     assert "storage" not in yaml.safe_load(config.read_text())
+    earlier = (
+        "storage:\n  postgres:\n    postgres_url:\n      env: LUCASRAG_DAGSTER_PG_URL\ntelemetry:\n  enabled: false\n"
+    )
+    config.write_text(earlier)  # what an earlier version wrote: still ours
+    dagster_home(production_)
+    assert yaml.safe_load(config.read_text())["compute_logs"] == no_compute_logs
     config.write_text("telemetry:\n  enabled: true\n")  # someone's own: left alone
     dagster_home(production_)
     assert config.read_text() == "telemetry:\n  enabled: true\n"

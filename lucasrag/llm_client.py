@@ -14,7 +14,7 @@ import logging
 
 import httpx
 
-from lucasrag.settings import Settings
+from lucasrag.settings import Settings, mask_secrets
 
 log = logging.getLogger(__name__)
 
@@ -47,6 +47,7 @@ def chat_model_func(settings: Settings, *, transport: httpx.AsyncBaseTransport |
         else (f"{base}/chat/completions" if base.endswith("/v1") else f"{base}/v1/chat/completions")
     )
     timeout = httpx.Timeout(settings.llm_timeout_s, connect=min(10.0, settings.llm_timeout_s))
+    shown = mask_secrets(url)  # what errors and logs name: they reach Dagster's event log and the terminal
 
     async def complete(
         prompt: str, system_prompt: str | None = None, history_messages: list | None = None, **kwargs
@@ -66,17 +67,17 @@ def chat_model_func(settings: Settings, *, transport: httpx.AsyncBaseTransport |
                     if r.status_code == 429 or r.status_code >= 500:
                         last = f"HTTP {r.status_code}: {r.text[:200]}"
                     elif r.status_code >= 400:
-                        raise LLMError(f"LLM at {url} refused the request: HTTP {r.status_code}: {r.text[:200]}")
+                        raise LLMError(f"LLM at {shown} refused the request: HTTP {r.status_code}: {r.text[:200]}")
                     else:
                         data = r.json()
                         return data["choices"][0]["message"].get("content") or ""
                 except (httpx.TimeoutException, httpx.TransportError) as exc:
                     last = f"{type(exc).__name__}: {exc}"
                 except (ValueError, KeyError, IndexError, TypeError) as exc:
-                    raise LLMError(f"LLM at {url} answered something that is not a chat completion: {exc}") from exc
+                    raise LLMError(f"LLM at {shown} answered something that is not a chat completion: {exc}") from exc
                 if attempt + 1 < RETRIES:
-                    log.warning("LLM call to %s failed (%s); retrying", url, last)
+                    log.warning("LLM call to %s failed (%s); retrying", shown, mask_secrets(last))
                     await asyncio.sleep(BACKOFF_S * 2**attempt)
-        raise LLMError(f"LLM at {url} failed {RETRIES} times; last: {last}")
+        raise LLMError(f"LLM at {shown} failed {RETRIES} times; last: {mask_secrets(last)}")
 
     return complete

@@ -20,19 +20,25 @@ from lucasrag.settings import Settings
 from lucasrag.vault_health import VaultHealth, vault_health
 from lucasrag_assets.io_manager import asset_value_path
 
-# CLI runs skip per-step stdout capture: it spawns two `tail` processes per step
-# (seconds per ingest on two cores) and the CLI shows its own progress anyway.
-_DAGSTER_YAML = """telemetry:
-  enabled: false
-compute_logs:
+# Both profiles skip per-step stdout capture: it spawns two `tail` processes per step (per step
+# process under the multiprocess executor; seconds per ingest on two cores), the CLI shows its own
+# progress, and what the assets report goes through the event log (context.log, metadata), which
+# the compute-log manager does not touch. On Kubernetes a pod's stdout is the pod's log.
+_NO_COMPUTE_LOGS = """compute_logs:
   module: dagster._core.storage.noop_compute_log_manager
   class: NoOpComputeLogManager
 """
+_DAGSTER_YAML = "telemetry:\n  enabled: false\n" + _NO_COMPUTE_LOGS
 # The production profile's instance (same content as dagster.production.yaml at the repository root):
 # runs, event logs and schedules in PostgreSQL through dagster-postgres.
 DAGSTER_PG_URL_ENV = "LUCASRAG_DAGSTER_PG_URL"
 _DAGSTER_PRODUCTION_YAML = (
     "storage:\n  postgres:\n    postgres_url:\n      env: LUCASRAG_DAGSTER_PG_URL\ntelemetry:\n  enabled: false\n"
+    + _NO_COMPUTE_LOGS
+)
+#: What earlier versions wrote: still ours to rewrite.
+_EARLIER_YAMLS = (
+    "storage:\n  postgres:\n    postgres_url:\n      env: LUCASRAG_DAGSTER_PG_URL\ntelemetry:\n  enabled: false\n",
 )
 
 
@@ -46,7 +52,7 @@ def dagster_home(settings: Settings) -> Path:
     config = home / "dagster.yaml"
     wanted = _DAGSTER_PRODUCTION_YAML if settings.profile == "production" else _DAGSTER_YAML
     current = config.read_text() if config.exists() else None
-    if current is None or (current != wanted and current in (_DAGSTER_YAML, _DAGSTER_PRODUCTION_YAML)):
+    if current is None or (current != wanted and current in (_DAGSTER_YAML, _DAGSTER_PRODUCTION_YAML, *_EARLIER_YAMLS)):
         config.write_text(wanted)
     return home
 

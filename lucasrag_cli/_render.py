@@ -6,7 +6,6 @@ import textwrap
 
 from rich.console import Console
 from rich.padding import Padding
-from rich.table import Table
 from rich.text import Text
 
 #: A passage is cut (at a word) to about this many characters and lines unless ``--full``: enough for the
@@ -17,16 +16,46 @@ PASSAGE_LINES = 10
 PASSAGE_INDENT = 4
 
 
-def render_rows(console: Console, title: str, rows: list[dict]) -> None:
+def render_rows(console: Console, title: str, rows: list[dict], *, heading: str = "path") -> None:
+    """One block per row, readable at 80 columns: the ``heading`` field (a note's path) on its own line,
+    the other fields below it as ``name: value``, indented, packed onto as few lines as fit whole.
+
+    A table of a dozen columns folds every cell into slivers on a narrow terminal; a block keeps each
+    value whole. Empty values (None, "", []) are left out: most notes have no warning, care pair or
+    suggestion, and a column of blanks says nothing. ``--json`` has every field of every row.
+    """
     if not rows:
         console.print(f"{title}: none")
         return
-    table = Table(title=f"{title} ({len(rows)})")
-    for column in rows[0]:
-        table.add_column(column, overflow="fold")
+    console.print(Text(f"{title} ({len(rows)})", style="bold"))
+    room = max(console.width - PASSAGE_INDENT, 20)
     for row in rows:
-        table.add_row(*("" if v is None else ", ".join(v) if isinstance(v, list) else str(v) for v in row.values()))
-    console.print(table)
+        console.print(Text(str(row.get(heading)), style="bold cyan"), overflow="fold")
+        fields = [f"{name}: {_cell(value)}" for name, value in row.items() if name != heading and _cell(value)]
+        for line in _packed(fields, room):
+            console.print(Text(" " * PASSAGE_INDENT + line), overflow="fold")
+
+
+def _cell(value) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        return f"{value:.2f}"
+    if isinstance(value, list | tuple):
+        return ", ".join(map(str, value))
+    return str(value)
+
+
+def _packed(fields: list[str], room: int, sep: str = " · ") -> list[str]:
+    """``fields`` joined by ``sep`` into lines of at most ``room`` characters, no field split across
+    two lines; a field longer than a line starts a line of its own and is word-wrapped."""
+    lines: list[str] = []
+    for field in fields:
+        if lines and len(lines[-1]) + len(sep) + len(field) <= room:
+            lines[-1] += sep + field
+        else:
+            lines += textwrap.wrap(field, room) or [field]
+    return lines
 
 
 def passage(text: str, *, full: bool = False) -> str:

@@ -178,6 +178,12 @@ def locomo_command(
         help="per-conversation (one vault each: chunk- and session-level tables), pooled (the chosen "
         "conversations in one vault, out/pooled: session level) or both.",
     ),
+    ablations: bool = typer.Option(
+        True,
+        "--ablations/--no-ablations",
+        help="Also run query() with banding, deference, temporal preference, "
+        "entity graph and keyword match off, one at a time (per-conversation protocol).",
+    ),
 ) -> None:
     """Evidence recall@5/10/25 on LoCoMo (LucasRAG query(), its ablations, a flat LightRAG index and BM25),
     and the anchors' session-level protocol (Hit@1, R@3/5/10, MRR, NDCG@5) per tuning/report half."""
@@ -221,6 +227,7 @@ def locomo_command(
                 log=log,
                 date_cue_only=date_cue_only,
                 half=half,
+                ablations=ablations,
             )
         if protocol != "per-conversation":
             report["pooled"] = run_pooled(

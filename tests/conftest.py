@@ -3,11 +3,14 @@
 
 Tests get what they share from here as fixtures (``settings_for``, ``copy_vault``,
 ``repo``, ``truth``) rather than importing this module; the PostgreSQL/Neo4j session
-fixtures are the plugin ``tests/services_fixtures.py``."""
+fixtures are the plugin ``tests/services_fixtures.py``, the sample vault on each profile
+(``profile_ingested``, ``profile_fresh_vault``) the plugin ``tests/profile_fixtures.py``.
+No test module imports another (``tests/test_import_direction.py``)."""
 
 from __future__ import annotations
 
 import datetime as dt
+import json
 import shutil
 from pathlib import Path
 
@@ -16,9 +19,10 @@ import yaml
 
 from lucasrag.settings import Settings
 
-# Session fixtures that start PostgreSQL (pgvector) and Neo4j for the production profile.
-# The MCP server as a subprocess and the SDK client (tests/mcp).
-pytest_plugins = ["services_fixtures", "mcp_fixtures"]
+# Session fixtures that start PostgreSQL (pgvector) and Neo4j for the production profile;
+# the sample vault on each profile (checks written once, run on both);
+# the MCP server as a subprocess and the SDK client (tests/mcp).
+pytest_plugins = ["services_fixtures", "profile_fixtures", "mcp_fixtures"]
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLE_VAULT = REPO / "vault"
@@ -85,6 +89,14 @@ def repo() -> Path:
     return REPO
 
 
+@pytest.fixture
+def locomo_sample() -> dict:
+    """A LoCoMo-shaped conversation (tests/fixtures/locomo_sample.json), a fresh copy per test:
+    two sessions with turns, one date without turns, evidence ids to split, repair and skip, an
+    adversarial question and the annotations that must never reach a vault (``LEAK``)."""
+    return json.loads((Path(__file__).parent / "fixtures" / "locomo_sample.json").read_text())
+
+
 def ingest_with_home(settings: Settings, dagster_home: Path):
     """``run_ingest(settings)`` on a Dagster instance of its own: for module- and session-scoped
     fixtures, which cannot use the function-scoped ``monkeypatch``."""
@@ -92,6 +104,7 @@ def ingest_with_home(settings: Settings, dagster_home: Path):
 
     mp = pytest.MonkeyPatch()
     mp.setenv("DAGSTER_HOME", str(dagster_home))
+    mp.delenv("LUCASRAG_DAGSTER_PG_URL", raising=False)  # the instance's storage follows the settings only
     try:
         return run_ingest(settings)
     finally:

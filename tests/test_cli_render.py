@@ -73,3 +73,34 @@ def test_cli_query_full_flag_and_json_unchanged(ingested):
     assert "1. admin/insurance/2025-01-15 contents insurance valuation.md" in shown.stdout
     as_json = cli.invoke(app, ["query", "where do I live?", "--json", "--top-k", "2"], env=env)
     assert as_json.exit_code == 0 and as_json.stdout.lstrip().startswith("{")
+
+
+@pytest.mark.parametrize(("command", "module"), [(["notes"], "route"), (["quarantine", "list"], "app")])
+def test_note_listings_read_at_80_columns(ingested, monkeypatch, command, module):
+    """`lucasrag notes` and `lucasrag quarantine list`: one block per note, every value whole at 80 columns."""
+    import importlib
+    import json
+
+    buffer = io.StringIO()
+    cli_module = importlib.import_module(f"lucasrag_cli.{module}")
+    monkeypatch.setattr(cli_module, "out", Console(file=buffer, width=WIDTH, color_system=None, legacy_windows=False))
+    env = {"LUCASRAG_VAULT": str(ingested.vault), "LUCASRAG_DATA": str(ingested.data)}
+    shown = CliRunner().invoke(app, command, env=env)
+    assert shown.exit_code == 0, shown.output
+    rows = json.loads(CliRunner().invoke(app, [*command, "--json"], env=env).stdout)
+    assert rows
+    lines = buffer.getvalue().splitlines()
+    assert max(map(len, lines)) <= WIDTH
+    for row in rows:
+        heading = lines.index(row["path"])  # the path whole on its own line
+        fields = []
+        for line in lines[heading + 1 :]:
+            if not line.startswith(" " * 4):
+                break
+            fields += line.strip().split(" · ")
+        shown_fields = dict(f.split(": ", 1) for f in fields if ": " in f)
+        for name in ("status", "workspace", "band", "date", "suggestion"):
+            if row.get(name):
+                assert shown_fields[name] == row[name], (row["path"], name, fields)
+        if row.get("reason"):  # a long reason is word-wrapped, never lost
+            assert row["reason"].split()[0] in " ".join(fields)

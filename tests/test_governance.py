@@ -55,6 +55,10 @@ def test_governance_round_trip(fresh_vault):
         for part in parts:
             assert part in flat, (what, flat)
     assert _snapshot(settings.vault) == untouched, "a refused approval changed a file"
+    same = run("route", "journal/2018-03-17.md", "--workspace", "personal")  # routed there by the router
+    assert same.exit_code == 0, same.output
+    assert "nothing to change" in same.output
+    assert _snapshot(settings.vault) == untouched, "a move to where the note already is changed a file"
 
     folder = run("quarantine", "approve", "--folder", "inbox", "--workspace", "personal")
     assert folder.exit_code == 0, folder.output

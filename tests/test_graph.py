@@ -1,5 +1,10 @@
 """The entity graph on the sample vault: written on ingest, kept right by incremental
-ingests, used by retrieval, isolated per workspace (LLM extraction: test_graph_llm.py)."""
+ingests, used by retrieval, isolated per workspace (LLM extraction: test_graph_llm.py).
+
+The tests that ask for ``graph_index`` run on both profiles: embedded (NetworkX files) and
+production (the graph in Neo4j, vectors in PostgreSQL; marked ``production``). The session has one
+Neo4j database: the production fixture clears it, and the one test that changes the production
+vault comes last in this file (pytest keeps file order for function-scoped parameters)."""
 
 from __future__ import annotations
 
@@ -115,8 +120,28 @@ def graph_vault(tmp_path_factory, ingested, copy_vault, settings_for, ingest_at)
     return settings, summary
 
 
-def test_ingest_writes_a_graph_per_workspace_and_records_its_size(graph_vault):
-    settings, summary = graph_vault
+@pytest.fixture(scope="module")
+def production_graph(tmp_path_factory, ingested, copy_vault, production_settings, neo4j_server, clean_neo4j, ingest_at):
+    """The same vault on the production profile (a fresh database, Neo4j cleared), graph on,
+    vectors from the session ingest's cache."""
+    root = tmp_path_factory.mktemp("graph-production")
+    vault = copy_vault(root / "vault")
+    (vault / PAYROLL).write_text(PAYROLL_NOTE)
+    (root / "data").mkdir()
+    shutil.copy2(ingested.data / "embeddings.sqlite", root / "data" / "embeddings.sqlite")
+    settings = production_settings(vault, root / "data", graph=True)
+    clean_neo4j(neo4j_server)
+    return settings, ingest_at(settings, root / "dagster")
+
+
+@pytest.fixture
+def graph_index(profile, request):
+    """``(settings, summary)`` of the graph vault on each profile (``profile``: tests/profile_fixtures.py)."""
+    return request.getfixturevalue("graph_vault" if profile == "embedded" else "production_graph")
+
+
+def test_ingest_writes_a_graph_per_workspace_and_records_its_size(graph_index):
+    settings, summary = graph_index
     for ws in WORKSPACES:
         meta = summary.index_metadata[ws]
         assert meta["graph_entities"] > 0 and meta["graph_relations"] > 0, ws
@@ -125,8 +150,8 @@ def test_ingest_writes_a_graph_per_workspace_and_records_its_size(graph_vault):
     assert summary.index_metadata["administrative"]["graph_texts_embedded"] > 0
 
 
-def test_graph_source_ids_are_our_chunk_ids(graph_vault):
-    settings, _ = graph_vault
+def test_graph_source_ids_are_our_chunk_ids(graph_index):
+    settings, _ = graph_index
     tessellate = _entity(settings, "technical", "Tessellate")
     assert tessellate is not None and tessellate["type"] == "organization"
     assert "tech/tessellate-onboarding.md" in _paths(settings, "technical", tessellate["chunk_ids"])
@@ -139,8 +164,8 @@ def test_graph_source_ids_are_our_chunk_ids(graph_vault):
     assert _paths(settings, "creative", link["chunk_ids"]) == {CHARACTERS, "writing/lighthouse story draft.md"}
 
 
-def test_same_name_in_two_workspaces_is_two_unrelated_nodes(graph_vault):
-    settings, _ = graph_vault
+def test_same_name_in_two_workspaces_is_two_unrelated_nodes(graph_index):
+    settings, _ = graph_index
     colleague = _entity(settings, "administrative", "Rosa")
     character = _entity(settings, "creative", "Rosa")
     assert colleague is not None and character is not None
@@ -157,8 +182,8 @@ def test_same_name_in_two_workspaces_is_two_unrelated_nodes(graph_vault):
     assert _run(_with_index(settings, "administrative", others)) == {"2026-02-10 payroll call"}
 
 
-def test_a_query_naming_an_entity_reaches_its_chunks_through_the_graph(graph_vault):
-    settings, _ = graph_vault
+def test_a_query_naming_an_entity_reaches_its_chunks_through_the_graph(graph_index):
+    settings, _ = graph_index
     payroll = _chunk_ids(settings, "administrative", PAYROLL)
 
     async def search(index):
@@ -173,12 +198,12 @@ def test_a_query_naming_an_entity_reaches_its_chunks_through_the_graph(graph_vau
     assert set(with_graph) <= _chunk_ids(settings, "administrative")
 
 
-def test_chunks_reached_through_a_named_entity_rank_high(graph_vault):
+def test_chunks_reached_through_a_named_entity_rank_high(graph_index):
     """The payroll call names Rosa only in its frontmatter: embedding similarity and BM25
     rank it low; graph reach in the fused ranking brings it up."""
     from lucasrag_query import QueryOptions, query
 
-    settings, _ = graph_vault
+    settings, _ = graph_index
     text = "What did Rosa go through with me?"
     with_graph = query(text, workspaces=["administrative"], settings=settings)
     without = query(text, workspaces=["administrative"], settings=settings, options=QueryOptions(graph=False))
@@ -187,10 +212,10 @@ def test_chunks_reached_through_a_named_entity_rank_high(graph_vault):
     assert "entity-graph reach" in with_graph.reranker_note
 
 
-def test_a_workspace_restricted_query_never_reaches_another_workspace(graph_vault):
+def test_a_workspace_restricted_query_never_reaches_another_workspace(graph_index):
     from lucasrag_query import query
 
-    settings, _ = graph_vault
+    settings, _ = graph_index
     creative = _chunk_ids(settings, "creative")
     result = query("Rosa", workspaces=["administrative"], settings=settings)
     assert result.results and {r.workspace for r in result.results} == {"administrative"}
@@ -243,8 +268,8 @@ def test_charged_text_is_withheld_from_the_graph_command(graph_vault, monkeypatc
 
 
 @pytest.mark.parametrize("name", ["Rosa", "#payroll"])
-def test_entities_of_the_payroll_call_are_reachable_by_name(graph_vault, name):
-    settings, _ = graph_vault
+def test_entities_of_the_payroll_call_are_reachable_by_name(graph_index, name):
+    settings, _ = graph_index
     entity = _entity(settings, "administrative", name)
     assert entity and _paths(settings, "administrative", entity["chunk_ids"]) == {PAYROLL}
 
@@ -344,3 +369,21 @@ def test_graph_off_writes_no_graph_and_searches_by_vector(fresh_vault, monkeypat
         return [(h.chunk_id, h.graph) for h in await index.search("Rosa", 5)]
 
     assert _run(_with_index(settings, "creative", search)) == [("chunk-x1", False)]
+
+
+@pytest.mark.production
+def test_deleting_a_note_on_production_removes_what_only_it_supported(production_graph, tmp_path, ingest_at):
+    """Neo4j left exact by an incremental delete. Runs last: it changes the module's production vault."""
+    settings, _ = production_graph
+    before = {ws: check_graph_invariants(settings, ws) for ws in WORKSPACES}
+    (settings.vault / PAYROLL).unlink()  # the colleague's only note
+    summary = ingest_at(settings, tmp_path / "dagster")
+    assert _entity(settings, "administrative", "Rosa") is None
+    assert _entity(settings, "administrative", "#payroll") is None
+    assert _entity(settings, "creative", "Rosa") is not None  # the character is untouched
+    assert summary.index_metadata["administrative"]["graph_entities_removed"] > 0
+    for ws in WORKSPACES:
+        counts = check_graph_invariants(settings, ws)
+        assert counts == (summary.index_metadata[ws]["graph_entities"], summary.index_metadata[ws]["graph_relations"])
+        if ws != "administrative":
+            assert counts == before[ws], ws

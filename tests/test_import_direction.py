@@ -1,5 +1,6 @@
 """Dependencies point one way: surfaces (lucasrag_cli) → write side (lucasrag_assets) /
-read side (lucasrag_query) / harness (lucasrag_harness) → core (lucasrag).
+read side (lucasrag_query) / harness (lucasrag_harness) → core (lucasrag). And no test module imports
+another (or conftest): tests share through fixtures of ``pytest_plugins`` plugins.
 
 An AST walk over every module, so an import inside a function (a lazy import) counts
 as much as one at the top; relative imports are resolved against the module's package.
@@ -100,3 +101,66 @@ def test_relative_imports_resolve_against_the_package():
     # ``from ..x import y`` in lucasrag/sub/mod.py is lucasrag.x; in a package's __init__ one dot is the package.
     assert imported_modules("from ..x import y\n", "lucasrag.sub.mod") == [(1, "lucasrag.x")]
     assert imported_modules("from .x import y\n", "lucasrag.sub", is_package=True) == [(1, "lucasrag.sub.x")]
+
+
+# --------------------------------------------------------------------------- tests share through fixtures
+
+TESTS = REPO / "tests"
+
+
+def _is_test_module(name: str) -> bool:
+    """A dotted name that ends at a test module or conftest (``test_query``, ``tests.test_locomo``)."""
+    last = name.rpartition(".")[2]
+    return last.startswith("test_") or last == "conftest"
+
+
+def imports_of_test_modules(source: str) -> list[tuple[int, str]]:
+    """(line, name) of every import in ``source`` of a test module or of conftest: ``import test_x``,
+    ``from tests.test_x import y``, ``from tests import test_x``, ``from . import test_x``."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, a.name) for a in node.names if _is_test_module(a.name)]
+        elif isinstance(node, ast.ImportFrom):
+            module = node.module or ""
+            if _is_test_module(module):
+                found.append((node.lineno, module))
+            elif node.level or module.rpartition(".")[2] == "tests":  # from a test package: names may be modules
+                found += [(node.lineno, f"{module}.{a.name}") for a in node.names if _is_test_module(a.name)]
+    return found
+
+
+def imports_between_tests(root: Path) -> list[str]:
+    return [
+        f"{path.relative_to(root)}:{line} imports {name} (share through a fixture in a pytest_plugins plugin)"
+        for path in sorted(root.rglob("*.py"))
+        for line, name in imports_of_test_modules(path.read_text())
+    ]
+
+
+def test_no_test_module_imports_another():
+    assert imports_between_tests(TESTS) == []
+
+
+@pytest.mark.parametrize(
+    ("source", "caught"),
+    [
+        ("import test_query as query_checks\n", True),
+        ("import pytest\nimport test_graph\n", True),
+        ("def f():\n    from tests.test_locomo import _sample\n", True),
+        ("from tests import test_locomo\n", True),
+        ("from . import test_query\n", True),
+        ("from conftest import make_settings\n", True),
+        ("import services_fixtures\n", False),
+        ("from lucasrag_query import query\n", False),
+        ("from lucasrag.testing import test_mode\n", False),  # a name, not a module of the tests
+    ],
+)
+def test_the_test_import_checker_catches_an_injected_import(tmp_path, source, caught):
+    (tmp_path / "test_a.py").write_text("def test_a():\n    pass\n")
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "test_injected.py").write_text(source)
+    found = imports_between_tests(tmp_path)
+    assert bool(found) is caught, found
+    if caught:
+        assert found[0].startswith("sub/test_injected.py:")

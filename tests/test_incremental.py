@@ -1,4 +1,5 @@
-"""Re-ingest after a change: changed notes are replaced, deleted notes removed, unchanged ones cost nothing."""
+"""Re-ingest after a change: changed notes are replaced, deleted notes removed, unchanged ones cost nothing
+(on both profiles: embedded, and production with PostgreSQL + Neo4j, marked ``production``)."""
 
 from __future__ import annotations
 
@@ -35,12 +36,10 @@ def _in_lightrag(settings, workspace, ids):
     return asyncio.run(check())
 
 
-def test_changed_deleted_and_unchanged_notes(fresh_vault):
-    check_changed_deleted_and_unchanged(fresh_vault)
-
-
-def check_changed_deleted_and_unchanged(settings, *, cold_cache: bool = True):
-    """Shared with tests/test_production_profile.py (which starts from a warm embedding cache)."""
+def test_changed_deleted_and_unchanged_notes(profile_fresh_vault):
+    """On both profiles (tests/profile_fixtures.py); the production one starts from a warm embedding cache."""
+    settings = profile_fresh_vault
+    cold_cache = not (settings.data / "embeddings.sqlite").exists()
     first = run_ingest(settings)
     if cold_cache:
         assert first.index_metadata["technical"]["texts_embedded"] > 0

@@ -22,47 +22,6 @@ from lucasrag_harness.evaluation.recall import SystemScores, recall_at, turn_ids
 REAL = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "locomo" / "locomo10.json"
 
 
-def _sample() -> dict:
-    """A LoCoMo-shaped sample: two sessions with turns, one date without turns."""
-    return {
-        "sample_id": "conv-x",
-        "conversation": {
-            "speaker_a": "Ann",
-            "speaker_b": "Bob",
-            "session_1_date_time": "1:56 pm on 8 May, 2023",
-            "session_1": [
-                {"speaker": "Ann", "dia_id": "D1:1", "text": "I adopted a dog called Rex."},
-                {
-                    "speaker": "Bob",
-                    "dia_id": "D1:2",
-                    "text": "Lovely!\nWhat breed?",
-                    "img_url": ["x"],
-                    "blip_caption": "a photo of a beagle",
-                },
-            ],
-            "session_2_date_time": "10:04 am on 20 June, 2023",
-            "session_2": [{"speaker": "Ann", "dia_id": "D2:1", "text": "Rex learned to sit."}],
-            "session_3_date_time": "9:00 am on 1 July, 2023",
-        },
-        "qa": [
-            {"question": "What is Ann's dog called?", "answer": "Rex", "evidence": ["D1:1"], "category": 4},
-            {
-                "question": "Which breed, and what did it learn?",
-                "answer": "beagle; sit",
-                "evidence": ["D1:2; D2:1"],
-                "category": 1,
-            },
-            {"question": "When?", "answer": "May", "evidence": ["D:1:1"], "category": 2},
-            {"question": "Opinion?", "answer": "yes", "evidence": [], "category": 3},
-            {"question": "Bad id?", "answer": "?", "evidence": ["D", "D9:9"], "category": 4},
-            {"question": "Adversarial", "adversarial_answer": "no", "evidence": ["D1:1"], "category": 5},
-        ],
-        "event_summary": {"secret": "LEAK"},
-        "observation": {"secret": "LEAK"},
-        "session_summary": {"secret": "LEAK"},
-    }
-
-
 def test_session_dates_parse():
     assert parse_session_datetime("1:56 pm on 8 May, 2023") == dt.datetime(2023, 5, 8, 13, 56)
     assert parse_session_datetime("12:09 am on 13 September, 2023") == dt.datetime(2023, 9, 13, 0, 9)
@@ -72,15 +31,15 @@ def test_session_dates_parse():
         parse_session_datetime("sometime in May")
 
 
-def test_sessions_without_turns_are_skipped_and_now_is_the_day_after():
-    conv = parse_conversation(_sample())
+def test_sessions_without_turns_are_skipped_and_now_is_the_day_after(locomo_sample):
+    conv = parse_conversation(locomo_sample)
     assert [s.number for s in conv.sessions] == [1, 2]
     assert conv.turns == 3
     assert conv.now == dt.date(2023, 6, 21)
 
 
-def test_notes_carry_markers_one_paragraph_per_turn_and_no_annotations(tmp_path):
-    conv = parse_conversation(_sample())
+def test_notes_carry_markers_one_paragraph_per_turn_and_no_annotations(locomo_sample, tmp_path):
+    conv = parse_conversation(locomo_sample)
     note = session_note(conv, conv.sessions[0])
     head, body = note.split("---\n\n", 1)
     assert "date: 2023-05-08" in head and "workspace: personal" in head and "title:" in head
@@ -96,10 +55,10 @@ def test_notes_carry_markers_one_paragraph_per_turn_and_no_annotations(tmp_path)
     assert write_vault(conv, tmp_path) == 0  # unchanged notes are not rewritten
 
 
-def test_note_frontmatter_is_accepted_by_the_vault_scanner(tmp_path):
+def test_note_frontmatter_is_accepted_by_the_vault_scanner(locomo_sample, tmp_path):
     from lucasrag_assets.rules.vault_scan import parse_note
 
-    conv = parse_conversation(_sample())
+    conv = parse_conversation(locomo_sample)
     write_vault(conv, tmp_path)
     note = parse_note(tmp_path, tmp_path / "sessions/2023-05-08 session 1.md", max_bytes=1 << 20)
     assert note.status == "ok", note.reason
@@ -126,8 +85,8 @@ def test_evidence_parsing_is_lenient(raw, ids, split, repaired, skipped):
     assert (stats.ids_split, stats.ids_repaired, stats.ids_skipped) == (split, repaired, skipped)
 
 
-def test_unknown_turns_and_questions_without_evidence_are_counted():
-    conv = parse_conversation(_sample())
+def test_unknown_turns_and_questions_without_evidence_are_counted(locomo_sample):
+    conv = parse_conversation(locomo_sample)
     assert [q.evidence for q in conv.questions] == [("D1:1",), ("D1:2", "D2:1"), ("D1:1",)]
     assert [q.category for q in conv.questions] == [4, 1, 2]  # adversarial never scored
     ev = conv.evidence
@@ -200,8 +159,8 @@ def test_locomo_command_reports_a_missing_file(tmp_path):
     assert result.exit_code == 2
 
 
-def test_json_roundtrip_through_loader(tmp_path):
+def test_json_roundtrip_through_loader(locomo_sample, tmp_path):
     path = tmp_path / "locomo.json"
-    path.write_text(json.dumps([_sample()]))
+    path.write_text(json.dumps([locomo_sample]))
     (conv,) = load_locomo(path)
     assert conv.sample_id == "conv-x" and conv.speakers == ("Ann", "Bob")

@@ -115,10 +115,8 @@ def test_halves_are_fixed_and_disjoint():
         select_conversations(convs, "both", None)
 
 
-def test_adversarial_questions_are_kept_for_the_session_protocol_only():
-    from tests.test_locomo import _sample
-
-    conv = parse_conversation(_sample())
+def test_adversarial_questions_are_kept_for_the_session_protocol_only(locomo_sample):
+    conv = parse_conversation(locomo_sample)
     assert [q.category for q in conv.questions] == [4, 1, 2]
     assert [(q.category, q.evidence) for q in conv.adversarial] == [(5, ("D1:1",))]
 
@@ -143,3 +141,15 @@ def test_a_sweep_sets_one_weight_for_a_block_and_restores_it():
     with pytest.raises(ValueError, match="unknown weight"):
         with ranking_weight("RRF_K", 1.0):
             pass
+
+
+def test_no_ablations_keeps_query_with_its_defaults_only(settings_for, tmp_path):
+    from dataclasses import replace
+
+    from lucasrag_harness.evaluation.locomo_eval import LUCASRAG, RERANK_OFF, _variants
+
+    settings = settings_for(tmp_path, tmp_path)
+    assert list(_variants(settings, ablations=False)) == [LUCASRAG]
+    assert len(_variants(settings)) == 6 and RERANK_OFF not in _variants(settings)
+    assert RERANK_OFF in _variants(replace(settings, reranker_url="http://127.0.0.1:1"))
+    assert list(_variants(replace(settings, reranker_url="http://127.0.0.1:1"), ablations=False)) == [LUCASRAG]

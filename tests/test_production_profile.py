@@ -1,15 +1,12 @@
-"""The production profile (PostgreSQL + pgvector, Neo4j, Dagster on PostgreSQL) behaves like the embedded one.
+"""The production profile (PostgreSQL + pgvector, Neo4j, Dagster on PostgreSQL): what only it has —
+the migration from the embedded profile, the rows it writes, workspace isolation in both servers,
+down servers named with their setting, masked secrets, the services command.
 
-The behavioural checks are the embedded suite's own (tests/test_query.py,
-tests/test_incremental.py), run here on both profiles through ``profile_settings``.
-Each production test gets its own PostgreSQL database; Neo4j has a single database
-(Community edition), so the tests that write graphs clear it first and run after
-the read-only ones (pytest keeps file order for function-scoped parameters).
-
-Cost control: the embedded sample-vault ingest (session fixture ``ingested``)
-fills an embedding cache; the production ingests start from a copy of it, so no
-test re-embeds what another already embedded (model time dominates an ingest on
-two cores).
+The behavioural checks the two profiles share are written once, in the embedded suite's own files
+(tests/test_query.py, tests/test_incremental.py, tests/test_graph.py), and run on both through the
+profile-parametrised fixtures of tests/profile_fixtures.py (``profile_ingested``, ...). Neo4j has a
+single database (Community edition): the tests that write graphs clear it first and run after the
+read-only ones (pytest keeps file order for function-scoped fixtures).
 """
 
 from __future__ import annotations
@@ -20,8 +17,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import test_incremental as incremental_checks
-import test_query as query_checks
 
 from lucasrag.index import index_exists, open_chunk_store, open_workspace_index
 from lucasrag.settings import Settings
@@ -31,22 +26,7 @@ from lucasrag_harness.services import ServiceError, free_port
 pytestmark = pytest.mark.slow
 production = pytest.mark.production
 
-PROFILES = ["embedded", pytest.param("production", marks=production)]
-
-
-# --------------------------------------------------------------------------- helpers and fixtures
-
-
-@pytest.fixture(scope="session")
-def warm_copy(production_settings, copy_vault):
-    """``warm_copy(source, root)``: a copy of ``source``'s vault and data folder (indexes,
-    embedding cache) on a fresh production database."""
-
-    def copy(source: Settings, root: Path) -> Settings:
-        shutil.copytree(source.data, root / "data")
-        return production_settings(copy_vault(root / "vault"), root / "data")
-
-    return copy
+# --------------------------------------------------------------------------- helpers
 
 
 def records_of(settings: Settings, workspace: str) -> list[ChunkRecord]:
@@ -101,33 +81,6 @@ def workspace_rows(dsn: str, workspace: str) -> dict[str, list]:
         select = ", ".join(f'"{c}"::text' for c in cols)
         out[table] = sorted(pg_rows(dsn, f'SELECT {select} FROM "{table}" WHERE workspace = %s', (workspace,)))
     return out
-
-
-@pytest.fixture(scope="module")
-def production_ingested(ingested, tmp_path_factory, neo4j_server, warm_copy, clean_neo4j):
-    """The sample vault on the production profile, through ``lucasrag migrate --to production``: the
-    ordinary ingest on a copy of the vault, its vectors from the embedded index (nothing re-embedded)."""
-    from lucasrag_assets.migrate import migrate
-
-    root = tmp_path_factory.mktemp("production")
-    settings = warm_copy(ingested, root)
-    clean_neo4j(neo4j_server)
-    mp = pytest.MonkeyPatch()
-    mp.setenv("DAGSTER_HOME", str(root / "dagster"))
-    mp.delenv("LUCASRAG_DAGSTER_PG_URL", raising=False)
-    try:
-        summary = migrate(settings)
-    finally:
-        mp.undo()
-    return settings, summary
-
-
-@pytest.fixture(params=PROFILES)
-def profile_settings(request) -> Settings:
-    """The ingested sample vault on each profile (function scope: keeps the file's test order)."""
-    if request.param == "embedded":
-        return request.getfixturevalue("ingested")
-    return request.getfixturevalue("production_ingested")[0]
 
 
 # --------------------------------------------------------------------------- read-only: the ingested sample vault
@@ -196,31 +149,7 @@ def test_dagster_runs_are_recorded_in_postgres(production_ingested):
     assert pg_rows(settings.postgres_dsn, "SELECT count(*) FROM event_logs")[0][0] > 0
 
 
-def test_present_question_prefers_present_notes(profile_settings):
-    query_checks.test_present_question_prefers_present_notes(profile_settings)
-
-
-def test_year_opens_the_archive(profile_settings):
-    query_checks.test_year_opens_the_archive(profile_settings)
-
-
-def test_charged_subject_withheld_then_bridged(profile_settings):
-    query_checks.test_charged_subject_withheld_then_bridged(profile_settings)
-
-
-def test_workspace_restriction(profile_settings):
-    query_checks.test_workspace_restriction(profile_settings)
-
-
 # --------------------------------------------------------------------------- tests that write (Neo4j cleared first)
-
-
-@production
-def test_incremental_update_and_delete_on_production(ingested, tmp_path, neo4j_server, warm_copy, clean_neo4j):
-    clean_neo4j(neo4j_server)
-    settings = warm_copy(ingested, tmp_path)
-    shutil.rmtree(settings.data / "indexes")  # the embedded index is not needed: only the cache
-    incremental_checks.check_changed_deleted_and_unchanged(settings, cold_cache=False)
 
 
 def _note(workspace: str, doc: str, text: str) -> ChunkRecord:
@@ -387,10 +316,19 @@ def test_dagster_home_follows_the_profile(tmp_path, monkeypatch, settings_for, r
     production_ = settings_for(tmp_path, tmp_path / "data", profile="production", postgres_dsn="postgresql://p@h:5/d")
     config = dagster_home(embedded) / "dagster.yaml"
     assert "storage" not in yaml.safe_load(config.read_text())
+    no_compute_logs = {"module": "dagster._core.storage.noop_compute_log_manager", "class": "NoOpComputeLogManager"}
+    assert yaml.safe_load(config.read_text())["compute_logs"] == no_compute_logs
     dagster_home(production_)
     assert yaml.safe_load(config.read_text()) == yaml.safe_load((repo / "dagster.production.yaml").read_text())
+    assert yaml.safe_load(config.read_text())["compute_logs"] == no_compute_logs  # no `tail` per step
     dagster_home(embedded)  # back: ours to rewrite
     assert "storage" not in yaml.safe_load(config.read_text())
+    earlier = (
+        "storage:\n  postgres:\n    postgres_url:\n      env: LUCASRAG_DAGSTER_PG_URL\ntelemetry:\n  enabled: false\n"
+    )
+    config.write_text(earlier)  # what an earlier version wrote: still ours
+    dagster_home(production_)
+    assert yaml.safe_load(config.read_text())["compute_logs"] == no_compute_logs
     config.write_text("telemetry:\n  enabled: true\n")  # someone's own: left alone
     dagster_home(production_)
     assert config.read_text() == "telemetry:\n  enabled: true\n"

@@ -27,7 +27,7 @@ from lucasrag.embedding_cache import EmbeddingCache
 from lucasrag.index._lightrag import WorkspaceIndex
 from lucasrag.index.stores import damage_reported, open_chunk_store, open_workspace_index
 from lucasrag.progress import Progress
-from lucasrag.settings import Settings
+from lucasrag.settings import Settings, mask_secrets
 from lucasrag.vocabulary import ChunkRecord
 
 _BATCH = 1000
@@ -78,10 +78,15 @@ def doc_fingerprint(records: Sequence[ChunkRecord], graph_mode: str = "") -> str
 
 
 def graph_mode(settings: Settings) -> str:
-    """ "" when the graph is off, else what decides which entities a note yields."""
+    """ "" when the graph is off, else what decides which entities a note yields: the extractor's
+    version and, with LLM extraction, the server and model. The URL's password is masked: it decides
+    nothing about the entities (a rotated password must not re-extract every note), and the mode is
+    hashed into every document fingerprint the chunk store keeps."""
     if not settings.graph:
         return ""
-    return f"graph-v{GRAPH_VERSION}" + (f"+llm:{settings.llm_url}:{settings.llm_model}" if settings.llm_url else "")
+    if not settings.llm_url:
+        return f"graph-v{GRAPH_VERSION}"
+    return f"graph-v{GRAPH_VERSION}+llm:{mask_secrets(settings.llm_url)}:{settings.llm_model}"
 
 
 def _counts_file(settings: Settings, workspace: str) -> Path:

@@ -95,6 +95,9 @@ def describe_move(
         raise ApprovalRefused(f"{path} was {_where(row)} at the last ingest: run `lucasrag ingest` to re-read it")
     if declared == workspace:
         return f"{path} already has `workspace: {workspace}` in its frontmatter: nothing to change"
+    if declared is None and row["status"] == "indexed" and row["workspace"] == workspace:
+        # Routed there already: writing `workspace:` would change the file and nothing else.
+        return f"{path} is already {_where(row)}: nothing to change"
     return (
         f"{path}: {_where(row, declared)} → {workspace} (recorded as `workspace: {workspace}` in its frontmatter; "
         "the next ingest moves it)"

@@ -79,9 +79,12 @@ def session_sum_ranking(items: list[tuple[str, float]], sessions_of) -> list[str
     return sorted(totals, key=lambda s: -totals[s])  # sorted() is stable: ties keep first appearance
 
 
-def _variants(settings: Settings) -> dict[str, object]:
+def _variants(settings: Settings, ablations: bool = True) -> dict[str, object]:
+    """The ``query()`` systems: the defaults and, with ``ablations``, one option switched off per row."""
     from lucasrag_query.options import QueryOptions
 
+    if not ablations:
+        return {LUCASRAG: QueryOptions()}
     variants = {
         LUCASRAG: QueryOptions(),
         BANDING_OFF: QueryOptions(banding=False),
@@ -156,6 +159,7 @@ def _evaluate(
     log: Log,
     date_cue_only: bool = False,
     sessions: dict[str, SessionScores] | None = None,
+    ablations: bool = True,
 ) -> None:
     from lucasrag.embedding import get_embedder
     from lucasrag_query import _loop, query
@@ -168,7 +172,7 @@ def _evaluate(
     # m = this conversation's mean turns per chunk, so R@k counts as many turns as k chunks hold.
     per_chunk = sum(len(TURN_MARKER.findall(t)) for t in texts) / max(len(texts), 1)
     bounds = [round(j * per_chunk) for j in range(TOP_K + 1)]
-    variants = _variants(settings)
+    variants = _variants(settings, ablations)
     flat = _loop.run(FlatIndex.open(settings))
     questions = [q for q in conv.questions if names_a_date(q.text)] if date_cue_only else conv.questions
     questions = questions[:limit] if limit else questions
@@ -235,6 +239,7 @@ def run_locomo(
     log: Log = print,
     date_cue_only: bool = False,
     half: str = "all",
+    ablations: bool = True,
 ) -> dict:
     """Evaluate and return a JSON-serialisable report (see ``lucasrag_cli.locomo`` for the tables).
 
@@ -242,7 +247,8 @@ def run_locomo(
     ``conversations`` keeps the first N of each chosen half. The chunk-level figures cover
     every chosen conversation; the session-level ones are reported per half.
     ``ingest`` builds the indexes of a vault (``lucasrag_assets.ingest.run_ingest``; the harness
-    does not import the write side, its callers pass it in)."""
+    does not import the write side, its callers pass it in). ``ablations=False`` runs ``query()`` with
+    its defaults only (the baselines still run): a third of the query time."""
     started = time.perf_counter()
     chosen = select_conversations(load_locomo(data_path), half, conversations)
     convs = [c for _, c in chosen]
@@ -250,7 +256,7 @@ def run_locomo(
     for c in convs:
         evidence.add(c.evidence)
     probe = Settings.from_env()
-    systems = [*_variants(probe), FLAT, BM25_CHUNKS, BM25_TURNS, BM25_TURNS_EQUAL]
+    systems = [*_variants(probe, ablations), FLAT, BM25_CHUNKS, BM25_TURNS, BM25_TURNS_EQUAL]
     scores = {name: SystemScores(name) for name in systems}
     halves = dict.fromkeys(h for h, _ in chosen)
     sessions = {h: {name: SessionScores(name) for name in SESSION_SYSTEMS} for h in halves}
@@ -267,6 +273,7 @@ def run_locomo(
             log,
             date_cue_only,
             sessions=sessions[name],
+            ablations=ablations,
         )
     chunk_words = [w for f in facts for w in f.pop("chunk_words")]
     categories = list(CATEGORIES.values())
@@ -275,6 +282,7 @@ def run_locomo(
         "out": str(out),
         "conversations": len(convs),
         "half": half,
+        "ablations": ablations,
         "sample_ids": {h: [c.sample_id for n, c in chosen if n == h] for h in halves},
         "questions_per_conversation": questions_per_conversation,
         "date_cue_only": date_cue_only,

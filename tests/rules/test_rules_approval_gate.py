@@ -51,6 +51,9 @@ MOVES = [
     pytest.param(INDEXED, "ok", None, None, "administrative", "indexed in personal (routed at confidence 0.94) → administrative", id="routed"),
     pytest.param(HELD, "ok", None, None, "creative", "quarantined (suggestion technical: low) → creative", id="quarantined"),
     pytest.param(INDEXED, "ok", None, "personal", "personal", "nothing to change", id="already-there"),
+    pytest.param(INDEXED, "ok", None, None, "personal",
+                 "is already indexed in personal (routed at confidence 0.94): nothing to change", id="routed-there"),
+    pytest.param(INDEXED, "ok", None, "technical", "personal", "→ personal (recorded as", id="relabelled-since"),
 ]  # fmt: skip
 
 

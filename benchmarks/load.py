@@ -118,7 +118,8 @@ def clients(settings, cases, n_clients: int, seconds: float) -> dict:
 
 def change_notes(vault: Path, truth, n: int, round_: str) -> list[str]:
     """Append one line to ``n`` indexed notes (the same notes every run; a new line each run)."""
-    paths = sorted(p for p, t in truth.notes.items() if t.status == "indexed")[:: max(1, len(truth.notes) // n)][:n]
+    indexed = sorted(p for p, t in truth.notes.items() if t.status == "indexed")
+    paths = indexed[:: max(1, len(indexed) // n)][:n]
     for rel in paths:
         with (vault / rel).open("a", encoding="utf-8") as fh:
             fh.write(f"\n\nAdded during the load benchmark ({MARK}{round_}).\n")

@@ -164,15 +164,15 @@ def time_all(settings: Settings, rounds: int) -> dict[str, Route]:
             for name, args in (("stdio", CLI), ("stdio-cached", CACHED)):
                 before = _children()
                 params = StdioServerParameters(command=sys.executable, args=args, env=env, cwd=str(REPO))
-                client = await stack.enter_async_context(Client(params, read_timeout_seconds=120))
+                client = await stack.enter_async_context(Client(params, read_timeout_seconds=600))
                 (pid,) = _children() - before
                 paths[name] = Route(name, client, pid)
             for name, (url, pid) in urls.items():
                 http = await stack.enter_async_context(
-                    httpx2.AsyncClient(headers={"Authorization": f"Bearer {TOKEN}"}, timeout=120)
+                    httpx2.AsyncClient(headers={"Authorization": f"Bearer {TOKEN}"}, timeout=600)
                 )
                 client = await stack.enter_async_context(
-                    Client(streamable_http_client(url, http_client=http), read_timeout_seconds=120)
+                    Client(streamable_http_client(url, http_client=http), read_timeout_seconds=600)
                 )
                 paths[name] = Route(name, client, pid)
             order = [paths[name] for name in PATHS]

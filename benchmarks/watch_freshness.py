@@ -135,11 +135,12 @@ def main() -> None:
     parser.add_argument("--notes", type=int, default=1000, help="size of the generated vault (0: sample vault only)")
     parser.add_argument("--debounce", type=float, default=2.0)
     parser.add_argument("--no-steps", action="store_true", help="skip the in-process ingests split by step")
+    parser.add_argument("--no-sample", action="store_true", help="the generated vault only")
     args = parser.parse_args()
     work = args.work.resolve()
     work.mkdir(parents=True, exist_ok=True)
     now = dt.date.fromisoformat(NOW)
-    vaults = {"sample": Settings(vault=REPO / "vault", data=work / "data-sample", now=now)}
+    vaults = {} if args.no_sample else {"sample": Settings(vault=REPO / "vault", data=work / "data-sample", now=now)}
     if args.notes:
         vault, _ = build_generated(work, args.notes)
         vaults[f"{args.notes} notes"] = Settings(vault=vault, data=work / f"data-embedded-n{args.notes}", now=now)

@@ -84,8 +84,10 @@ def measure(settings: Settings, debounce: float) -> dict:
                     (vault / "watch-probe.md").write_text(
                         f"---\nworkspace: personal\n---\nToday I saw a {word} by the river.\n", encoding="utf-8"
                     )
-                else:
-                    with _edit_target(vault).open("a", encoding="utf-8") as fh:
+                else:  # a note search returns (so one that is indexed: not invalid, not quarantined)
+                    top = await client.call_tool("search", {"query": "today I", "top_k": 1})
+                    target = vault / top.structured_content["results"][0]["path"]
+                    with target.open("a", encoding="utf-8") as fh:
                         fh.write(f"\n\nLater that day: a {word} again.\n")
                 before = (await client.call_tool("status", {})).structured_content["watch"]["ingests"]
                 saved = time.perf_counter()

@@ -1,4 +1,16 @@
-"""What the benchmark scripts share: the query set and the percentile."""
+"""What the benchmark scripts share: the query set, the percentile, the generated vault and its ingest."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+NOW = "2026-06-01"
+CLI = [sys.executable, "-c", "from lucasrag_cli import app; app()"]
 
 QUERIES = [
     "where do I live?",
@@ -28,3 +40,52 @@ def pct(values: list[float], q: float) -> float:
     """The q-quantile (nearest rank) of ``values``."""
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
+
+
+def cli_env(settings) -> dict[str, str]:
+    """The environment that makes a `lucasrag` subprocess use ``settings`` (and this checkout's code)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("LUCASRAG_")}
+    env.update(
+        PYTHONPATH=str(REPO),
+        LUCASRAG_VAULT=str(settings.vault),
+        LUCASRAG_DATA=str(settings.data),
+        LUCASRAG_NOW=settings.now.isoformat(),
+        LUCASRAG_PROFILE=settings.profile,
+        DAGSTER_HOME=str(settings.data / "dagster"),
+    )
+    if settings.profile == "production":
+        env.update(
+            LUCASRAG_POSTGRES_DSN=settings.postgres_dsn,
+            LUCASRAG_NEO4J_URI=settings.neo4j_uri,
+            LUCASRAG_NEO4J_USER=settings.neo4j_user,
+            LUCASRAG_NEO4J_PASSWORD=settings.neo4j_password,
+        )
+    return env
+
+
+def ingest(settings, log: Path) -> subprocess.Popen:
+    """``lucasrag ingest`` in a subprocess (its memory apart from the query process's)."""
+    (settings.data / "dagster").mkdir(parents=True, exist_ok=True)
+    with log.open("ab") as out:
+        return subprocess.Popen([*CLI, "ingest"], env=cli_env(settings), cwd=str(REPO), stdout=out, stderr=out)
+
+
+def build_generated(work: Path, n: int):
+    """The generated vault of ``n`` notes (seed 7) under ``work`` and its ground truth, built once."""
+    from lucasrag_harness.evaluation.vault_generator import GroundTruth, generate_vault, truth_path
+
+    vault = work / f"vault-n{n}-s7"
+    if truth_path(vault).is_file():
+        return vault, GroundTruth.load(truth_path(vault))
+    return vault, generate_vault(vault, n, seed=7, overwrite=True)
+
+
+def ensure_ingested(settings, log: Path) -> float:
+    """Ingest (in a subprocess) unless ``settings.data`` holds an ingest already; the seconds it took."""
+    if (settings.data / "catalog").is_dir():
+        return 0.0
+    t0 = time.perf_counter()
+    proc = ingest(settings, log)
+    if proc.wait() != 0:
+        sys.exit(f"the first ingest failed: see {log}")
+    return time.perf_counter() - t0

@@ -1,17 +1,23 @@
 """MCP round-trip latency: `search` over stdio and HTTP vs in-process query() (a benchmark, not a test).
 
-    python benchmarks/mcp_latency.py                    # the sample vault, ingested into a temporary folder
+    python benchmarks/mcp_latency.py                        # the sample vault, ingested into a temporary folder
     python benchmarks/mcp_latency.py --data DIR --vault V   # an already ingested data folder
-    python benchmarks/mcp_latency.py --watch            # also: seconds from saving a note to finding it (--watch)
+    python benchmarks/mcp_latency.py --rounds 15            # 15 × 20 queries = 300 calls per path (default)
 
-The same queries (benchmarks/_common.py), each warmed once, then timed for ``--rounds`` rounds:
-  in-process  lucasrag_query.query() in this process
-  stdio       the SDK client → `lucasrag mcp` (a subprocess) → query() → back, per call
-  http        the same over streamable HTTP on 127.0.0.1 (bearer token)
-The three paths run one after the other for each query. Two overheads: "vs in-process", the call
-minus the in-process query() run just before it (it includes a second process competing for the
-same cores), and "MCP overhead", the call minus the query time the server measured inside it — the
-transport, JSON and rendering alone (target ≤ 15 ms p50).
+Five paths, interleaved call by call (the order rotates every round, so none is always first
+after a pause), the same query on each before the next query:
+  in-process    lucasrag_query.query() in this process (on a worker thread, as an async host would call it)
+  stdio, http   the SDK client → `lucasrag mcp` (a subprocess; HTTP on 127.0.0.1 with a bearer token)
+  stdio-cached, http-cached
+                the same servers with each query's result kept after its first call: the query costs
+                nothing, so the round trip is MCP alone (transport, JSON both ways, the SDK's checks,
+                our rendering), measured the same way
+For each path: wall-clock p50/p95/min, its p50 minus the in-process p50 (the target: ≤ 15 ms), and
+the CPU time per call of this process (the client) plus the server process (from
+/proc/PID/task/*/schedstat), minus the in-process query's CPU time. On a machine shared with other
+work the wall-clock figures swing with the load average (printed); CPU time barely does, and on an
+idle machine the wall-clock overhead tends to it (client and server work one after the other).
+Finally the SDK client's own check of a result against the output schema, timed alone.
 """
 
 from __future__ import annotations
@@ -21,11 +27,12 @@ import datetime as dt
 import os
 import shutil
 import socket
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
-from contextlib import contextmanager
+from contextlib import AsyncExitStack, contextmanager
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -44,7 +51,25 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import QUERIES, pct  # noqa: E402
 
 CLI = ["-c", "from lucasrag_cli import app; app()", "mcp"]
+CACHED = [str(Path(__file__).resolve()), "--serve-cached"]
 TOKEN = "benchmark-token"
+PATHS = ("in-process", "stdio", "http", "stdio-cached", "http-cached")
+
+
+def serve_cached(http: bool, port: int) -> None:
+    """The real server, with each query's result kept after its first call (``--serve-cached``)."""
+    import lucasrag_query
+    from lucasrag_query.mcp import serve
+
+    real, kept = lucasrag_query.aquery, {}
+
+    async def cached(text, **kwargs):
+        if text not in kept:
+            kept[text] = await real(text, **kwargs)
+        return kept[text]
+
+    lucasrag_query.aquery = cached  # the tool imports it at call time
+    serve(Settings.from_env(), http=http, port=port)
 
 
 def _env(settings: Settings) -> dict[str, str]:
@@ -60,119 +85,171 @@ def _env(settings: Settings) -> dict[str, str]:
     return env
 
 
-@contextmanager
-def _http_server(settings: Settings):
-    port = _free_port()
-    proc = subprocess.Popen(
-        [sys.executable, *CLI, "--http", "--port", str(port)], env=_env(settings), cwd=str(REPO), stderr=sys.stderr
-    )
-    try:
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
-                break
-            except OSError:
-                time.sleep(0.2)
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        proc.terminate()
-        proc.wait(10)
-
-
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
 
 
-async def _call(client: Client, q: str) -> tuple[float, float]:
-    """Round trip and, of it, the query itself as the server timed it (ms)."""
-    t0 = time.perf_counter()
-    result = await client.call_tool("search", {"query": q})
-    elapsed = (time.perf_counter() - t0) * 1000
-    assert not result.is_error, result.content[0].text
-    return elapsed, result.structured_content["timings_ms"]["query"]
-
-
-async def _in_process(settings: Settings, q: str) -> float:
-    t0 = time.perf_counter()
-    await anyio.to_thread.run_sync(lambda: query(q, settings=settings))
-    return (time.perf_counter() - t0) * 1000
-
-
-def time_all(settings: Settings, rounds: int) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
-    """Per query, the three paths one after the other (in-process, stdio, http): the machine's
-    load changes by the second, and pairing the calls keeps it out of the differences."""
-    params = StdioServerParameters(command=sys.executable, args=CLI, env=_env(settings), cwd=str(REPO))
-    times: dict[str, list[float]] = {"in-process": [], "stdio": [], "http": []}
-    served: dict[str, list[float]] = {"stdio": [], "http": []}  # the server's own query time per call
-
-    async def run(url: str):
-        headers = {"Authorization": f"Bearer {TOKEN}"}
-        async with (
-            Client(params, read_timeout_seconds=120) as stdio,
-            httpx2.AsyncClient(headers=headers, timeout=120) as http_client,
-            Client(streamable_http_client(url, http_client=http_client), read_timeout_seconds=120) as http,
-        ):
-            for q in QUERIES:  # warm: indexes opened, embedder loaded, caches filled
-                await _in_process(settings, q), await _call(stdio, q), await _call(http, q)
-            for _ in range(rounds):
-                for q in QUERIES:
-                    times["in-process"].append(await _in_process(settings, q))
-                    for name, client in (("stdio", stdio), ("http", http)):
-                        elapsed, query_ms = await _call(client, q)
-                        times[name].append(elapsed)
-                        served[name].append(query_ms)
-
-    with _http_server(settings) as url:
-        anyio.run(run, url)
-    return times, served
-
-
-def time_watch(settings: Settings, debounce: float) -> tuple[float, float]:
-    """Seconds from saving a new note to its first appearance in `search`, under `mcp --watch`,
-    and the debounce in it; the data folder is copied so the measured vault is left as it was."""
-    tmp = Path(tempfile.mkdtemp())
-    vault = Path(shutil.copytree(settings.vault, tmp / "vault"))
-    data = Path(shutil.copytree(settings.data, tmp / "data"))
-    copy = Settings(vault=vault, data=data, now=settings.now)
-    params = StdioServerParameters(
-        command=sys.executable, args=[*CLI, "--watch", "--debounce", str(debounce)], env=_env(copy), cwd=str(REPO)
+@contextmanager
+def _http_server(settings: Settings, args: list[str]):
+    port = _free_port()
+    proc = subprocess.Popen(
+        [sys.executable, *args, "--http", "--port", str(port)], env=_env(settings), cwd=str(REPO), stderr=sys.stderr
     )
-    word = "zebrafinchlantern"
-
-    async def run():
-        async with Client(params, read_timeout_seconds=600) as client:
-            while (await client.call_tool("status", {})).structured_content["watch"]["state"] != "watching":
-                await anyio.sleep(0.5)
-            (vault / "watch-probe.md").write_text(
-                f"---\nworkspace: personal\n---\nToday I saw a {word} by the river.\n"
-            )
-            saved = time.perf_counter()
-            while True:
-                found = await client.call_tool("search", {"query": word, "top_k": 5})
-                if any(word in r["text"] for r in found.structured_content["results"]):
-                    return time.perf_counter() - saved
-                await anyio.sleep(0.25)
-
     try:
-        return anyio.run(run), debounce
+        while proc.poll() is None:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+                break
+            except OSError:
+                time.sleep(0.2)
+        yield f"http://127.0.0.1:{port}/mcp", proc.pid
     finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+        proc.terminate()
+        proc.wait(10)
+
+
+def _children() -> set[int]:
+    pids = set()
+    for task in Path(f"/proc/{os.getpid()}/task").iterdir():
+        pids.update(int(p) for p in (task / "children").read_text().split())
+    return pids
+
+
+def cpu_ms(pid: int) -> float:
+    """CPU time of every thread of ``pid`` so far (ns resolution, Linux)."""
+    total = 0
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            total += int((task / "schedstat").read_text().split()[0])
+        except (FileNotFoundError, ProcessLookupError):
+            continue  # a thread that ended meanwhile
+    return total / 1e6
+
+
+class Route:
+    """One way of asking a query, with what it cost per call."""
+
+    def __init__(self, name: str, client: Client | None, pid: int | None) -> None:
+        self.name, self.client, self.pid = name, client, pid
+        self.wall: list[float] = []
+        self.cpu: list[float] = []
+        self.last = None
+        self.schema: dict | None = None
+
+    async def call(self, settings: Settings, q: str, record: bool = True) -> None:
+        c0, s0 = time.process_time(), cpu_ms(self.pid) if self.pid else 0.0
+        t0 = time.perf_counter()
+        if self.client is None:
+            await anyio.to_thread.run_sync(lambda: query(q, settings=settings))
+        else:
+            result = await self.client.call_tool("search", {"query": q})
+            assert not result.is_error, result.content[0].text
+            self.last = result
+        wall = (time.perf_counter() - t0) * 1000
+        cpu = (time.process_time() - c0) * 1000 + ((cpu_ms(self.pid) - s0) if self.pid else 0.0)
+        if record:
+            self.wall.append(wall)
+            self.cpu.append(cpu)
+
+
+def time_all(settings: Settings, rounds: int) -> dict[str, Route]:
+    env = _env(settings)
+    paths: dict[str, Route] = {}
+
+    async def run(urls: dict[str, tuple[str, int]]) -> None:
+        async with AsyncExitStack() as stack:
+            paths["in-process"] = Route("in-process", None, None)
+            for name, args in (("stdio", CLI), ("stdio-cached", CACHED)):
+                before = _children()
+                params = StdioServerParameters(command=sys.executable, args=args, env=env, cwd=str(REPO))
+                client = await stack.enter_async_context(Client(params, read_timeout_seconds=600))
+                (pid,) = _children() - before
+                paths[name] = Route(name, client, pid)
+            for name, (url, pid) in urls.items():
+                http = await stack.enter_async_context(
+                    httpx2.AsyncClient(headers={"Authorization": f"Bearer {TOKEN}"}, timeout=600)
+                )
+                client = await stack.enter_async_context(
+                    Client(streamable_http_client(url, http_client=http), read_timeout_seconds=600)
+                )
+                paths[name] = Route(name, client, pid)
+            order = [paths[name] for name in PATHS]
+            tools = (await paths["stdio"].client.list_tools()).tools
+            paths["stdio"].schema = next(t.output_schema for t in tools if t.name == "search")
+            for q in QUERIES:  # warm: indexes opened, embedder loaded, caches filled
+                for path in order:
+                    await path.call(settings, q, record=False)
+            for i in range(rounds):
+                turn = order[i % len(order) :] + order[: i % len(order)]
+                for q in QUERIES:
+                    for path in turn:
+                        await path.call(settings, q)
+
+    with _http_server(settings, CLI) as http, _http_server(settings, CACHED) as http_cached:
+        anyio.run(run, {"http": http, "http-cached": http_cached})
+    return paths
+
+
+def client_check_ms(paths: dict[str, Route]) -> tuple[float, float]:
+    """The SDK client's check of one search result against the advertised output schema (min, p50 ms)."""
+    from jsonschema import exceptions
+    from jsonschema.validators import validator_for
+    from referencing import Registry
+
+    schema = paths["stdio"].schema
+    validator = validator_for(schema)(schema, registry=Registry())
+    content = paths["stdio"].last.structured_content
+    times = []
+    for _ in range(100):
+        t0 = time.perf_counter()
+        exceptions.best_match(validator.iter_errors(content))
+        times.append((time.perf_counter() - t0) * 1000)
+    return min(times), statistics.median(times)
+
+
+def report(paths: dict[str, Route], rounds: int, load0: tuple, check: tuple[float, float]) -> None:
+    n = len(QUERIES) * rounds
+    base = paths["in-process"]
+    base_p50, base_cpu = pct(base.wall, 0.5), statistics.mean(base.cpu)
+    load1 = os.getloadavg()
+    print(f"\nsearch, {n} calls per path ({len(QUERIES)} queries × {rounds} rounds, interleaved), ms")
+    print(
+        f"load average at start {load0[0]:.2f} {load0[1]:.2f} {load0[2]:.2f}, at end {load1[0]:.2f} {load1[1]:.2f} {load1[2]:.2f}"
+    )
+    print(f"{'':13} {'p50':>7} {'p95':>7} {'min':>7} {'overhead p50':>13} {'CPU/call':>9} {'CPU overhead':>13}")
+    for name in PATHS:
+        path = paths[name]
+        cpu = statistics.mean(path.cpu)
+        cached = name.endswith("-cached")
+        over = "" if path is base else f"{pct(path.wall, 0.5) - (0 if cached else base_p50):13.1f}"
+        extra = "" if path is base else f"{cpu - (0 if cached else base_cpu):13.1f}"
+        print(
+            f"{name:13} {pct(path.wall, 0.5):7.1f} {pct(path.wall, 0.95):7.1f} {min(path.wall):7.1f} "
+            f"{over:>13} {cpu:9.1f} {extra:>13}"
+        )
+    print("overhead p50: the path's p50 minus the in-process p50 (target ≤ 15 ms); for -cached paths (each")
+    print("query's result kept in the server: MCP alone) the p50 itself. CPU/call: this process plus the")
+    print("server process, mean; CPU overhead: minus the in-process query's CPU (-cached: all of it).")
+    print(f"of it, the SDK client's output-schema check of one result: min {check[0]:.2f} ms, p50 {check[1]:.2f} ms")
 
 
 def main() -> None:
     import logging
 
+    if len(sys.argv) > 1 and sys.argv[1] == "--serve-cached":
+        http = "--http" in sys.argv
+        serve_cached(http, int(sys.argv[sys.argv.index("--port") + 1]) if http else 0)
+        return
     logging.getLogger("httpx2").setLevel(logging.WARNING)  # a log line per request would be timed too
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--vault", type=Path, help="the vault of an already ingested --data folder")
     parser.add_argument("--data", type=Path, help="an already ingested data folder (default: ingest the sample vault)")
-    parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--watch", action="store_true", help="also time save → searchable under --watch")
-    parser.add_argument("--debounce", type=float, default=2.0)
+    parser.add_argument("--rounds", type=int, default=15)
     args = parser.parse_args()
     now = dt.date(2026, 6, 1)
+    tmp = None
     if args.data:
         settings = Settings(vault=(args.vault or REPO / "vault").resolve(), data=args.data.resolve(), now=now)
     else:
@@ -183,23 +260,14 @@ def main() -> None:
         settings = Settings(vault=vault, data=tmp / "data", now=now)
         os.environ["DAGSTER_HOME"] = str(tmp / "dagster")
         run_ingest(settings)
-    n = len(QUERIES) * args.rounds
-    times, served = time_all(settings, args.rounds)
-    base = times["in-process"]
-    print(f"\nsearch latency, {n} calls per path ({len(QUERIES)} queries × {args.rounds} rounds, interleaved), ms:")
-    print(f"{'':12} {'p50':>8} {'p95':>8} {'vs in-process p50':>18} {'MCP overhead p50':>17} {'p95':>8}")
-    for name, values in times.items():
-        paired = pct([v - b for v, b in zip(values, base)], 0.5)
-        own = [v - s for v, s in zip(values, served.get(name, values))] if name in served else [0.0]
-        print(
-            f"{name:12} {pct(values, 0.5):8.1f} {pct(values, 0.95):8.1f} {paired:18.1f} "
-            f"{pct(own, 0.5):17.1f} {pct(own, 0.95):8.1f}"
-        )
-    print("vs in-process: the call minus the in-process query() run just before it (same query);")
-    print("MCP overhead: the call minus the server's own query time within it (transport, JSON, rendering).")
-    if args.watch:
-        seconds, debounce = time_watch(settings, args.debounce)
-        print(f"\n--watch: saved → searchable in {seconds:.1f} s (debounce {debounce:g} s + re-ingest)")
+    load0 = os.getloadavg()
+    print(f"{dt.datetime.now(dt.UTC):%Y-%m-%d %H:%M} UTC, {os.cpu_count()} CPUs, vault {settings.vault}")
+    try:
+        paths = time_all(settings, args.rounds)
+        report(paths, args.rounds, load0, client_check_ms(paths))
+    finally:
+        if tmp is not None:
+            shutil.rmtree(tmp, ignore_errors=True)
 
 
 if __name__ == "__main__":

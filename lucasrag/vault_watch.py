@@ -10,14 +10,25 @@ caught by the next comparison. The ingest itself is injected (the write side's
 
 An ingest that fails is reported (``state()["last_error"]`` and the log) and the
 watcher carries on: the next change tries again.
+
+A process that also answers queries (``lucasrag mcp --watch``) runs the ingest in a
+child process of its own (:class:`IngestProcess`): LightRAG keeps per-process storage
+locks, asyncio locks bound to the event loop that first waits on them, and a search
+on the query loop during an ingest on the watcher's loop met them from two loops —
+"bound to a different event loop" errors, a storage left unsaved, and the search
+waiting forever (found by ``benchmarks/watch_freshness.py``).
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import multiprocessing
+import os
 import threading
 import time
 from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 
 from lucasrag.settings import Settings
@@ -33,6 +44,50 @@ Reingest = Callable[[Settings], object]
 
 def _now_iso() -> str:
     return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+
+
+def _stdout_to_stderr() -> None:
+    """In the ingest process: fd 1 may be an MCP stdio wire inherited from the server; a stray
+    print there would corrupt the protocol, so the child's stdout goes to stderr."""
+    os.dup2(2, 1)
+
+
+def _run_reingest(reingest: Reingest, settings: Settings) -> None:
+    reingest(settings)  # its summary stays in the child: only success or the exception comes back
+
+
+class IngestProcess:
+    """``reingest`` run in one child process, kept between ingests (its imports and Dagster stay
+    warm), one ingest at a time. Use as a context manager (the child ends with it); an ingest
+    that raises re-raises here, and a child that dies is replaced on the next call."""
+
+    def __init__(self, reingest: Reingest) -> None:
+        self._reingest = reingest
+        self._pool: ProcessPoolExecutor | None = None
+
+    def __call__(self, settings: Settings) -> None:
+        if self._pool is None:
+            self._pool = ProcessPoolExecutor(
+                max_workers=1, mp_context=multiprocessing.get_context("spawn"), initializer=_stdout_to_stderr
+            )
+        try:
+            self._pool.submit(_run_reingest, self._reingest, settings).result()
+        except BrokenProcessPool:
+            self._pool = None
+            raise RuntimeError(
+                "the ingest process ended abruptly (killed, or out of memory); the next change retries"
+            ) from None
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None
+
+    def __enter__(self) -> IngestProcess:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
 
 
 @dataclass

@@ -27,10 +27,16 @@ def mcp_command(
     """Serve the indexes to assistants over the Model Context Protocol (read-only tools: search, read_note, status)."""
     from lucasrag_query.mcp import serve
 
-    reingest = None
-    if watch:
-        from lucasrag_assets.ingest import run_ingest as reingest
-    serve(_settings(watch), http=http, port=port, reingest=reingest, debounce_s=debounce)
+    found = _settings(watch)
+    if not watch:
+        serve(found, http=http, port=port)
+        return
+    from lucasrag.vault_watch import IngestProcess
+    from lucasrag_assets.ingest import run_ingest
+
+    # In a child process: this one answers queries, and LightRAG's storage locks are per process.
+    with IngestProcess(run_ingest) as reingest:
+        serve(found, http=http, port=port, reingest=reingest, debounce_s=debounce)
 
 
 def watch_command(

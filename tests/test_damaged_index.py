@@ -95,7 +95,7 @@ def test_a_damaged_workspace_is_named_the_others_answer_and_rebuild_heals(tmp_pa
     run_ingest(settings, rebuild=["personal", "technical"])
     assert (settings.data / "embeddings.sqlite.damaged").exists()  # moved aside, vectors computed again
     with sqlite3.connect(settings.data / "embeddings.sqlite") as cache:
-        assert cache.execute("SELECT count(*) FROM vectors").fetchone()[0] >= len(NOTES) + 1
+        assert cache.execute("SELECT count(*) FROM model_vectors").fetchone()[0] >= len(NOTES) + 1
     after = _records(settings)
     assert after["personal"] == before["personal"]
     assert after["administrative"] == before["administrative"] and after["creative"] == before["creative"]

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import os
 import time
 
-from lucasrag.vault_watch import VaultWatcher
+import pytest
+
+from lucasrag.vault_watch import IngestProcess, VaultWatcher
 
 
 def _until(predicate, timeout: float = 10.0) -> None:
@@ -62,3 +65,38 @@ def test_a_failed_ingest_is_reported_and_watching_goes_on(fresh_vault):
     finally:
         watcher.stop(timeout=5)
     assert any("disk full" in line for line in logged)
+
+
+def _record_pid(settings) -> None:
+    """Runs in the ingest process: leaves its pid where the test can read it."""
+    (settings.data / "ingest.pid").write_text(str(os.getpid()))
+
+
+def _fail(settings) -> None:
+    raise ValueError(f"no ingest for {settings.vault.name}")
+
+
+def _die(settings) -> None:
+    os._exit(9)  # as a kill -9 or the OOM killer would end it
+
+
+def test_the_ingest_process_is_another_process_kept_between_ingests(fresh_vault):
+    fresh_vault.data.mkdir(parents=True, exist_ok=True)
+    with IngestProcess(_record_pid) as reingest:
+        reingest(fresh_vault)
+        first = int((fresh_vault.data / "ingest.pid").read_text())
+        reingest(fresh_vault)
+        assert first != os.getpid() and int((fresh_vault.data / "ingest.pid").read_text()) == first
+
+
+def test_the_ingest_process_reraises_and_survives_a_dead_child(fresh_vault):
+    with IngestProcess(_fail) as failing:
+        with pytest.raises(ValueError, match="no ingest for"):
+            failing(fresh_vault)
+    fresh_vault.data.mkdir(parents=True, exist_ok=True)
+    with IngestProcess(_die) as dying:
+        with pytest.raises(RuntimeError, match="ended abruptly"):
+            dying(fresh_vault)
+        dying._reingest = _record_pid  # the next change gets a new process
+        dying(fresh_vault)
+        assert int((fresh_vault.data / "ingest.pid").read_text()) != os.getpid()

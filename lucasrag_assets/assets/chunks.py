@@ -7,6 +7,7 @@ from dagster import AssetExecutionContext, asset
 
 from lucasrag.deference import load_deference
 from lucasrag.embedding import get_embedder
+from lucasrag.embedding_models import CALIBRATED_MODEL
 from lucasrag.settings import Settings
 from lucasrag.vocabulary import WORKSPACES
 from lucasrag_assets.memo import load_memo, save_memo
@@ -48,13 +49,14 @@ def banded_chunks(
     context: AssetExecutionContext, lucasrag: LucasragSettings, routed_documents: pl.DataFrame
 ) -> pl.DataFrame:
     settings = lucasrag.get()
-    embedder = get_embedder()
+    # Chunk sizes are counted in MiniLM tokens and the care detector's vector weights were trained on
+    # MiniLM vectors (as routing's prototypes were), whichever model the index is built with.
+    embedder = get_embedder(CALIBRATED_MODEL)
     tokenizer = embedder.tokenizer
-    # The care detector's vector weights fit one embedding model; with another, lexical evidence only.
     vector_off = vector_warning(shipped_model().vector, embedding_model_id(embedder))
     if vector_off:
         context.log.warning(vector_off)
-    cache = lucasrag.embedding_cache()
+    cache = lucasrag.embedding_cache(CALIBRATED_MODEL)
     misses = cache.misses
     try:
         frame = chunk_frame(

@@ -28,6 +28,9 @@ async def _tools_list(client) -> None:
     assert set(search["properties"]) == {"query", "workspaces", "bridge", "top_k"}
     assert "technical" in json.dumps(search["properties"]["workspaces"])  # the four names are listed
     assert tools["read_note"].input_schema["required"] == ["path"]
+    item = tools["search"].output_schema["properties"]["results"]["items"]
+    fields = ["rank", "chunk_id", "workspace", "path", "band", "date", "score", "text", "why"]
+    assert item["required"] == fields and all(f"{name} (" in item["description"] for name in fields)
     assert "bridge" in tools["search"].description.lower() and "archive" in tools["search"].description.lower()
 
 

@@ -140,9 +140,9 @@ def vector_warning(model: VectorModel | None, configured_model: str | None) -> s
 
 
 def embedding_model_id(embedder) -> str:
-    """The id of the model an embedder runs (what ``embedding_model`` in ``weights.json`` is compared with)."""
-    for attribute in ("model_id", "model_name"):
-        value = getattr(embedder, attribute, None)
-        if isinstance(value, str) and value:
-            return value
+    """The own name of the model an embedder runs (e.g. ``all-MiniLM-L6-v2``: what ``embedding_model`` in
+    ``weights.json`` is compared with), not the setting's short id."""
+    name = getattr(getattr(embedder, "model", None), "name", None)
+    if isinstance(name, str) and name:
+        return name
     return embedder.tokenizer.model_name

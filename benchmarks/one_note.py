@@ -1,7 +1,6 @@
 """A one-note change, from saving the file to a query that finds it (a benchmark, not a test).
 
     python benchmarks/one_note.py --work /tmp/speed-scale --notes 1000             # in-process, CLI, sensor
-    python benchmarks/one_note.py --work /tmp/speed-scale --notes 1000 --daemon    # + a real dagster-daemon
 
 Reads the vault and data folder ``benchmarks/scale.py --work DIR`` left
 (``vault-n<N>-s7``, ``data-n<N>-s7``; the vault is edited, so give it a copy you
@@ -15,8 +14,9 @@ process returns that note first:
 * ``lucasrag ingest``: the CLI in a fresh process (imports, Dagster, the same run);
 * sensor: the ``vault_changed`` sensor evaluated on the previous cursor, then the run it
   requests executed in process (what the daemon's run would do, without its launcher);
-* ``--daemon``: a real ``dagster-daemon`` on the code location: its sensor ticks
-  (``minimum_interval_seconds``), the launched run's process and executor, the steps.
+
+Not timed: a real ``dagster-daemon`` (its sensor interval, the launched run's process and the
+multiprocess executor's process per step come on top of the in-process sensor row).
 
 The query time after an ingest includes reopening the rewritten workspace index.
 The load average is printed with the figures: compare rows of one run.
@@ -27,7 +27,6 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import os
-import signal
 import subprocess
 import sys
 import time
@@ -80,16 +79,6 @@ class Edit:
 
         result = query(self.query, settings=settings)
         return bool(result.results) and self.word in result.results[0].text
-
-
-def wait_found(edit: Edit, settings, timeout: float) -> float | None:
-    """Seconds (perf_counter) when a query first finds the edit, polling; None on timeout."""
-    end = time.perf_counter() + timeout
-    while time.perf_counter() < end:
-        if edit.found(settings):
-            return time.perf_counter()
-        time.sleep(0.2)
-    return None
 
 
 def in_process(settings, note: Path, n: int) -> dict:
@@ -167,86 +156,6 @@ def sensor(settings, note: Path, n: int) -> dict:
     }
 
 
-def daemon(settings, vault: Path, data: Path, note: Path, n: int, timeout: float) -> dict:
-    """A real dagster-daemon: edit, then poll query() until the note is found."""
-    from lucasrag_assets.ingest import dagster_home, open_instance
-
-    dagster_home(settings)
-    log = open(data / "daemon.log", "w")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "dagster", "daemon", "run", "-m", "lucasrag_assets.definitions"],
-        env=_env(vault, data),
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
-    )
-    try:
-        with open_instance(settings) as instance:
-            # wait for the sensor's first tick (it records the cursor, maybe launching a first run)
-            start = time.perf_counter()
-            while not instance.get_ticks(_sensor_origin_id(instance), _selector_id(instance)):
-                if time.perf_counter() - start > timeout or proc.poll() is not None:
-                    raise RuntimeError(f"no sensor tick from the daemon (see {data / 'daemon.log'})")
-                time.sleep(1)
-            while _active_runs(instance):
-                time.sleep(1)
-            before = {r.run_id for r in instance.get_runs()}
-            edit = Edit(note, n)
-            t0 = edit.save()
-            found = wait_found(edit, settings, timeout)
-            runs = [r for r in instance.get_runs() if r.run_id not in before]
-            stats = instance.get_run_stats(runs[-1].run_id) if runs else None
-            steps = (
-                {
-                    s.step_key: (s.end_time or 0) - (s.start_time or 0)
-                    for s in instance.get_run_step_stats(runs[-1].run_id)
-                }
-                if runs
-                else {}
-            )
-            record = instance.get_run_record_by_id(runs[-1].run_id) if runs else None
-        launched = record.create_timestamp.timestamp() if record else None
-        return {
-            "path": "dagster-daemon (sensor, launched run)",
-            "total_s": (found - t0) if found else None,
-            "found": found is not None,
-            "run_s": (stats.end_time - stats.start_time) if stats and stats.end_time else None,
-            "created_after_edit_s": (launched - (time.time() - (time.perf_counter() - t0))) if launched else None,
-            "steps": dict(sorted(steps.items(), key=lambda kv: -kv[1])),
-        }
-    finally:
-        os.killpg(proc.pid, signal.SIGTERM)
-        proc.wait(timeout=60)
-        log.close()
-
-
-def _selector_id(instance):
-    return _sensor_state(instance).selector_id
-
-
-def _sensor_origin_id(instance):
-    return _sensor_state(instance).instigator_origin_id
-
-
-def _sensor_state(instance):
-    states = [s for s in instance.all_instigator_state() if s.instigator_name == "vault_changed"]
-    if not states:
-        raise LookupError("no sensor state yet")
-    return states[0]
-
-
-def _active_runs(instance) -> bool:
-    from dagster import DagsterRunStatus, RunsFilter
-
-    active = [
-        DagsterRunStatus.QUEUED,
-        DagsterRunStatus.STARTING,
-        DagsterRunStatus.STARTED,
-        DagsterRunStatus.NOT_STARTED,
-    ]
-    return bool(instance.get_runs(RunsFilter(statuses=active)))
-
-
 def import_seconds() -> dict:
     """Fresh-process import costs: Python itself, Dagster, the code location, the CLI."""
     out = {}
@@ -270,8 +179,6 @@ def main() -> None:
     ap.add_argument("--work", type=Path, required=True, help="the --work folder of benchmarks/scale.py")
     ap.add_argument("--notes", type=int, default=1000)
     ap.add_argument("--rounds", type=int, default=2, help="rounds of each in-process path")
-    ap.add_argument("--daemon", action="store_true", help="also time a real dagster-daemon (sensor + launched run)")
-    ap.add_argument("--timeout", type=float, default=300.0)
     args = ap.parse_args()
 
     from lucasrag.settings import Settings
@@ -291,8 +198,6 @@ def main() -> None:
     for _ in range(args.rounds):
         rows.append(sensor(settings, note, n := n + 1))
     rows.append(cli(settings, vault, data, note, n := n + 1))
-    if args.daemon:
-        rows.append(daemon(settings, vault, data, note, n := n + 1, args.timeout))
     load1 = os.getloadavg()
 
     print(f"notes {args.notes} (edited: {note.relative_to(vault)})")
@@ -312,7 +217,6 @@ def main() -> None:
         if r.get("steps"):
             parts = ", ".join(f"{k} {v:.2f}" for k, v in r["steps"].items())
             extra = f"; outside steps {r['dagster_s']:.2f}" if "dagster_s" in r else ""
-            extra += f"; run {r['run_s']:.2f}" if r.get("run_s") else ""
             print(f"\n{r['path']} steps (s): {parts}{extra}")
 
 

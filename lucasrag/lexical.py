@@ -60,6 +60,8 @@ def _stem(word: str) -> str:
 
 
 def _fold(text: str) -> str:
+    if text.isascii():  # nothing to decompose or strip (most text; the per-character pass is the cost)
+        return text.lower()
     decomposed = unicodedata.normalize("NFKD", text.lower())
     return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
 

@@ -46,19 +46,32 @@ def _check_args(text: str, workspaces: Sequence[str] | None, top_k: int) -> tupl
         raise QueryError(str(exc)) from None
 
 
-_config_cache: dict[Path, tuple[tuple, tuple]] = {}
+_file_cache: dict[tuple, tuple[tuple, object]] = {}
+
+
+def _file_stamp(path: Path) -> tuple | None:
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    # the inode too: writers replace these files whole (a rename), possibly within one mtime tick
+    return st.st_ino, st.st_mtime_ns, st.st_size
+
+
+def _read_when_changed(key: tuple, files: Sequence[Path], load):
+    """``load()``, re-run only when one of ``files`` changed since the last call with ``key``
+    (a query should not parse YAML or JSON on every call)."""
+    stamp = tuple(_file_stamp(f) for f in files)
+    cached = _file_cache.get(key)
+    if cached is None or cached[0] != stamp:
+        cached = _file_cache[key] = (stamp, load())
+    return cached[1]
 
 
 def _vault_config(vault: Path) -> tuple:
-    """The deference list and temporal cues, re-read only when their files change
-    (a query should not parse YAML twice per call)."""
+    """The deference list and temporal cues, re-read only when their files change."""
     files = (deference_path(vault), vault / ".lucasrag" / "temporal.yaml")
-    stamp = tuple(f.stat().st_mtime_ns if f.is_file() else None for f in files)
-    cached = _config_cache.get(vault)
-    if cached is None or cached[0] != stamp:
-        cached = (stamp, (load_deference(vault), load_cues(files[1])))
-        _config_cache[vault] = cached
-    return cached[1]
+    return _read_when_changed(("config", vault), files, lambda: (load_deference(vault), load_cues(files[1])))
 
 
 def _iso(periods) -> list[tuple[str, str]]:
@@ -90,14 +103,21 @@ async def _fetch(
     dated = ws.store.nearest_dated(vector, _iso(periods), need // 2)
     target = need if eligible is None else min(need, eligible)
     fetch = need
+    # Each round's list mostly repeats the last one's: its rows are read and judged once.
+    known: dict[str, Candidate | None] = {}  # chunk id → candidate (None: not in the chunk store)
+    kept_ids: set[str] = set()
     while True:
         hits = await ws.index.search(text, fetch, query_vector=vector, graph=graph)
         matched = ws.store.keyword_search(keywords, fetch) if keywords else []
         ids = list(dict.fromkeys([*dated, *fuse_rankings([[h.chunk_id for h in hits], matched])]))
-        records = ws.store.get(ids)
-        candidates = [Candidate.from_record(records[i]) for i in ids if i in records]
+        new = [i for i in ids if i not in known]
+        records = ws.store.get(new)
+        known.update((i, Candidate.from_record(records[i]) if i in records else None) for i in new)
+        # the policy judges each candidate on its own metadata, so judging only the new ones is enough
+        kept_ids.update(c.chunk_id for c in keep([known[i] for i in new if known[i] is not None]))
+        candidates = [c for c in (known[i] for i in ids) if c is not None]
         exhausted = len(hits) < fetch and len(matched) < fetch
-        kept = len(keep(candidates))
+        kept = sum(c.chunk_id in kept_ids for c in candidates)
         if kept >= target or exhausted or fetch >= need * MAX_OVERFETCH:
             return candidates, [h.chunk_id for h in hits if h.graph]
         # Ask for as many as the survival rate so far says are needed (at least twice as
@@ -198,9 +218,9 @@ async def aquery(
 
 def vault_hints(settings: Settings) -> list[Hint]:
     """A hint when the last ingest left most of the vault unsearchable (counts and cause, no note text)."""
-    from lucasrag.vault_health import read_health, unsearchable_warning
+    from lucasrag.vault_health import health_path, read_health, unsearchable_warning
 
-    health = read_health(settings)
+    health = _read_when_changed(("health", settings.data), [health_path(settings)], lambda: read_health(settings))
     message = unsearchable_warning(health) if health is not None else None
     return [] if message is None else [Hint(None, "vault", health.unsearchable, message)]
 

@@ -164,7 +164,7 @@ def apply_policy(
     for c in candidates:
         archival = c.band == "archival"
         admitted = archival and archive_admits(c, temporal)
-        unbridged = care_withheld_subjects(c.charged, subjects, bridged)
+        unbridged = care_withheld_subjects(c.charged, subjects, bridged) if c.charged else []
         if unbridged and not admitted:
             withheld.add(c.chunk_id)
             for name in unbridged:

@@ -60,7 +60,9 @@ _COLUMNS = "chunk_id, doc_id, workspace, path, chunk_index, text, band, band_rul
 
 def _record(row: Sequence) -> ChunkRecord:
     *head, charged, content_hash = row
-    return ChunkRecord(*head, charged=tuple(json.loads(charged)), content_hash=content_hash)
+    # most chunks are charged for no one: skip the JSON parser for them (a query reads hundreds of rows)
+    subjects = () if charged == "[]" else tuple(json.loads(charged))
+    return ChunkRecord(*head, charged=subjects, content_hash=content_hash)
 
 
 class SqliteChunkStore:
@@ -73,6 +75,27 @@ class SqliteChunkStore:
         self._in_transaction = False
         self._db.executescript(_SCHEMA)
         self._backfill_terms()
+        self._dated: tuple[list[str], np.ndarray, np.ndarray] | None = None  # see _dated_vectors
+        self._totals: dict[str, int] | None = None  # band_counts() without periods
+
+    def _changed(self) -> None:
+        """Forget what the read caches hold (this object wrote; other writers make the query side reopen)."""
+        self._dated = self._totals = None
+
+    def _dated_vectors(self) -> tuple[list[str], np.ndarray, np.ndarray]:
+        """(chunk ids, dates, vectors) of every dated chunk in table order, read once per open store:
+        a query naming a period filters these instead of scanning the table for every question."""
+        if self._dated is None:
+            rows = self._db.execute("SELECT chunk_id, date, vector FROM chunks WHERE date IS NOT NULL").fetchall()
+            ids = [r[0] for r in rows]
+            dates = np.array([r[1] for r in rows], dtype=object)
+            vectors = (
+                np.stack([np.frombuffer(r[2], dtype=np.float32) for r in rows])
+                if rows
+                else np.zeros((0, DIM), np.float32)
+            )
+            self._dated = (ids, dates, vectors)
+        return self._dated
 
     def close(self) -> None:
         self._db.close()
@@ -126,6 +149,7 @@ class SqliteChunkStore:
     def remove_docs(self, doc_ids: Iterable[str]) -> None:
         """Forget these documents and their chunks."""
         ids = list(doc_ids)
+        self._changed()
         with self._writing():
             for start in range(0, len(ids), 900):
                 batch = ids[start : start + 900]
@@ -135,6 +159,7 @@ class SqliteChunkStore:
                 self._db.execute(f"DELETE FROM docs WHERE doc_id IN ({marks})", batch)
 
     def add_chunks(self, records: Sequence[ChunkRecord], vectors: np.ndarray) -> None:
+        self._changed()
         with self._writing():
             for start in range(0, len(records), 900):
                 self._forget_terms("chunk_id", [r.chunk_id for r in records[start : start + 900]])
@@ -200,24 +225,31 @@ class SqliteChunkStore:
         are closer in meaning; the vector index alone would not fetch them."""
         if not periods or k < 1:
             return []
-        between = " OR ".join(["date BETWEEN ? AND ?"] * len(periods))
-        rows = self._db.execute(
-            f"SELECT chunk_id, vector FROM chunks WHERE {between}", [b for period in periods for b in period]
-        ).fetchall()
-        if not rows:
+        ids, dates, vectors = self._dated_vectors()
+        # SQL's `date BETWEEN lo AND hi` on text: the same comparison as Python's on str
+        inside = np.zeros(len(ids), dtype=bool)
+        for lo, hi in periods:
+            inside |= (dates >= lo) & (dates <= hi)
+        rows = np.flatnonzero(inside)
+        if not len(rows):
             return []
-        scores = np.stack([np.frombuffer(blob, dtype=np.float32) for _, blob in rows]) @ vector
+        scores = vectors[rows] @ vector
         best = np.argsort(-scores)[:k]
-        return [rows[i][0] for i in best]
+        return [ids[rows[i]] for i in best]
 
     def band_counts(self, periods: Sequence[tuple[str, str]] = ()) -> dict[str, int]:
         """Chunks per band, only those dated inside any period (ISO bounds, inclusive) when
         periods are given: the query stops over-fetching when no more eligible chunks exist."""
+        if not periods and self._totals is not None:
+            return dict(self._totals)
         sql, params = "SELECT band, count(*) FROM chunks", []
         if periods:
             sql += " WHERE " + " OR ".join(["substr(date, 1, 10) BETWEEN ? AND ?"] * len(periods))
             params = [b for period in periods for b in period]
-        return dict(self._db.execute(sql + " GROUP BY band", params).fetchall())
+        counts = dict(self._db.execute(sql + " GROUP BY band", params).fetchall())
+        if not periods:
+            self._totals = dict(counts)
+        return counts
 
     def keyword_search(self, query: Sequence[str], k: int) -> list[str]:
         """Chunk ids of the ``k`` best BM25 matches for any of the ``query`` terms (see :mod:`lucasrag.lexical`)."""

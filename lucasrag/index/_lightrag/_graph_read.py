@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
+from functools import lru_cache
 
 import numpy as np
 
@@ -17,6 +18,16 @@ GRAPH_QUERY_ENTITIES = 4
 GRAPH_RELATED_CHUNKS = 5
 #: Leave out entities supported by more chunks than the candidates asked for (see _graph_reach).
 GRAPH_SKIP_HUBS = True
+
+
+@lru_cache(maxsize=256)
+def _entity_candidates(text: str, keywords: tuple[str, ...]) -> tuple[str, ...]:
+    """The graph node names a query might name (the same for every workspace and every
+    over-fetch round of one query, so worked out once)."""
+    from lucasrag.entities import query_terms
+
+    names = (_node_name(c) for c in (*keywords, *query_terms(text).candidates))
+    return tuple(dict.fromkeys(n for n in names if n))
 
 
 class GraphReader:
@@ -103,13 +114,10 @@ class GraphReader:
         conversation partner named in every session, a tag on every journal entry)
         narrows nothing that vector search does not already cover; its chunks would only
         displace better vector candidates. Such hubs are left out."""
-        from lucasrag.entities import query_terms
-
-        terms = query_terms(text)
-        candidates = list(dict.fromkeys(n for n in (_node_name(c) for c in (*keywords, *terms.candidates)) if n))
+        candidates = _entity_candidates(text, tuple(keywords))
         if not candidates:
             return 0, []
-        present = await self._rag.chunk_entity_relation_graph.has_nodes_batch(candidates)
+        present = await self._rag.chunk_entity_relation_graph.has_nodes_batch(list(candidates))
         matched = [c for c in candidates if c in present]
         # longer phrases come first; drop a word already inside a matched phrase
         kept: list[str] = []

@@ -1,0 +1,241 @@
+"""Where a federated ``query()`` spends its time, beside one flat LightRAG search (a benchmark, not a test).
+
+    python benchmarks/query_profile.py --work /tmp/speed-scale --notes 10000          # spans + ratio
+    python benchmarks/query_profile.py --work /tmp/speed-scale --notes 1000 --cprofile 25
+
+Reads the vault and data folder that ``benchmarks/scale.py --work DIR`` left
+(``vault-n<N>-s7``, ``data-n<N>-s7``) and the flat index of all chunks it built
+(``flat-n<N>-s7``; built here from the embedding cache when missing). Each of the
+vault's first ``--queries`` generated questions is asked, in turn, of the federated
+``query()`` and of the flat index (LightRAG's chunk vector store, top 30, the
+question embedded each time), so both columns see the same machine load; the
+load average is printed with the figures.
+
+Spans: the query path's stages are wrapped with perf_counter timers for the
+timed rounds (the product code is unchanged); each span's total is divided by
+the number of queries. Spans nest (``rank`` holds ``BM25 pool`` and ``pool
+vectors``); ``other`` is what no span covers (the event loop, candidate objects).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import cProfile
+import datetime as dt
+import functools
+import inspect
+import io
+import logging
+import os
+import pstats
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _common import pct  # noqa: E402
+
+NOW = "2026-06-01"
+
+spans: dict[str, float] = defaultdict(float)  # sync stages: wall seconds (they never interleave)
+_on = False
+
+
+def _timed(name: str, fn):
+    if inspect.iscoroutinefunction(fn):
+
+        @functools.wraps(fn)
+        async def wrapper(*a, **k):
+            t0 = time.perf_counter()
+            try:
+                return await fn(*a, **k)
+            finally:
+                if _on:
+                    spans[name] += time.perf_counter() - t0
+
+    else:
+
+        @functools.wraps(fn)
+        def wrapper(*a, **k):
+            t0 = time.perf_counter()
+            try:
+                return fn(*a, **k)
+            finally:
+                if _on:
+                    spans[name] += time.perf_counter() - t0
+
+    return wrapper
+
+
+#: Coroutines of the query loop: cProfile's cumulative time counts them only while they run
+#: (the four workspaces' searches interleave, so wall-clock spans would overlap).
+ASYNC_SPANS = {
+    "open_workspaces": ("_indexes.py", "open check (index stamps)"),
+    "_fetch": ("_query.py", "fan-out per workspace (search, keywords, rows, policy)"),
+    "search": ("_index.py", "  LightRAG search (vector + entity reach)"),
+    "_graph_reach": ("_graph_read.py", "    entity reach"),
+    "query": ("nano_vector_db_impl.py", "    nano-vectordb query"),
+}
+
+
+def instrument() -> None:
+    """Wrap the query path's stages (module attributes, looked up at call time)."""
+    import lucasrag.embedding as embedding
+    import lucasrag.index.chunk_store as chunk_store
+    import lucasrag.index.protocol  # noqa: F401
+    import lucasrag_query._query as q
+    import lucasrag_query._ranking as ranking
+    import lucasrag_query.policy as policy
+    from lucasrag import entities
+
+    targets = [
+        (entities, "query_terms", "entity recogniser on the question (per workspace)"),
+        (policy.Candidate, "from_record", "candidate objects"),
+        (q, "_vault_config", "vault config (deference, cues)"),
+        (q, "detect_temporal", "temporal detection"),
+        (embedding.Embedder, "embed", "embed question"),
+        (q, "query_terms", "query terms"),
+        (q, "eligible_count", "band counts (eligible)"),
+        (chunk_store.SqliteChunkStore, "nearest_dated", "dated nearest (period)"),
+        (chunk_store.SqliteChunkStore, "keyword_search", "keyword search (FTS5)"),
+        (chunk_store.SqliteChunkStore, "get", "chunk rows (SQLite get)"),
+        (q, "fuse_rankings", "candidate fusion (RRF)"),
+        (q, "apply_policy", "policy"),
+        (q, "rank_pool", "rank (fallback fusion)"),
+        (ranking, "_keyword_scores", "  BM25 over the pool"),
+        (chunk_store.SqliteChunkStore, "term_stats", "    term stats (FTS5 vocab)"),
+        (chunk_store.SqliteChunkStore, "vectors", "  pool vectors (SQLite)"),
+        (ranking.lexical, "fused_scores", "  fused scores"),
+        (ranking, "_signals", "  per-signal ranks"),
+        (q, "why_surfaced", "result: why block"),
+        (q, "matched_words", "result: matched words"),
+        (q, "vault_hints", "vault hint (health.json)"),
+    ]
+    for owner, attr, name in targets:
+        if hasattr(owner, attr):
+            setattr(owner, attr, _timed(name, getattr(owner, attr)))
+
+
+def flat_index_ready(settings, flat_data: Path) -> None:
+    """The flat index of every chunk (scale.py's baseline), built from the embedding cache when missing."""
+    from dataclasses import replace
+
+    from lucasrag.embedding_cache import EmbeddingCache
+    from lucasrag.index import open_chunk_store, sync_workspace
+    from lucasrag.vocabulary import WORKSPACES
+
+    if (flat_data / "indexes" / "flat").is_dir():
+        return
+    records = []
+    for ws in WORKSPACES:
+        store = open_chunk_store(settings, ws)
+        records += store.all_records()
+        store.close()
+    parts: dict[str, list[str]] = {}
+    for r in sorted(records, key=lambda r: (r.doc_id, r.chunk_index)):
+        parts.setdefault(r.doc_id, []).append(r.text)
+    cache = EmbeddingCache(settings.data / "embeddings.sqlite")
+    flat = replace(settings, data=flat_data)
+    asyncio.run(sync_workspace(flat, "flat", records, {d: "\n\n".join(t) for d, t in parts.items()}, cache))
+    cache.close()
+
+
+def main() -> None:
+    global _on
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--work", type=Path, required=True, help="the --work folder of benchmarks/scale.py")
+    ap.add_argument("--notes", type=int, default=10000)
+    ap.add_argument("--queries", type=int, default=50)
+    ap.add_argument("--rounds", type=int, default=2)
+    ap.add_argument("--cprofile", type=int, default=0, help="also print the top N functions by own time")
+    ap.add_argument("--no-profile", action="store_true", help="the side-by-side timing only")
+    args = ap.parse_args()
+
+    from lucasrag.settings import Settings
+    from lucasrag_harness.evaluation.vault_generator import GroundTruth, truth_path
+
+    vault, data = args.work / f"vault-n{args.notes}-s7", args.work / f"data-n{args.notes}-s7"
+    os.environ["DAGSTER_HOME"] = str(data / "dagster")
+    settings = Settings(vault=vault, data=data, now=dt.date.fromisoformat(NOW), graph=False)
+    flat_data = args.work / f"flat-n{args.notes}-s7"
+    flat_index_ready(settings, flat_data)
+    truth = GroundTruth.load(truth_path(vault))
+    cases = list({c.query: c for c in truth.cases}.values())[: args.queries]
+
+    from dataclasses import replace
+
+    from lucasrag.index import open_workspace_index
+    from lucasrag_query import _loop, query
+
+    logging.getLogger("lightrag").setLevel(logging.ERROR)
+    flat = _loop.run(open_workspace_index(replace(settings, data=flat_data), "flat"))
+
+    def federated(c):
+        return query(c.query, workspaces=c.workspaces, bridge=c.bridge, settings=settings)
+
+    def baseline(c):
+        return _loop.run(flat.search(c.query, 30, graph=False))
+
+    federated(cases[0]), baseline(cases[0])  # open the indexes, warm the caches
+    fed_ms, flat_ms = [], []
+    load_before = os.getloadavg()
+    for _ in range(args.rounds):
+        for c in cases:
+            t0 = time.perf_counter()
+            baseline(c)
+            flat_ms.append((time.perf_counter() - t0) * 1000)
+            t0 = time.perf_counter()
+            federated(c)
+            fed_ms.append((time.perf_counter() - t0) * 1000)
+    load_after = os.getloadavg()
+    print(f"notes {args.notes}, {len(cases)} queries x {args.rounds} rounds, interleaved")
+    print(
+        f"load average before {load_before[0]:.2f} {load_before[1]:.2f}, after {load_after[0]:.2f} {load_after[1]:.2f}"
+    )
+    print(f"federated query() p50 {pct(fed_ms, 0.5):.1f} ms  p95 {pct(fed_ms, 0.95):.1f} ms")
+    print(f"flat LightRAG     p50 {pct(flat_ms, 0.5):.1f} ms  p95 {pct(flat_ms, 0.95):.1f} ms")
+    print(f"ratio p50 {pct(fed_ms, 0.5) / pct(flat_ms, 0.5):.2f}  p95 {pct(fed_ms, 0.95) / pct(flat_ms, 0.95):.2f}")
+    if args.no_profile:
+        _loop.run(flat.close())
+        return
+
+    # The breakdown, in a second pass (instrumented, so slower than the pass above).
+    instrument()
+    profiler = cProfile.Profile()
+
+    async def in_loop(f):  # cProfile profiles the thread it is enabled in: the query loop's
+        f()
+
+    _on = True
+    _loop.run(in_loop(profiler.enable))
+    t0 = time.perf_counter()
+    for c in cases:
+        federated(c)
+    wall = (time.perf_counter() - t0) * 1000 / len(cases)
+    _loop.run(in_loop(profiler.disable))
+    _on = False
+    n = len(cases)
+    stats = pstats.Stats(profiler)
+    own = defaultdict(float)  # loop-thread functions by name: cumulative seconds while running (not suspended)
+    for (file, _, func), (_, _, _own, cumtime, _) in stats.stats.items():
+        if func in ASYNC_SPANS and (ASYNC_SPANS[func][0] in file):
+            own[ASYNC_SPANS[func][1]] += cumtime
+    print(f"\ninstrumented pass: {wall:.1f} ms per query (profiler on)")
+    print("\n| stage | ms per query |\n|---|---|")
+    for name, total in sorted({**spans, **own}.items(), key=lambda kv: -kv[1]):
+        print(f"| {name} | {1000 * total / n:.2f} |")
+    if args.cprofile:
+        out = io.StringIO()
+        stats.stream = out
+        stats.sort_stats("tottime").print_stats(args.cprofile)
+        print(out.getvalue())
+    _loop.run(flat.close())
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,82 @@
+"""The SQLite chunk store's read caches (dated vectors, band totals) follow its own writes
+and answer exactly what a table scan answers."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from lucasrag.embedding import DIM
+from lucasrag.index.chunk_store import SqliteChunkStore
+from lucasrag.vocabulary import ChunkRecord
+
+
+def _record(i: int, date: str | None, band: str = "present", charged: tuple[str, ...] = ()) -> ChunkRecord:
+    return ChunkRecord(f"c{i}", f"d{i}", "personal", f"n{i}.md", 0, f"text {i}", band, "date", date, charged)
+
+
+def _vectors(n: int, seed: int) -> np.ndarray:
+    v = np.random.default_rng(seed).normal(size=(n, DIM)).astype(np.float32)
+    return v / np.linalg.norm(v, axis=1, keepdims=True)
+
+
+def _scan(store: SqliteChunkStore, vector: np.ndarray, periods, k: int) -> list[str]:
+    """The table scan the cache replaced: every chunk dated inside a period, nearest first."""
+    between = " OR ".join(["date BETWEEN ? AND ?"] * len(periods))
+    rows = store._db.execute(
+        f"SELECT chunk_id, vector FROM chunks WHERE {between}", [b for p in periods for b in p]
+    ).fetchall()
+    scores = np.stack([np.frombuffer(b, dtype=np.float32) for _, b in rows]) @ vector
+    return [rows[i][0] for i in np.argsort(-scores)[:k]]
+
+
+@pytest.fixture
+def store(tmp_path):
+    s = SqliteChunkStore(tmp_path / "chunks.sqlite")
+    yield s
+    s.close()
+
+
+DATES = ["2013-01-05", "2013-06-30", "2013-12-31", "2014-01-01", "2012-12-31", None, "2013-03", "2019-07-01"]
+
+
+@pytest.mark.parametrize(
+    "periods",
+    [
+        [("2013-01-01", "2013-12-31")],
+        [("2013-01-01", "2013-12-31"), ("2019-01-01", "2019-12-31")],
+        [("2012-12-31", "2012-12-31")],
+        [("1990-01-01", "1990-12-31")],
+    ],
+)
+def test_nearest_dated_matches_the_table_scan(store, periods):
+    records = [_record(i, d) for i, d in enumerate(DATES)]
+    store.add_chunks(records, _vectors(len(records), 1))
+    query = _vectors(1, 2)[0]
+    expected = (
+        _scan(store, query, periods, 3) if any(lo <= (d or "") <= hi for d in DATES for lo, hi in periods) else []
+    )
+    assert store.nearest_dated(query, periods, 3) == expected
+
+
+def test_the_caches_follow_the_stores_own_writes(store):
+    query = _vectors(1, 3)[0]
+    year = [("2013-01-01", "2013-12-31")]
+    store.add_chunks([_record(0, "2013-02-01"), _record(1, "2010-01-01", "archival")], _vectors(2, 4))
+    assert store.nearest_dated(query, year, 5) == ["c0"]
+    assert store.band_counts() == {"present": 1, "archival": 1}
+
+    store.add_chunks([_record(2, "2013-05-01", "archival")], _vectors(1, 5))
+    assert sorted(store.nearest_dated(query, year, 5)) == ["c0", "c2"]
+    assert store.band_counts() == {"present": 1, "archival": 2}
+
+    store.remove_docs(["d0"])
+    assert store.nearest_dated(query, year, 5) == ["c2"]
+    assert store.band_counts() == {"archival": 2}
+    assert store.band_counts([("2013-01-01", "2013-12-31")]) == {"archival": 1}
+
+
+def test_a_charged_chunk_round_trips_and_an_uncharged_one_reads_as_empty(store):
+    store.add_chunks([_record(0, None, charged=("Dad",)), _record(1, None)], _vectors(2, 6))
+    got = store.get(["c0", "c1"])
+    assert got["c0"].charged == ("Dad",) and got["c1"].charged == ()

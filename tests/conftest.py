@@ -89,6 +89,27 @@ def repo() -> Path:
     return REPO
 
 
+def _index_records(settings: Settings) -> dict[str, list[tuple]]:
+    from lucasrag.index import open_chunk_store
+    from lucasrag.vocabulary import WORKSPACES
+
+    out = {}
+    for ws in WORKSPACES:
+        store = open_chunk_store(settings, ws)
+        try:
+            out[ws] = sorted((r.chunk_id, r.band, r.charged, r.text) for r in store.all_records())
+        finally:
+            store.close()
+    return out
+
+
+@pytest.fixture(scope="session")
+def index_records():
+    """``index_records(settings)``: every workspace's chunk records as (chunk id, band, charged, text),
+    sorted — what two builds of the same vault must agree on."""
+    return _index_records
+
+
 @pytest.fixture
 def locomo_sample() -> dict:
     """A LoCoMo-shaped conversation (tests/fixtures/locomo_sample.json), a fresh copy per test:

@@ -15,7 +15,7 @@ import sys
 
 import pytest
 
-from lucasrag.index import IndexDamaged, open_chunk_store
+from lucasrag.index import IndexDamaged
 from lucasrag.vocabulary import WORKSPACES
 from lucasrag_assets.ingest import run_ingest
 
@@ -53,25 +53,14 @@ def cli_query(settings, repo, *workspaces):
     return proc.returncode, json.loads(proc.stdout) if proc.returncode == 0 else " ".join(proc.stderr.split())
 
 
-def _records(settings):
-    out = {}
-    for ws in WORKSPACES:
-        store = open_chunk_store(settings, ws)
-        try:
-            out[ws] = sorted((r.chunk_id, r.band, r.charged, r.text) for r in store.all_records())
-        finally:
-            store.close()
-    return out
-
-
-def test_a_damaged_workspace_is_named_the_others_answer_and_rebuild_heals(tmp_path, settings_for, repo):
+def test_a_damaged_workspace_is_named_the_others_answer_and_rebuild_heals(tmp_path, settings_for, repo, index_records):
     vault = tmp_path / "vault"
     for rel, text in NOTES.items():
         (vault / rel).parent.mkdir(parents=True, exist_ok=True)
         (vault / rel).write_text(text)
     settings = settings_for(vault, tmp_path / "data")
     run_ingest(settings)
-    before = _records(settings)
+    before = index_records(settings)
     assert all(before.values())
 
     _truncate(settings.workspace_dir("personal") / "chunks.sqlite")
@@ -96,7 +85,7 @@ def test_a_damaged_workspace_is_named_the_others_answer_and_rebuild_heals(tmp_pa
     assert (settings.data / "embeddings.sqlite.damaged").exists()  # moved aside, vectors computed again
     with sqlite3.connect(settings.data / "embeddings.sqlite") as cache:
         assert cache.execute("SELECT count(*) FROM model_vectors").fetchone()[0] >= len(NOTES) + 1
-    after = _records(settings)
+    after = index_records(settings)
     assert after["personal"] == before["personal"]
     assert after["administrative"] == before["administrative"] and after["creative"] == before["creative"]
     assert set(before["technical"]) < set(after["technical"])

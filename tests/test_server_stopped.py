@@ -16,7 +16,6 @@ import uuid
 import pytest
 
 from lucasrag.services import ServiceError
-from lucasrag.vocabulary import WORKSPACES
 from lucasrag_harness.services import PostgresServer, free_port
 
 pytestmark = [pytest.mark.slow, pytest.mark.production]
@@ -29,21 +28,8 @@ NOTES = {
 QUERY_BOUND_S = 30  # a dead server must be reported well within this (the connect timeout is 5 s)
 
 
-def _records(settings):
-    from lucasrag.index import open_chunk_store
-
-    out = {}
-    for ws in WORKSPACES:
-        store = open_chunk_store(settings, ws)
-        try:
-            out[ws] = sorted((r.chunk_id, r.band, r.charged, r.text) for r in store.all_records())
-        finally:
-            store.close()
-    return out
-
-
 def test_postgres_stopped_under_a_query_and_an_ingest(
-    tmp_path, server_tmp, postgres_server, neo4j_server, clean_neo4j, settings_for, monkeypatch
+    tmp_path, server_tmp, postgres_server, neo4j_server, clean_neo4j, settings_for, monkeypatch, index_records
 ):
     from lucasrag_assets.ingest import dagster_postgres_url, open_instance, run_ingest
     from lucasrag_harness.services.postgres import ensure_database
@@ -107,7 +93,7 @@ def test_postgres_stopped_under_a_query_and_an_ingest(
 
         server.start()
         run_ingest(settings)  # heals
-        healed = _records(settings)
+        healed = index_records(settings)
     finally:
         server.stop()
 
@@ -122,7 +108,7 @@ def test_postgres_stopped_under_a_query_and_an_ingest(
     )
     clean_neo4j(neo4j_server)
     run_ingest(clean)
-    assert healed == _records(clean)
+    assert healed == index_records(clean)
 
 
 def _index_step_started(instance, runs_before) -> bool:

@@ -63,6 +63,23 @@ def cli_env(settings) -> dict[str, str]:
     return env
 
 
+def all_chunks(settings) -> tuple[list, dict[str, str]]:
+    """Every chunk record of the four workspaces and each document's full text (what a flat
+    one-index baseline is built from)."""
+    from lucasrag.index import open_chunk_store
+    from lucasrag.vocabulary import WORKSPACES
+
+    records = []
+    for ws in WORKSPACES:
+        store = open_chunk_store(settings, ws)
+        records += store.all_records()
+        store.close()
+    parts: dict[str, list[str]] = {}
+    for r in sorted(records, key=lambda r: (r.doc_id, r.chunk_index)):
+        parts.setdefault(r.doc_id, []).append(r.text)
+    return records, {d: "\n\n".join(t) for d, t in parts.items()}
+
+
 def ingest(settings, log: Path) -> subprocess.Popen:
     """``lucasrag ingest`` in a subprocess (its memory apart from the query process's)."""
     (settings.data / "dagster").mkdir(parents=True, exist_ok=True)

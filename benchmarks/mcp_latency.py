@@ -48,7 +48,7 @@ from lucasrag.settings import Settings  # noqa: E402
 from lucasrag_query import query  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import QUERIES, pct  # noqa: E402
+from _common import QUERIES, cli_env, pct  # noqa: E402
 
 CLI = ["-c", "from lucasrag_cli import app; app()", "mcp"]
 CACHED = [str(Path(__file__).resolve()), "--serve-cached"]
@@ -73,16 +73,7 @@ def serve_cached(http: bool, port: int) -> None:
 
 
 def _env(settings: Settings) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("LUCASRAG_")}
-    env.update(
-        PYTHONPATH=str(REPO),
-        LUCASRAG_VAULT=str(settings.vault),
-        LUCASRAG_DATA=str(settings.data),
-        LUCASRAG_NOW=settings.now.isoformat(),
-        LUCASRAG_MCP_TOKEN=TOKEN,
-        DAGSTER_HOME=str(settings.data / "dagster"),
-    )
-    return env
+    return {**cli_env(settings), "LUCASRAG_MCP_TOKEN": TOKEN}
 
 
 def _free_port() -> int:

@@ -38,7 +38,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import pct  # noqa: E402
+from _common import all_chunks, pct  # noqa: E402
 
 NOW = "2026-06-01"
 
@@ -126,22 +126,14 @@ def flat_index_ready(settings, flat_data: Path) -> None:
     from dataclasses import replace
 
     from lucasrag.embedding_cache import EmbeddingCache
-    from lucasrag.index import open_chunk_store, sync_workspace
-    from lucasrag.vocabulary import WORKSPACES
+    from lucasrag.index import sync_workspace
 
     if (flat_data / "indexes" / "flat").is_dir():
         return
-    records = []
-    for ws in WORKSPACES:
-        store = open_chunk_store(settings, ws)
-        records += store.all_records()
-        store.close()
-    parts: dict[str, list[str]] = {}
-    for r in sorted(records, key=lambda r: (r.doc_id, r.chunk_index)):
-        parts.setdefault(r.doc_id, []).append(r.text)
+    records, full_texts = all_chunks(settings)
     cache = EmbeddingCache(settings.data / "embeddings.sqlite")
     flat = replace(settings, data=flat_data)
-    asyncio.run(sync_workspace(flat, "flat", records, {d: "\n\n".join(t) for d, t in parts.items()}, cache))
+    asyncio.run(sync_workspace(flat, "flat", records, full_texts, cache))
     cache.close()
 
 

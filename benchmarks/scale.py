@@ -34,6 +34,9 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import all_chunks, pct  # noqa: E402
+
 NOW = "2026-06-01"
 DEFAULT_WORK = REPO / ".lucasrag_data" / "bench" / "scale"
 DEFAULT_PLOT = REPO / "docs" / "figures" / "scale.png"
@@ -43,26 +46,12 @@ def _mb(path: Path) -> float:
     return sum(p.stat().st_size for p in path.rglob("*") if p.is_file()) / 1e6 if path.exists() else 0.0
 
 
-def _pct(values: list[float], q: float) -> float:
-    v = sorted(values)
-    return v[min(len(v) - 1, round(q * (len(v) - 1)))]
-
-
 def _flat_baseline(settings, flat_data: Path, queries: list[str]) -> dict:
     """All chunks of the four workspaces in one LightRAG index; naive search, top 30."""
     from lucasrag.embedding_cache import EmbeddingCache
-    from lucasrag.index import open_chunk_store, open_workspace_index, sync_workspace
-    from lucasrag.vocabulary import WORKSPACES
+    from lucasrag.index import open_workspace_index, sync_workspace
 
-    records = []
-    for ws in WORKSPACES:
-        store = open_chunk_store(settings, ws)
-        records += store.all_records()
-        store.close()
-    parts: dict[str, list[str]] = {}
-    for r in sorted(records, key=lambda r: (r.doc_id, r.chunk_index)):
-        parts.setdefault(r.doc_id, []).append(r.text)
-    full_texts = {d: "\n\n".join(t) for d, t in parts.items()}
+    records, full_texts = all_chunks(settings)
     shutil.rmtree(flat_data, ignore_errors=True)
     flat = replace(settings, data=flat_data)
 
@@ -84,8 +73,8 @@ def _flat_baseline(settings, flat_data: Path, queries: list[str]) -> dict:
         await index.close()
         return {
             "flat_build_s": build,
-            "flat_p50_ms": _pct(ms, 0.5),
-            "flat_p95_ms": _pct(ms, 0.95),
+            "flat_p50_ms": pct(ms, 0.5),
+            "flat_p95_ms": pct(ms, 0.95),
             "flat_index_mb": _mb(flat_data / "indexes"),
         }
 
@@ -105,7 +94,7 @@ def _query_latency(settings, truth, work: Path, n: int, n_queries: int) -> dict:
         t0 = time.perf_counter()
         query(c.query, workspaces=c.workspaces, bridge=c.bridge, settings=settings)
         ms.append((time.perf_counter() - t0) * 1000)
-    row.update(queries=len(cases), query_p50_ms=_pct(ms, 0.5), query_p95_ms=_pct(ms, 0.95))
+    row.update(queries=len(cases), query_p50_ms=pct(ms, 0.5), query_p95_ms=pct(ms, 0.95))
     row.update(_flat_baseline(settings, work / f"flat-n{n}-s7", [c.query for c in cases]))
     row["query_when"] = time.strftime("%Y-%m-%d %H:%M")
     return row

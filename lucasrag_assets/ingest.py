@@ -36,10 +36,8 @@ _DAGSTER_PRODUCTION_YAML = (
     "storage:\n  postgres:\n    postgres_url:\n      env: LUCASRAG_DAGSTER_PG_URL\ntelemetry:\n  enabled: false\n"
     + _NO_COMPUTE_LOGS
 )
-#: What earlier versions wrote: still ours to rewrite.
-_EARLIER_YAMLS = (
-    "storage:\n  postgres:\n    postgres_url:\n      env: LUCASRAG_DAGSTER_PG_URL\ntelemetry:\n  enabled: false\n",
-)
+#: What earlier versions wrote (the production one without the compute-log setting): still ours to rewrite.
+_EARLIER_YAMLS = (_DAGSTER_PRODUCTION_YAML.removesuffix(_NO_COMPUTE_LOGS),)
 
 
 def dagster_home(settings: Settings) -> Path:

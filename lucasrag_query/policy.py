@@ -108,6 +108,8 @@ def care_withheld_subjects(
     """The care rule for one chunk: its charged subjects (canonical) that ``bridged`` (casefolded
     canonical names, see :func:`resolve_bridge`) does not lift, sorted. Every surface that
     returns text asks this (the query through :func:`apply_policy`, the graph listing)."""
+    if not charged:  # most chunks are charged for no one: nothing to resolve
+        return []
     return sorted(
         {n for n in (_canonical(x, subjects) for x in charged) if n and n.casefold() not in bridged},
         key=str.casefold,
@@ -164,7 +166,7 @@ def apply_policy(
     for c in candidates:
         archival = c.band == "archival"
         admitted = archival and archive_admits(c, temporal)
-        unbridged = care_withheld_subjects(c.charged, subjects, bridged) if c.charged else []
+        unbridged = care_withheld_subjects(c.charged, subjects, bridged)
         if unbridged and not admitted:
             withheld.add(c.chunk_id)
             for name in unbridged:

@@ -9,7 +9,8 @@ softmax turns them into a confidence:
   person labelled with ``workspace:`` — the vault teaches the router);
 * lexical: the share of the note's cue-word hits that belong to a workspace
   (the tables below, inspectable and easy to extend);
-* folder: a weak prior when a folder name is a known synonym of a workspace;
+* folder: a weak prior when a folder name (or the note's ``type:``/``categories:``) is a known
+  synonym of a workspace;
 * code: a note written mostly as code is technical.
 
 What a note says about itself (its own words, code share, tags, folder names) is read by
@@ -192,9 +193,11 @@ def decide(
     best = max(scores, key=scores.__getitem__)
     confidence = scores[best]
     if content_free or n_words < MIN_MEANINGFUL_WORDS:
-        reason = f"too little content to route ({n_words} meaningful words of its own, need {MIN_MEANINGFUL_WORDS})"
-        if content_free:
-            reason = f"content-free: {content_free}"
+        reason = (
+            f"content-free: {content_free}"
+            if content_free
+            else f"too little content to route ({n_words} meaningful words of its own, need {MIN_MEANINGFUL_WORDS})"
+        )
         if rule:
             reason += f"; {rule[1]} would send it to {rule[0]}"
         return RouteDecision(None, rule[0] if rule else best, confidence, reason, dict(scores))

@@ -84,6 +84,19 @@ def cpu_ms(pid: int) -> float:
     return total / 1e6
 
 
+def switches(pid: int) -> tuple[int, int]:
+    """How often the threads of ``pid`` slept (and had to be woken) and were preempted, so far (Linux)."""
+    slept = preempted = 0
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            status = (task / "status").read_text()
+        except (FileNotFoundError, ProcessLookupError):
+            continue
+        preempted += int(status.split("nonvoluntary_ctxt_switches:")[1].split()[0])
+        slept += int(status.split("\nvoluntary_ctxt_switches:")[1].split()[0])
+    return slept, preempted
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -96,7 +109,7 @@ def _children() -> set[int]:
 
 async def measure(calls: int, procs: list[subprocess.Popen]) -> dict[str, tuple[list, list, list]]:
     me = [sys.executable, str(Path(__file__).resolve()), "--serve"]
-    figures: dict[str, tuple[list, list, list]] = {}
+    figures: dict[str, tuple[list, ...]] = {}
     async with AsyncExitStack() as stack:
         before = _children()
         stdio = await stack.enter_async_context(
@@ -122,13 +135,17 @@ async def measure(calls: int, procs: list[subprocess.Popen]) -> dict[str, tuple[
             for _, client, _ in routes:
                 await client.call_tool("search", {"query": "q"})
         for name, *_ in routes:
-            figures[name] = ([], [], [])
+            figures[name] = ([], [], [], [], [], [], [])
         for i in range(calls):
             for name, client, pid in routes[i % 2 :] + routes[: i % 2]:
+                mine0, theirs0 = switches(os.getpid()), switches(pid)  # read outside the timed span
                 c0, s0, t0 = time.thread_time(), cpu_ms(pid), time.perf_counter()
                 await client.call_tool("search", {"query": "q"})
                 wall, mine = (time.perf_counter() - t0) * 1000, (time.thread_time() - c0) * 1000
-                for series, value in zip(figures[name], (wall, mine, cpu_ms(pid) - s0), strict=True):
+                theirs = cpu_ms(pid) - s0
+                (a, b), (c, d) = switches(os.getpid()), switches(pid)
+                counts = (a - mine0[0], c - theirs0[0], b - mine0[1], d - theirs0[1])
+                for series, value in zip(figures[name], (wall, mine, theirs, *counts), strict=True):
                     series.append(value)
     return figures
 
@@ -160,14 +177,21 @@ def main() -> None:
     where = f"one core ({max(os.sched_getaffinity(0))}) shared with a busy loop" if args.contend else "all cores"
     print(f"\nthe SDK's transports alone, {args.calls} calls each (interleaved), {where}; ms")
     print(f"load average at start {load0[0]:.2f} {load0[1]:.2f}, at end {load1[0]:.2f} {load1[1]:.2f}")
-    print(f"{'':6} {'p50':>7} {'p95':>7} {'min':>7} {'client CPU':>11} {'server CPU':>11} {'wall-CPU':>9}")
-    for name, (wall, mine, theirs) in figures.items():
+    print(
+        f"{'':6} {'p50':>7} {'p95':>7} {'min':>7} {'client CPU':>11} {'server CPU':>11} {'wall-CPU':>9}"
+        f" {'slept: client':>14} {'server':>7} {'preempted: client':>18} {'server':>7}"
+    )
+    for name, (wall, mine, theirs, *counts) in figures.items():
         waits = [w - a - b for w, a, b in zip(wall, mine, theirs, strict=True)]
         print(
             f"{name:6} {pct(wall, 0.5):7.1f} {pct(wall, 0.95):7.1f} {min(wall):7.1f} {statistics.median(mine):11.2f} "
             f"{statistics.median(theirs):11.2f} {statistics.median(waits):9.1f}"
+            f" {statistics.mean(counts[0]):14.2f} {statistics.mean(counts[1]):7.2f}"
+            f" {statistics.mean(counts[2]):18.2f} {statistics.mean(counts[3]):7.2f}"
         )
-    print("CPU columns: p50 per call; wall-CPU: p50 of wall minus client and server CPU, per call")
+    print("CPU columns: p50 per call; wall-CPU: p50 of wall minus client and server CPU, per call;")
+    print("slept / preempted: mean per call over all threads, times a thread went to sleep (to be woken when its")
+    print("input came) / was switched out while it could still run")
 
 
 if __name__ == "__main__":

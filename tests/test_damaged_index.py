@@ -78,10 +78,11 @@ def test_a_damaged_workspace_is_named_the_others_answer_and_rebuild_heals(tmp_pa
 
     with pytest.raises(IngestFailed) as info:
         run_ingest(settings)  # a plain ingest names each damaged workspace and how to fix it; the others run
-    assert sorted(info.value.workspaces) == ["personal", "technical"]
-    for failure in info.value.failed:
-        assert failure.error == "IndexDamaged" and f"lucasrag ingest --rebuild {failure.workspace}" in failure.message
-    assert sorted(info.value.updated) == ["administrative", "creative"]
+    # personal's chunk store is read by every sync; technical's LightRAG files only when a technical note changed
+    assert info.value.workspaces == ("personal",), info.value.failed
+    failure = info.value.failed[0]
+    assert failure.error == "IndexDamaged" and "lucasrag ingest --rebuild personal" in failure.message
+    assert {"administrative", "creative"} <= set(info.value.updated)
 
     (vault / "tech/new.md").write_text("---\nworkspace: technical\n---\nA new note about zebra-striped racks.\n")
     run_ingest(settings, rebuild=["personal", "technical"])

@@ -6,7 +6,8 @@ personal step fails, naming the workspace, the file and the lock; every other wo
 to the end (Dagster's executor goes on with the steps that do not depend on a failed one) and its change
 is searchable; the personal workspace keeps its last complete state, stores and answers; the steps that
 need every workspace (the catalogue) are reported as not run. Once the lock is gone the next plain ingest
-heals: the indexes equal a clean build of the same vault.
+heals: the indexes equal a clean build of the same vault. Both executors: in process (``lucasrag ingest``) and
+multiprocess (every step a process of its own, as the code location runs under the daemon).
 """
 
 from __future__ import annotations
@@ -44,7 +45,8 @@ def _texts(records: dict[str, list[tuple]], workspace: str) -> str:
     return " ".join(text for *_, text in records[workspace])
 
 
-def test_a_failed_workspace_step_leaves_the_others_to_complete(tmp_path, settings_for, index_records):
+@pytest.mark.parametrize("multiprocess", [False, True], ids=["in-process", "multiprocess"])
+def test_a_failed_workspace_step_leaves_the_others_to_complete(tmp_path, settings_for, index_records, multiprocess):
     from lucasrag_query import query
 
     vault = tmp_path / "vault"
@@ -62,7 +64,7 @@ def test_a_failed_workspace_step_leaves_the_others_to_complete(tmp_path, setting
     holder.execute("BEGIN IMMEDIATE")  # the write lock: readers go on, every writer waits and gives up
     try:
         with pytest.raises(IngestFailed) as info:
-            run_ingest(settings)
+            run_ingest(settings, multiprocess=multiprocess)
     finally:
         holder.rollback()
         holder.close()

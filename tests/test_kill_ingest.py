@@ -336,3 +336,38 @@ def test_a_note_written_by_a_stopped_run_then_deleted_leaves_no_orphan_rows(tmp_
     clean = settings_for(small_vault(repo / "vault", tmp_path / "clean-vault"), tmp_path / "clean")
     run_ingest(clean)
     assert_same(stored(settings), stored(clean))
+
+
+# --------------------------------------------------------------------------- two runs' steps alternating
+
+
+def test_an_older_run_s_later_steps_after_a_newer_run_end_in_the_newer_state(tmp_path, repo, settings_for, monkeypatch):
+    """With the multiprocess executor each step holds the data folder's lock for itself, so two daemon runs'
+    steps may alternate. The worst case, stepped through in process: run A scans, routes and chunks the
+    vault; the vault is edited (a note changed, one deleted, one added) and run B ingests it whole; then A's
+    index and catalogue steps run. They read B's outputs (a step loads its inputs from the data folder under
+    the lock), so the stores end equal to a clean build of the edited vault: nothing of A's older scan
+    (the deleted note) comes back."""
+    from dagster import AssetKey
+
+    from lucasrag_assets.definitions import build_definitions
+    from lucasrag_assets.ingest import open_instance, run_ingest
+    from lucasrag_assets.resources import LucasragSettings
+
+    vault = small_vault(repo / "vault", tmp_path / "vault")
+    settings = settings_for(vault, tmp_path / "data")
+    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "dagster"))
+    run_ingest(settings)
+    job = build_definitions(LucasragSettings.from_settings(settings)).resolve_job_def("ingest")
+    first_half = [AssetKey(k) for k in ("vault_notes", "routed_documents", "quarantine", "banded_chunks")]
+    second_half = [AssetKey(f"{ws}_index") for ws in WORKSPACES] + [AssetKey("note_catalog")]
+    with open_instance(settings) as instance:
+        assert job.execute_in_process(instance=instance, asset_selection=first_half).success  # run A
+        edit_vault(vault)
+        run_ingest(settings)  # run B, whole, between A's steps
+        assert job.execute_in_process(instance=instance, asset_selection=second_half).success  # run A goes on
+    clean = settings_for(tmp_path / "clean-vault", tmp_path / "clean")
+    shutil.copytree(vault, clean.vault)
+    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "clean-dagster"))
+    run_ingest(clean)
+    assert_same(stored(settings), stored(clean))

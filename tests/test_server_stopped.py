@@ -131,6 +131,7 @@ def test_neo4j_stopped_in_the_middle_of_an_ingest(
         run_ingest(settings)
         for rel, text in NOTES.items():  # a change in every workspace: each index step has work to do
             (vault / rel).write_text(text + "\nA new line about the okapi.\n")
+        (vault / "writing").mkdir()
         (vault / "writing/ode.md").write_text("---\nworkspace: creative\n---\nAn ode to the zebra okapi.\n")
         errors: list[BaseException] = []
         with open_instance(settings) as instance:

@@ -361,11 +361,12 @@ def test_an_older_run_s_later_steps_after_a_newer_run_end_in_the_newer_state(tmp
     job = build_definitions(LucasragSettings.from_settings(settings)).resolve_job_def("ingest")
     first_half = [AssetKey(k) for k in ("vault_notes", "routed_documents", "quarantine", "banded_chunks")]
     second_half = [AssetKey(f"{ws}_index") for ws in WORKSPACES] + [AssetKey("note_catalog")]
+    quiet = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
     with open_instance(settings) as instance:
-        assert job.execute_in_process(instance=instance, asset_selection=first_half).success  # run A
+        assert job.execute_in_process(instance=instance, asset_selection=first_half, run_config=quiet).success  # A
         edit_vault(vault)
         run_ingest(settings)  # run B, whole, between A's steps
-        assert job.execute_in_process(instance=instance, asset_selection=second_half).success  # run A goes on
+        assert job.execute_in_process(instance=instance, asset_selection=second_half, run_config=quiet).success
     clean = settings_for(tmp_path / "clean-vault", tmp_path / "clean")
     shutil.copytree(vault, clean.vault)
     monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "clean-dagster"))

@@ -107,10 +107,10 @@ def query(
     except IndexMissing as exc:
         fail(str(exc), 1)
     except RuntimeError as exc:  # ServiceError names the server and its setting; IndexDamaged the file and the fix
-        from lucasrag.index import IndexBusy, IndexDamaged
+        from lucasrag.index import IndexDamaged
         from lucasrag.services import ServiceError
 
-        if not isinstance(exc, (ServiceError, IndexDamaged, IndexBusy)):
+        if not isinstance(exc, (ServiceError, IndexDamaged)):
             raise
         fail(str(exc), 1)
     if as_json:

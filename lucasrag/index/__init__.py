@@ -16,7 +16,7 @@ Opening a workspace (the store kinds follow ``Settings.profile``, one table in
 - ``index_exists(settings, ws)``, ``index_stamp(settings, ws)``
 - ``IndexDamaged``: a workspace whose files do not read (the message names the file and
   ``lucasrag ingest --rebuild WS``); ``drop_workspace(settings, ws)`` forgets one workspace
-- ``IndexBusy``: a workspace whose chunk store another program keeps locked (nothing damaged)
+- ``IndexBusy`` (an ``IndexDamaged``): a workspace whose chunk store another program keeps locked (nothing damaged)
 
 Writing a workspace: ``sync_workspace(...)`` → ``SyncReport`` (incremental by document);
 ``read_graph_counts(settings, ws)`` reads the graph counts its last run recorded.

@@ -126,15 +126,18 @@ class IndexDamaged(RuntimeError):
         )
 
 
-class IndexBusy(RuntimeError):
+class IndexBusy(IndexDamaged):
     """Another program holds the write lock of a workspace's chunk store past the wait (a database browser with
-    an open transaction, a backup tool): nothing is damaged, the ingest of that workspace can be run again."""
+    an open transaction, a backup tool): nothing is damaged, the ingest of that workspace can be run again. An
+    ``IndexDamaged`` so that every place that leaves an unusable workspace out (queries, MCP, the CLI) leaves
+    this one out too, with this message instead of the rebuild advice."""
 
     def __init__(self, workspace: str, path: Path) -> None:
         self.workspace = workspace
-        super().__init__(
+        RuntimeError.__init__(
+            self,
             f"the {workspace} index is locked by another program ({path}: database is locked): close the program"
-            " that has it open, then run `lucasrag ingest` again (nothing is damaged)"
+            " that has it open, then run `lucasrag ingest` again (nothing is damaged)",
         )
 
 

@@ -33,6 +33,10 @@ GRAPH_WEIGHT = 1.0
 #: LoCoMo subset (recency 0.5 cost 0.02 R@5, 0.25 nothing); see docs/evaluation.md.
 PERIOD_WEIGHT = 2.0
 RECENCY_WEIGHT = 0.25
+#: Reciprocal-rank-fusion constant of the final ranking (the candidate lists keep lexical.RRF_K).
+FUSION_K = lexical.RRF_K
+#: Share of the best other chunk of the same note added to a chunk's score (0: each chunk on its own).
+NOTE_SUPPORT = 0.0
 
 
 @dataclass
@@ -127,7 +131,7 @@ def _relevance(
         lists.append([t + 1e-3 * sim for t, sim in zip(time_fit, similarity)])
         weights.append(time_weight)
         names.append("time fit")
-    fused = lexical.fused_scores(lists, weights)
+    fused = lexical.fused_scores(lists, weights, k=FUSION_K)
     return fused, "embedding-similarity", f"{note}, fused with {', '.join(names)}", True, components
 
 
@@ -137,6 +141,18 @@ def _temporal(c: Candidate, settings: Settings, temporal: TemporalSignals) -> fl
     if c.band_rule == "frontmatter" and c.band == "present" and not temporal.periods:
         return 1.0
     return temporal_weight(c.date, now=settings.now, temporal=temporal)
+
+
+def _note_support(pool: Sequence[Candidate], relevance: Sequence[float], share: float) -> list[float]:
+    """Each score plus ``share`` × the best score of another chunk of the same note."""
+    top: dict[str, list[float]] = {}
+    for c, r in zip(pool, relevance):
+        best = top.setdefault(c.path, [0.0, 0.0])
+        if r > best[0]:
+            best[:] = [r, best[0]]
+        elif r > best[1]:
+            best[1] = r
+    return [r + share * (top[c.path][1] if r >= top[c.path][0] else top[c.path][0]) for c, r in zip(pool, relevance)]
 
 
 def rank_pool(
@@ -172,6 +188,8 @@ def rank_pool(
         # the undated chunks that tie just behind it.
         share = TEMPORAL_SHARE * (strength or 1.0)
         relevance = [r * (1 - share + share * t) for r, t in zip(relevance, time_fit)]
+    if NOTE_SUPPORT:
+        relevance = _note_support(pool, relevance, NOTE_SUPPORT)
     scored = list(zip(pool, relevance))
     scored.sort(key=lambda cs: (-cs[1], cs[0].chunk_id))
     if time_fit is not None:

@@ -38,7 +38,6 @@ KNOBS = {
     "PERIOD_WEIGHT": "lucasrag_query._ranking",
     "TEMPORAL_SHARE": "lucasrag_query._ranking",
     "FUSION_K": "lucasrag_query._ranking",
-    "NOTE_SUPPORT": "lucasrag_query._ranking",
     "K1": "lucasrag.lexical",
     "B": "lucasrag.lexical",
 }

@@ -170,3 +170,23 @@ def test_no_ablations_keeps_query_with_its_defaults_only(settings_for, tmp_path)
     assert len(_variants(settings)) == 6 and RERANK_OFF not in _variants(settings)
     assert RERANK_OFF in _variants(replace(settings, reranker_url="http://127.0.0.1:1"))
     assert list(_variants(replace(settings, reranker_url="http://127.0.0.1:1"), ablations=False)) == [LUCASRAG]
+
+
+def test_recorded_pools_re_rank_to_query_s_own_results_and_follow_the_knobs(ingested):
+    """The sweep's premise: re-ranking a recorded pool under the defaults is ``query()`` itself,
+    and a knob set afterwards reaches the re-ranking (not the recorded results)."""
+    from lucasrag_harness.evaluation.locomo import Question
+    from lucasrag_harness.evaluation.locomo_sweep import knob, record_questions, rerank
+
+    questions = [
+        Question(0, "what did I write about the garden?", 4, ("D1:1",)),
+        Question(1, "where do I live now?", 4, ("D1:1",)),
+        Question(2, "what happened in 2019?", 2, ("D1:1",)),
+    ]
+    recorded = record_questions(ingested, questions)
+    assert len(recorded) == 3 and all(r.texts for r in recorded)
+    assert [rerank(r) for r in recorded] == [list(r.texts) for r in recorded]
+    with knob("KEYWORD_WEIGHT", 0.0), knob("RECENCY_WEIGHT", 0.0), knob("PERIOD_WEIGHT", 0.0):
+        similarity_only = [rerank(r) for r in recorded]
+    assert similarity_only != [list(r.texts) for r in recorded]
+    assert [rerank(r) for r in recorded] == [list(r.texts) for r in recorded]  # the knobs were restored

@@ -70,8 +70,8 @@ class Recorded:
     texts: tuple[str, ...]  # query()'s own top TOP_K texts
 
 
-def record_pools(chosen, out: Path) -> list[Recorded]:
-    """Ask every question of ``query()`` once, recording the pool of its final ranking."""
+def record_questions(settings: Settings, questions) -> list[Recorded]:
+    """Ask each question of ``query()`` once under ``settings``, recording the pool of its final ranking."""
     from lucasrag_query import _query, query
 
     real = _query.rank_pool
@@ -84,20 +84,25 @@ def record_pools(chosen, out: Path) -> list[Recorded]:
     recorded: list[Recorded] = []
     _query.rank_pool = recording
     try:
-        for _, conv in chosen:
-            root = out / conv.sample_id
-            if not (root / "data").is_dir():
-                raise FileNotFoundError(
-                    f"{root / 'data'} not found: run `lucasrag eval locomo` for {conv.sample_id} first"
-                )
-            settings = Settings.from_env(vault=(root / "vault").resolve(), data=(root / "data").resolve(), now=conv.now)
-            for q in [*conv.questions, *conv.adversarial]:
-                seen.clear()
-                result = query(q.text, top_k=TOP_K, settings=settings)
-                (args, kwargs), texts = seen[-1], tuple(r.text for r in result.results)
-                recorded.append(Recorded(q.category, tuple(q.evidence), args, kwargs, texts))
+        for q in questions:
+            seen.clear()
+            result = query(q.text, top_k=TOP_K, settings=settings)
+            (args, kwargs), texts = seen[-1], tuple(r.text for r in result.results)
+            recorded.append(Recorded(q.category, tuple(q.evidence), args, kwargs, texts))
     finally:
         _query.rank_pool = real
+    return recorded
+
+
+def record_pools(chosen, out: Path) -> list[Recorded]:
+    """Every question of the ``chosen`` conversations, recorded (see :func:`record_questions`)."""
+    recorded: list[Recorded] = []
+    for _, conv in chosen:
+        root = out / conv.sample_id
+        if not (root / "data").is_dir():
+            raise FileNotFoundError(f"{root / 'data'} not found: run `lucasrag eval locomo` for {conv.sample_id} first")
+        settings = Settings.from_env(vault=(root / "vault").resolve(), data=(root / "data").resolve(), now=conv.now)
+        recorded += record_questions(settings, [*conv.questions, *conv.adversarial])
     return recorded
 
 

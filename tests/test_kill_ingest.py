@@ -372,3 +372,71 @@ def test_an_older_run_s_later_steps_after_a_newer_run_end_in_the_newer_state(tmp
     monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "clean-dagster"))
     run_ingest(clean)
     assert_same(stored(settings), stored(clean))
+
+
+# --------------------------------------------------------------------------- killed between two store saves
+
+KILL_AT_SAVE = """
+import os, sys
+from lightrag.kg.json_doc_status_impl import JsonDocStatusStorage
+from lightrag.kg.json_kv_impl import JsonKVStorage
+from lightrag.kg.nano_vector_db_impl import NanoVectorDBStorage
+from lightrag.kg.networkx_impl import NetworkXStorage
+
+kill_at, seen = int(os.environ["KILL_AT_SAVE"]), [0]
+
+def counted(cls):
+    save = cls.index_done_callback
+    async def index_done_callback(self):
+        if self.workspace == "technical":
+            seen[0] += 1
+            if seen[0] == kill_at:
+                os._exit(137)  # as kill -9: nothing after this point is saved
+        return await save(self)
+    cls.index_done_callback = index_done_callback
+
+for cls in (JsonKVStorage, JsonDocStatusStorage, NanoVectorDBStorage, NetworkXStorage):
+    counted(cls)
+sys.argv = ["lucasrag", "ingest"]
+from lucasrag_cli import app
+app()
+"""
+
+
+def test_a_run_killed_between_any_two_store_saves_heals_to_a_clean_build(tmp_path, repo, monkeypatch, settings_for):
+    """The embedded stores are files saved one after another; a kill between two saves leaves some with the
+    run's changes and some without. For EVERY point in technical's save sequence of the edited-vault ingest
+    (which deletes a note with entities, changes one and adds one), the next ingest equals a clean build."""
+    from lucasrag_assets.ingest import run_ingest
+
+    clean_vault = small_vault(repo / "vault", tmp_path / "clean" / "vault")
+    edit_vault(clean_vault)
+    clean = settings_for(clean_vault, tmp_path / "clean" / "data")
+    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "clean" / "dagster"))
+    run_ingest(clean)
+    want = stored(clean)
+
+    vault = small_vault(repo / "vault", tmp_path / "vault")
+    base = settings_for(vault, tmp_path / "base")
+    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "base-dagster"))
+    run_ingest(base)
+    edit_vault(vault)
+    before = vault_bytes(vault)
+    killed_at = []
+    for kill_at in range(1, 40):
+        root = tmp_path / f"kill{kill_at}"
+        shutil.copytree(base.data, root / "data")
+        settings = settings_for(vault, root / "data")
+        env = {**_cli_env(settings, root / "killed-dagster", repo), "KILL_AT_SAVE": str(kill_at)}
+        (root / "killed-dagster").mkdir()
+        proc = subprocess.run([sys.executable, "-c", KILL_AT_SAVE], env=env, capture_output=True, text=True)
+        if proc.returncode == 0:
+            break  # past the last save: every point was tried
+        assert proc.returncode == 137, proc.stderr[-2000:]
+        killed_at.append(kill_at)
+        monkeypatch.setenv("DAGSTER_HOME", str(root / "dagster"))
+        run_ingest(settings)
+        assert vault_bytes(vault) == before, "the vault changed"
+        assert_same(stored(settings), want)
+    assert len(killed_at) >= 10, f"technical saved its stores only {len(killed_at)} times"
+    print(f"\nkilled before save {killed_at[0]}..{killed_at[-1]} of technical's stores; each healed")

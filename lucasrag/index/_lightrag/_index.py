@@ -42,6 +42,7 @@ class WorkspaceIndex(GraphWriter, GraphReader, LlmExtraction):
         self._rag = rag
         self.workspace = workspace
         self._vectors = vectors
+        self._anchors_before: dict[str, tuple[list[str], list[list[str]]]] = {}  # see GraphWriter.delete_graph
 
     @classmethod
     async def open(cls, settings: Settings, workspace: str) -> WorkspaceIndex:
@@ -151,10 +152,19 @@ class WorkspaceIndex(GraphWriter, GraphReader, LlmExtraction):
         )
 
     async def flush(self) -> None:
-        """Persist every pending write (one file write per store on the embedded profile)."""
+        """Persist every pending write (one file write per store on the embedded profile).
+
+        The stores are files written one after another, so a run killed in here leaves some with its changes
+        and some without. The next sync finds what to clean through the per-document anchors; so the anchors
+        naming everything this run touched (the entities it removed and those it wrote) are saved FIRST,
+        and the final anchors LAST."""
         rag = self._rag
+        await self._save_anchors_touched()
         stores = (rag.chunks_vdb, rag.text_chunks, rag.full_docs, rag.doc_status, *self._graph_stores())
-        await asyncio.gather(*(s.index_done_callback() for s in stores))
+        for store in stores:
+            if store not in (rag.full_entities, rag.full_relations):
+                await store.index_done_callback()
+        await asyncio.gather(rag.full_entities.index_done_callback(), rag.full_relations.index_done_callback())
         self._vectors.clear()
 
     async def search(

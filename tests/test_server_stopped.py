@@ -34,14 +34,11 @@ QUERY_BOUND_S = 30  # a dead server must be reported well within this (the conne
 def test_postgres_stopped_under_a_query_and_an_ingest(
     tmp_path, server_tmp, postgres_server, neo4j_server, clean_neo4j, settings_for, monkeypatch, index_records
 ):
-    from lucasrag_assets.ingest import dagster_postgres_url, open_instance, run_ingest
+    from lucasrag_assets.ingest import dagster_postgres_url, run_ingest
     from lucasrag_harness.services.postgres import ensure_database
     from lucasrag_query import query
 
-    vault = tmp_path / "vault"
-    for rel, text in NOTES.items():
-        (vault / rel).parent.mkdir(parents=True, exist_ok=True)
-        (vault / rel).write_text(text)
+    vault = _write_vault(tmp_path / "vault")
     server = PostgresServer(server_tmp / "pg", free_port())
     server.start()
     try:
@@ -71,16 +68,7 @@ def test_postgres_stopped_under_a_query_and_an_ingest(
         server.start()
         (vault / "tech/vacuum.md").write_text(NOTES["tech/vacuum.md"] + "\nautovacuum_naptime is 15s now.\n")
         (vault / "tech/new.md").write_text("---\nworkspace: technical\n---\nA new zebra-striped rack.\n")
-        errors: list[BaseException] = []
-        with open_instance(settings) as instance:
-            runs_before = {r.run_id for r in instance.get_runs()}
-        worker = threading.Thread(target=lambda: _run(run_ingest, settings, errors))
-        worker.start()
-        with open_instance(settings) as instance:  # the run's records live on the session's PostgreSQL
-            while worker.is_alive() and not _index_step_started(instance, runs_before):
-                time.sleep(0.05)
-        server.stop()
-        worker.join(600)
+        errors = _ingest_stopping_server_once_indexing(settings, server)
         assert errors and "PostgreSQL" in str(errors[0]) and "LUCASRAG_POSTGRES_DSN" in str(errors[0]), errors
         print(f"\nquery with PostgreSQL stopped: ServiceError after {seconds:.2f}s; ingest stopped: {errors[0]}")
 
@@ -90,17 +78,7 @@ def test_postgres_stopped_under_a_query_and_an_ingest(
     finally:
         server.stop()
 
-    clean = settings_for(
-        vault,
-        tmp_path / "clean",
-        profile="production",
-        postgres_dsn=ensure_database(postgres_server.admin_dsn, f"lucasrag_cl{uuid.uuid4().hex[:10]}"),
-        neo4j_uri=neo4j_server.uri,
-        neo4j_user=neo4j_server.user,
-        neo4j_password=neo4j_server.password,
-    )
-    clean_neo4j(neo4j_server)
-    run_ingest(clean)
+    clean = _clean_build(vault, tmp_path / "clean", settings_for, postgres_server, neo4j_server, clean_neo4j)
     assert healed == index_records(clean)
 
 
@@ -108,13 +86,10 @@ def test_neo4j_stopped_in_the_middle_of_an_ingest(
     tmp_path, server_tmp, postgres_server, neo4j_server, clean_neo4j, settings_for, monkeypatch, index_records
 ):
     from lucasrag.vocabulary import WORKSPACES
-    from lucasrag_assets.ingest import IngestFailed, dagster_postgres_url, open_instance, run_ingest
+    from lucasrag_assets.ingest import IngestFailed, dagster_postgres_url, run_ingest
     from lucasrag_harness.services.postgres import ensure_database
 
-    vault = tmp_path / "vault"
-    for rel, text in NOTES.items():
-        (vault / rel).parent.mkdir(parents=True, exist_ok=True)
-        (vault / rel).write_text(text)
+    vault = _write_vault(tmp_path / "vault")
     _own_dagster_instance(tmp_path, postgres_server, monkeypatch, dagster_postgres_url, ensure_database)
     server = Neo4jServer(server_tmp / "neo4j", free_port())
     server.start()
@@ -133,16 +108,7 @@ def test_neo4j_stopped_in_the_middle_of_an_ingest(
             (vault / rel).write_text(text + "\nA new line about the okapi.\n")
         (vault / "writing").mkdir()
         (vault / "writing/ode.md").write_text("---\nworkspace: creative\n---\nAn ode to the zebra okapi.\n")
-        errors: list[BaseException] = []
-        with open_instance(settings) as instance:
-            runs_before = {r.run_id for r in instance.get_runs()}
-        worker = threading.Thread(target=lambda: _run(run_ingest, settings, errors))
-        worker.start()
-        with open_instance(settings) as instance:  # the run's records live on the session's PostgreSQL
-            while worker.is_alive() and not _index_step_started(instance, runs_before):
-                time.sleep(0.05)
-        server.stop()
-        worker.join(600)
+        errors = _ingest_stopping_server_once_indexing(settings, server)
         assert errors and isinstance(errors[0], IngestFailed), errors
         failed = errors[0]
         print(f"\nNeo4j stopped mid-ingest: {failed}")
@@ -158,17 +124,7 @@ def test_neo4j_stopped_in_the_middle_of_an_ingest(
     finally:
         server.stop()
 
-    clean = settings_for(
-        vault,
-        tmp_path / "clean",
-        profile="production",
-        postgres_dsn=ensure_database(postgres_server.admin_dsn, f"lucasrag_cl{uuid.uuid4().hex[:10]}"),
-        neo4j_uri=neo4j_server.uri,
-        neo4j_user=neo4j_server.user,
-        neo4j_password=neo4j_server.password,
-    )
-    clean_neo4j(neo4j_server)
-    run_ingest(clean)
+    clean = _clean_build(vault, tmp_path / "clean", settings_for, postgres_server, neo4j_server, clean_neo4j)
     assert healed == index_records(clean)
 
 
@@ -197,3 +153,46 @@ def _run(fn, settings, errors):
         fn(settings)
     except BaseException as exc:  # noqa: BLE001 — the test reads it
         errors.append(exc)
+
+
+def _write_vault(vault):
+    for rel, text in NOTES.items():
+        (vault / rel).parent.mkdir(parents=True, exist_ok=True)
+        (vault / rel).write_text(text)
+    return vault
+
+
+def _ingest_stopping_server_once_indexing(settings, server) -> list[BaseException]:
+    """An ingest in a thread; ``server`` is stopped once its first index step has started. The run's errors."""
+    from lucasrag_assets.ingest import open_instance, run_ingest
+
+    errors: list[BaseException] = []
+    with open_instance(settings) as instance:
+        runs_before = {r.run_id for r in instance.get_runs()}
+    worker = threading.Thread(target=lambda: _run(run_ingest, settings, errors))
+    worker.start()
+    with open_instance(settings) as instance:  # the run's records live on the session's PostgreSQL
+        while worker.is_alive() and not _index_step_started(instance, runs_before):
+            time.sleep(0.05)
+    server.stop()
+    worker.join(600)
+    return errors
+
+
+def _clean_build(vault, data, settings_for, postgres_server, neo4j_server, clean_neo4j):
+    """The settings of a clean production build of ``vault`` on the session's servers."""
+    from lucasrag_assets.ingest import run_ingest
+    from lucasrag_harness.services.postgres import ensure_database
+
+    clean = settings_for(
+        vault,
+        data,
+        profile="production",
+        postgres_dsn=ensure_database(postgres_server.admin_dsn, f"lucasrag_cl{uuid.uuid4().hex[:10]}"),
+        neo4j_uri=neo4j_server.uri,
+        neo4j_user=neo4j_server.user,
+        neo4j_password=neo4j_server.password,
+    )
+    clean_neo4j(neo4j_server)
+    run_ingest(clean)
+    return clean

@@ -46,13 +46,12 @@ def _texts(records: dict[str, list[tuple]], workspace: str) -> str:
 
 
 @pytest.mark.parametrize("multiprocess", [False, True], ids=["in-process", "multiprocess"])
-def test_a_failed_workspace_step_leaves_the_others_to_complete(tmp_path, settings_for, index_records, multiprocess):
+def test_a_failed_workspace_step_leaves_the_others_to_complete(
+    notes_vault, tmp_path, settings_for, index_records, multiprocess
+):
     from lucasrag_query import query
 
-    vault = tmp_path / "vault"
-    for rel, text in NOTES.items():
-        (vault / rel).parent.mkdir(parents=True, exist_ok=True)
-        (vault / rel).write_text(text)
+    vault = notes_vault(tmp_path / "vault", NOTES)
     settings = settings_for(vault, tmp_path / "data")
     run_ingest(settings)
     before = index_records(settings)

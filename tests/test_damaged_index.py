@@ -52,11 +52,10 @@ def cli_query(settings, repo, *workspaces):
     return proc.returncode, json.loads(proc.stdout) if proc.returncode == 0 else " ".join(proc.stderr.split())
 
 
-def test_a_damaged_workspace_is_named_the_others_answer_and_rebuild_heals(tmp_path, settings_for, repo, index_records):
-    vault = tmp_path / "vault"
-    for rel, text in NOTES.items():
-        (vault / rel).parent.mkdir(parents=True, exist_ok=True)
-        (vault / rel).write_text(text)
+def test_a_damaged_workspace_is_named_the_others_answer_and_rebuild_heals(
+    notes_vault, tmp_path, settings_for, repo, index_records
+):
+    vault = notes_vault(tmp_path / "vault", NOTES)
     settings = settings_for(vault, tmp_path / "data")
     run_ingest(settings)
     before = index_records(settings)

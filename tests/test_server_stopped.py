@@ -32,13 +32,21 @@ QUERY_BOUND_S = 30  # a dead server must be reported well within this (the conne
 
 
 def test_postgres_stopped_under_a_query_and_an_ingest(
-    tmp_path, server_tmp, postgres_server, neo4j_server, clean_neo4j, settings_for, monkeypatch, index_records
+    tmp_path,
+    server_tmp,
+    postgres_server,
+    neo4j_server,
+    clean_neo4j,
+    settings_for,
+    monkeypatch,
+    index_records,
+    notes_vault,
 ):
     from lucasrag_assets.ingest import dagster_postgres_url, run_ingest
     from lucasrag_harness.services.postgres import ensure_database
     from lucasrag_query import query
 
-    vault = _write_vault(tmp_path / "vault")
+    vault = notes_vault(tmp_path / "vault", NOTES)
     server = PostgresServer(server_tmp / "pg", free_port())
     server.start()
     try:
@@ -83,13 +91,21 @@ def test_postgres_stopped_under_a_query_and_an_ingest(
 
 
 def test_neo4j_stopped_in_the_middle_of_an_ingest(
-    tmp_path, server_tmp, postgres_server, neo4j_server, clean_neo4j, settings_for, monkeypatch, index_records
+    tmp_path,
+    server_tmp,
+    postgres_server,
+    neo4j_server,
+    clean_neo4j,
+    settings_for,
+    monkeypatch,
+    index_records,
+    notes_vault,
 ):
     from lucasrag.vocabulary import WORKSPACES
     from lucasrag_assets.ingest import IngestFailed, dagster_postgres_url, run_ingest
     from lucasrag_harness.services.postgres import ensure_database
 
-    vault = _write_vault(tmp_path / "vault")
+    vault = notes_vault(tmp_path / "vault", NOTES)
     _own_dagster_instance(tmp_path, postgres_server, monkeypatch, dagster_postgres_url, ensure_database)
     server = Neo4jServer(server_tmp / "neo4j", free_port())
     server.start()
@@ -153,13 +169,6 @@ def _run(fn, settings, errors):
         fn(settings)
     except BaseException as exc:  # noqa: BLE001 — the test reads it
         errors.append(exc)
-
-
-def _write_vault(vault):
-    for rel, text in NOTES.items():
-        (vault / rel).parent.mkdir(parents=True, exist_ok=True)
-        (vault / rel).write_text(text)
-    return vault
 
 
 def _ingest_stopping_server_once_indexing(settings, server) -> list[BaseException]:

@@ -63,15 +63,7 @@ def serve(transport: str, port: int) -> None:
     if transport == "stdio":
         server.run("stdio")
         return
-    anyio.run(
-        lambda: server.run_streamable_http_async(
-            host=auth.HOST,
-            port=port,
-            streamable_http_path=auth.PATH,
-            json_response=True,
-            transport_security=auth.transport_security(port),
-        )
-    )
+    auth.serve_http(server, port)
 
 
 def cpu_ms(pid: int) -> float:

@@ -35,7 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import anyio  # noqa: E402
 import httpx2  # noqa: E402
-from _common import pct  # noqa: E402
+from _common import cpu_ms, pct  # noqa: E402
 from mcp import Client  # noqa: E402
 from mcp.client.stdio import StdioServerParameters  # noqa: E402
 from mcp.client.streamable_http import streamable_http_client  # noqa: E402
@@ -64,16 +64,6 @@ def serve(transport: str, port: int) -> None:
         server.run("stdio")
         return
     auth.serve_http(server, port)
-
-
-def cpu_ms(pid: int) -> float:
-    total = 0
-    for task in Path(f"/proc/{pid}/task").iterdir():
-        try:
-            total += int((task / "schedstat").read_text().split()[0])
-        except (FileNotFoundError, ProcessLookupError):
-            continue
-    return total / 1e6
 
 
 def switches(pid: int) -> tuple[int, int]:

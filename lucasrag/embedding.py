@@ -145,7 +145,12 @@ class Embedder:
         return pooled / np.clip(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12, None)
 
 
-@functools.cache
 def get_embedder(model: str = DEFAULT_MODEL) -> Embedder:
     """The process-wide embedder of ``model`` (a ``LUCASRAG_EMBEDDING_MODEL`` id; loading costs ~0.5 s)."""
+    # The cache sits behind the default so that get_embedder() and get_embedder("minilm") share one session.
+    return _embedder(model)
+
+
+@functools.cache
+def _embedder(model: str) -> Embedder:
     return Embedder(model)

@@ -22,6 +22,7 @@ from lucasrag.embedding import Embedder, get_embedder
 from lucasrag.embedding_cache import EmbeddingCache
 from lucasrag.embedding_models import (
     CALIBRATED_MODEL,
+    DEFAULT_MODEL,
     MODELS,
     EmbeddingModel,
     EmbeddingModelMissing,
@@ -70,6 +71,10 @@ def test_an_unknown_model_is_refused_naming_the_choices(value, monkeypatch, tmp_
 
 def test_the_default_stays_the_calibrated_model(tmp_path):
     assert Settings(vault=tmp_path, data=tmp_path, now=NOW).embedding_model == CALIBRATED_MODEL == "minilm"
+
+
+def test_the_default_and_its_id_share_one_loaded_model():
+    assert get_embedder() is get_embedder(DEFAULT_MODEL) is get_embedder("minilm")
 
 
 def test_queries_carry_the_prefix_and_passages_do_not(other_model):

@@ -77,10 +77,13 @@ class SqliteChunkStore:
         self._backfill_terms()
         self._dated: tuple[list[str], np.ndarray, np.ndarray] | None = None  # see _dated_vectors
         self._totals: dict[str, int] | None = None  # band_counts() without periods
+        # chunk id → row, filled by get(): each question reads hundreds of rows and most were read before
+        self._rows: dict[str, ChunkRecord] = {}
 
     def _changed(self) -> None:
         """Forget what the read caches hold (this object wrote; other writers make the query side reopen)."""
         self._dated = self._totals = None
+        self._rows = {}
 
     def _dated_vectors(self) -> tuple[list[str], np.ndarray, np.ndarray]:
         """(chunk ids, dates, vectors) of every dated chunk in table order, read once per open store:
@@ -107,6 +110,9 @@ class SqliteChunkStore:
             self._in_transaction = True
             try:
                 yield
+            except BaseException:
+                self._changed()  # the caches may hold rows read inside the rolled-back writes
+                raise
             finally:
                 self._in_transaction = False
 
@@ -197,12 +203,15 @@ class SqliteChunkStore:
             )
 
     def get(self, chunk_ids: Sequence[str]) -> dict[str, ChunkRecord]:
-        out: dict[str, ChunkRecord] = {}
-        for start in range(0, len(chunk_ids), 900):
-            batch = list(chunk_ids[start : start + 900])
+        """The rows of the ids the store holds, from the row cache where it has them (see ``_changed``)."""
+        rows = self._rows
+        out = {i: rows[i] for i in chunk_ids if i in rows}
+        missing = [i for i in dict.fromkeys(chunk_ids) if i not in out]
+        for start in range(0, len(missing), 900):
+            batch = missing[start : start + 900]
             marks = ",".join("?" * len(batch))
             for row in self._db.execute(f"SELECT {_COLUMNS} FROM chunks WHERE chunk_id IN ({marks})", batch):
-                out[row[0]] = _record(row)
+                out[row[0]] = rows[row[0]] = _record(row)
         return out
 
     def vectors(self, chunk_ids: Sequence[str]) -> np.ndarray:

@@ -80,3 +80,20 @@ def test_a_charged_chunk_round_trips_and_an_uncharged_one_reads_as_empty(store):
     store.add_chunks([_record(0, None, charged=("Dad",)), _record(1, None)], _vectors(2, 6))
     got = store.get(["c0", "c1"])
     assert got["c0"].charged == ("Dad",) and got["c1"].charged == ()
+
+
+def test_the_row_cache_follows_the_stores_own_writes_and_a_rolled_back_transaction(store):
+    store.add_chunks([_record(0, None), _record(1, None)], _vectors(2, 7))
+    assert store.get(["c0", "c1", "nope"]).keys() == {"c0", "c1"}  # read, so now cached
+
+    store.add_chunks([_record(0, "2020-01-01", charged=("Dad",))], _vectors(1, 8))  # replaced
+    assert store.get(["c0"])["c0"].charged == ("Dad",) and store.get(["c0"])["c0"].date == "2020-01-01"
+
+    store.remove_docs(["d1"])
+    assert store.get(["c0", "c1"]).keys() == {"c0"}
+
+    with pytest.raises(RuntimeError), store.transaction():
+        store.add_chunks([_record(2, None)], _vectors(1, 9))
+        assert store.get(["c2"]).keys() == {"c2"}  # read inside the transaction, then rolled back
+        raise RuntimeError("stop")
+    assert store.get(["c2"]) == {}

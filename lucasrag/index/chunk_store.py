@@ -19,6 +19,7 @@ import numpy as np
 
 from lucasrag import lexical
 from lucasrag.embedding import DIM
+from lucasrag.index.keyword_index import KeywordIndex, varints
 from lucasrag.vocabulary import ChunkRecord
 
 _SCHEMA = """
@@ -79,11 +80,37 @@ class SqliteChunkStore:
         self._totals: dict[str, int] | None = None  # band_counts() without periods
         # chunk id → row, filled by get(): each question reads hundreds of rows and most were read before
         self._rows: dict[str, ChunkRecord] = {}
+        self._keywords: KeywordIndex | None = None  # see _keyword_index
+        self._keyword_searches = 0
 
     def _changed(self) -> None:
         """Forget what the read caches hold (this object wrote; other writers make the query side reopen)."""
-        self._dated = self._totals = None
+        self._dated = self._totals = self._keywords = None
         self._rows = {}
+        self._keyword_searches = 0
+
+    def _keyword_index(self) -> KeywordIndex | None:
+        """FTS5's ranking from memory (``keyword_index``), set up on this store's second keyword search
+        (a one-question process never pays for it); None while FTS5 answers."""
+        self._keyword_searches += 1
+        if self._keywords is None and self._keyword_searches >= 2:
+            db = self._db
+            averages = db.execute("SELECT block FROM chunk_terms_data WHERE id = 1").fetchone()
+            n_rows, n_tokens = varints(averages[0])[:2] if averages else (0, 0)
+            rows = db.execute(
+                "SELECT d.id, c.chunk_id, d.sz FROM chunk_terms_docsize d"
+                " LEFT JOIN chunks c ON c.rowid = d.id ORDER BY d.id"
+            ).fetchall()
+            db.execute(
+                "CREATE VIRTUAL TABLE IF NOT EXISTS temp.chunk_instances USING fts5vocab(main, chunk_terms, instance)"
+            )
+
+            def postings(term: str) -> list[tuple[int, int]]:
+                sql = "SELECT doc, count(*) FROM temp.chunk_instances WHERE term = ? GROUP BY doc ORDER BY doc"
+                return db.execute(sql, (term,)).fetchall()
+
+            self._keywords = KeywordIndex(n_rows, n_tokens, [(r, c, varints(sz)[0]) for r, c, sz in rows], postings)
+        return self._keywords
 
     def _dated_vectors(self) -> tuple[list[str], np.ndarray, np.ndarray]:
         """(chunk ids, dates, vectors) of every dated chunk in table order, read once per open store:
@@ -265,6 +292,9 @@ class SqliteChunkStore:
         match = lexical.fts_match(query)
         if match is None or k < 1:
             return []
+        index = self._keyword_index()
+        if index is not None and index.answers(query):
+            return index.search(query, k)
         rows = self._db.execute(
             "SELECT c.chunk_id FROM (SELECT rowid, rank FROM chunk_terms WHERE chunk_terms MATCH ? ORDER BY rank LIMIT ?) m"
             " JOIN chunks c ON c.rowid = m.rowid ORDER BY m.rank",
@@ -274,7 +304,7 @@ class SqliteChunkStore:
 
     def term_stats(self, query: Sequence[str]) -> tuple[int, dict[str, int]]:
         """(number of chunks, chunks containing each term) — the collection statistics BM25 needs."""
-        n = self._db.execute("SELECT count(*) FROM chunks").fetchone()[0]
+        n = sum(self.band_counts().values())  # every chunk has a band: the cached totals count them all
         marks = ",".join("?" * len(query))
         df = (
             dict(self._db.execute(f"SELECT term, doc FROM chunk_vocab WHERE term IN ({marks})", list(query)))

@@ -4,13 +4,14 @@ nano-vectordb query returns — order, ties and texts — and follows the index'
 from __future__ import annotations
 
 import asyncio
+import datetime as dt
 
 import numpy as np
 
 from lucasrag.embedding import DIM
 from lucasrag.index import open_workspace_index
+from lucasrag.settings import Settings
 from lucasrag.vocabulary import ChunkRecord
-from tests.conftest import make_settings
 
 
 def _unit(rng: np.random.Generator, n: int) -> np.ndarray:
@@ -30,7 +31,7 @@ async def _lightrag_rows(index, vector: np.ndarray, k: int) -> list[tuple[str, s
 
 
 def test_ranking_matches_lightrags_query_ties_included_and_follows_writes(tmp_path):
-    settings = make_settings(tmp_path / "vault", tmp_path / "data")
+    settings = Settings(vault=tmp_path / "vault", data=tmp_path / "data", now=dt.date(2026, 6, 1))
     rng = np.random.default_rng(11)
     vectors = _unit(rng, 40)
     vectors[20:30] = vectors[10]  # ten exact copies of one vector: equal scores, argsort decides their order

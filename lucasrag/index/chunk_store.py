@@ -80,13 +80,14 @@ class SqliteChunkStore:
         self._totals: dict[str, int] | None = None  # band_counts() without periods
         # chunk id → row, filled by get(): each question reads hundreds of rows and most were read before
         self._rows: dict[str, ChunkRecord] = {}
+        self._vectors: dict[str, np.ndarray] = {}  # chunk id → vector, filled by vectors() (the ranked pool's)
         self._keywords: KeywordIndex | None = None  # see _keyword_index
         self._keyword_searches = 0
 
     def _changed(self) -> None:
         """Forget what the read caches hold (this object wrote; other writers make the query side reopen)."""
         self._dated = self._totals = self._keywords = None
-        self._rows = {}
+        self._rows, self._vectors = {}, {}
         self._keyword_searches = 0
 
     def _keyword_index(self) -> KeywordIndex | None:
@@ -242,10 +243,12 @@ class SqliteChunkStore:
         return out
 
     def vectors(self, chunk_ids: Sequence[str]) -> np.ndarray:
-        """Stored unit vectors in the order of ``chunk_ids`` (zeros for unknown ids)."""
-        found: dict[str, np.ndarray] = {}
-        for start in range(0, len(chunk_ids), 900):
-            batch = list(chunk_ids[start : start + 900])
+        """Stored unit vectors in the order of ``chunk_ids`` (zeros for unknown ids), from the cache of those
+        read before where it has them (see ``_changed``)."""
+        found = self._vectors
+        missing = [c for c in dict.fromkeys(chunk_ids) if c not in found]
+        for start in range(0, len(missing), 900):
+            batch = missing[start : start + 900]
             marks = ",".join("?" * len(batch))
             for cid, blob in self._db.execute(
                 f"SELECT chunk_id, vector FROM chunks WHERE chunk_id IN ({marks})", batch
@@ -305,6 +308,8 @@ class SqliteChunkStore:
     def term_stats(self, query: Sequence[str]) -> tuple[int, dict[str, int]]:
         """(number of chunks, chunks containing each term) — the collection statistics BM25 needs."""
         n = sum(self.band_counts().values())  # every chunk has a band: the cached totals count them all
+        if self._keywords is not None and self._keywords.answers(query):  # FTS5's counts, held in memory
+            return n, {t: d for t in query if (d := self._keywords.doc_freq(t))}
         marks = ",".join("?" * len(query))
         df = (
             dict(self._db.execute(f"SELECT term, doc FROM chunk_vocab WHERE term IN ({marks})", list(query)))

@@ -97,3 +97,13 @@ def test_the_row_cache_follows_the_stores_own_writes_and_a_rolled_back_transacti
         assert store.get(["c2"]).keys() == {"c2"}  # read inside the transaction, then rolled back
         raise RuntimeError("stop")
     assert store.get(["c2"]) == {}
+
+
+def test_the_vector_cache_follows_the_stores_own_writes(store):
+    first, second = _vectors(1, 10), _vectors(1, 11)
+    store.add_chunks([_record(0, None)], first)
+    assert np.array_equal(store.vectors(["c0", "nope"]), np.stack([first[0], np.zeros(DIM, np.float32)]))
+    store.add_chunks([_record(0, None)], second)  # the same chunk, a new vector
+    assert np.array_equal(store.vectors(["c0"]), second)
+    store.remove_docs(["d0"])
+    assert not store.vectors(["c0"]).any()

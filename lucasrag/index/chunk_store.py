@@ -97,7 +97,8 @@ class SqliteChunkStore:
         if self._keywords is None and self._keyword_searches >= 2:
             db = self._db
             averages = db.execute("SELECT block FROM chunk_terms_data WHERE id = 1").fetchone()
-            n_rows, n_tokens = varints(averages[0])[:2] if averages else (0, 0)
+            # the averages record: rows, then tokens per column (short or empty for an empty table)
+            n_rows, n_tokens = ([*varints(averages[0] if averages else b""), 0, 0])[:2]
             rows = db.execute(
                 "SELECT d.id, c.chunk_id, d.sz FROM chunk_terms_docsize d"
                 " LEFT JOIN chunks c ON c.rowid = d.id ORDER BY d.id"
@@ -110,7 +111,8 @@ class SqliteChunkStore:
                 sql = "SELECT doc, count(*) FROM temp.chunk_instances WHERE term = ? GROUP BY doc ORDER BY doc"
                 return db.execute(sql, (term,)).fetchall()
 
-            self._keywords = KeywordIndex(n_rows, n_tokens, [(r, c, varints(sz)[0]) for r, c, sz in rows], postings)
+            sizes = [(r, c, (varints(sz) or [0])[0]) for r, c, sz in rows]
+            self._keywords = KeywordIndex(n_rows, n_tokens, sizes, postings)
         return self._keywords
 
     def _dated_vectors(self) -> tuple[list[str], np.ndarray, np.ndarray]:

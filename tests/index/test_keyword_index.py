@@ -102,6 +102,19 @@ def test_the_memory_ranking_follows_the_stores_own_writes(tmp_path):
         store.close()
 
 
+@pytest.mark.parametrize("emptied", [False, True])
+def test_an_empty_store_answers_nothing_from_memory(tmp_path, emptied):
+    store = _store(tmp_path / "chunks.sqlite", _texts(5, 4)) if emptied else SqliteChunkStore(tmp_path / "c.sqlite")
+    try:
+        if emptied:
+            store.remove_docs([f"d{i}" for i in range(15)])
+        _warm(store)
+        assert store.keyword_search(["otter"], 5) == [] == _fts(store, ["otter"], 5)
+        assert store.term_stats(["otter"]) == (0, {})
+    finally:
+        store.close()
+
+
 def test_a_term_fts5_may_split_goes_to_fts5(tmp_path):
     store = _store(tmp_path / "chunks.sqlite", ["café au lait", "ça va"])
     try:

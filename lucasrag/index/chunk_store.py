@@ -83,6 +83,16 @@ class SqliteChunkStore:
         self._vectors: dict[str, np.ndarray] = {}  # chunk id → vector, filled by vectors() (the ranked pool's)
         self._keywords: KeywordIndex | None = None  # see _keyword_index
         self._keyword_searches = 0
+        self._data_version: int | None = None  # see _fresh
+
+    def _fresh(self) -> None:
+        """Forget the read caches when another connection has committed since they were filled (SQLite's
+        ``data_version``; the query side also reopens on the files' stamps, which a write inside one
+        clock tick may leave unchanged)."""
+        version = self._db.execute("PRAGMA data_version").fetchone()[0]
+        if version != self._data_version:
+            self._data_version = version
+            self._changed()
 
     def _changed(self) -> None:
         """Forget what the read caches hold (this object wrote; other writers make the query side reopen)."""
@@ -93,6 +103,7 @@ class SqliteChunkStore:
     def _keyword_index(self) -> KeywordIndex | None:
         """FTS5's ranking from memory (``keyword_index``), set up on this store's second keyword search
         (a one-question process never pays for it); None while FTS5 answers."""
+        self._fresh()
         self._keyword_searches += 1
         if self._keywords is None and self._keyword_searches >= 2:
             db = self._db
@@ -234,6 +245,7 @@ class SqliteChunkStore:
 
     def get(self, chunk_ids: Sequence[str]) -> dict[str, ChunkRecord]:
         """The rows of the ids the store holds, from the row cache where it has them (see ``_changed``)."""
+        self._fresh()
         rows = self._rows
         out = {i: rows[i] for i in chunk_ids if i in rows}
         missing = [i for i in dict.fromkeys(chunk_ids) if i not in out]
@@ -247,6 +259,7 @@ class SqliteChunkStore:
     def vectors(self, chunk_ids: Sequence[str]) -> np.ndarray:
         """Stored unit vectors in the order of ``chunk_ids`` (zeros for unknown ids), from the cache of those
         read before where it has them (see ``_changed``)."""
+        self._fresh()
         found = self._vectors
         missing = [c for c in dict.fromkeys(chunk_ids) if c not in found]
         for start in range(0, len(missing), 900):
@@ -266,6 +279,7 @@ class SqliteChunkStore:
         are closer in meaning; the vector index alone would not fetch them."""
         if not periods or k < 1:
             return []
+        self._fresh()
         ids, dates, vectors = self._dated_vectors()
         # SQL's `date BETWEEN lo AND hi` on text: the same comparison as Python's on str
         inside = np.zeros(len(ids), dtype=bool)
@@ -281,6 +295,7 @@ class SqliteChunkStore:
     def band_counts(self, periods: Sequence[tuple[str, str]] = ()) -> dict[str, int]:
         """Chunks per band, only those dated inside any period (ISO bounds, inclusive) when
         periods are given: the query stops over-fetching when no more eligible chunks exist."""
+        self._fresh()
         if not periods and self._totals is not None:
             return dict(self._totals)
         sql, params = "SELECT band, count(*) FROM chunks", []

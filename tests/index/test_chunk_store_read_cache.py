@@ -107,3 +107,21 @@ def test_the_vector_cache_follows_the_stores_own_writes(store):
     assert np.array_equal(store.vectors(["c0"]), second)
     store.remove_docs(["d0"])
     assert not store.vectors(["c0"]).any()
+
+
+def test_the_caches_follow_another_connections_commits(tmp_path):
+    reader, writer = SqliteChunkStore(tmp_path / "c.sqlite"), SqliteChunkStore(tmp_path / "c.sqlite")
+    try:
+        writer.add_chunks([_record(0, "2013-02-01")], _vectors(1, 12))
+        query, year = _vectors(1, 13)[0], [("2013-01-01", "2013-12-31")]
+        for _ in range(2):  # filled, then answered from the caches
+            assert reader.get(["c0"])["c0"].text == "text 0" and reader.band_counts() == {"present": 1}
+            assert reader.nearest_dated(query, year, 5) == ["c0"] and reader.keyword_search(["text"], 5) == ["c0"]
+        replaced = ChunkRecord("c0", "d0", "personal", "n0.md", 0, "otter", "archival", "date", "2013-03-01")
+        writer.add_chunks([replaced, _record(1, "2013-04-01")], _vectors(2, 14))
+        assert reader.get(["c0"])["c0"].text == "otter" and reader.band_counts() == {"archival": 1, "present": 1}
+        assert np.array_equal(reader.vectors(["c0"]), writer.vectors(["c0"]))
+        assert sorted(reader.nearest_dated(query, year, 5)) == ["c0", "c1"]
+        assert reader.keyword_search(["otter"], 5) == ["c0"] and reader.keyword_search(["text"], 5) == ["c1"]
+    finally:
+        reader.close(), writer.close()

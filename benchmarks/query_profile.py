@@ -80,6 +80,7 @@ ASYNC_SPANS = {
     "search": ("_index.py", "  LightRAG search (vector + entity reach)"),
     "_graph_reach": ("_graph_read.py", "    entity reach"),
     "query": ("nano_vector_db_impl.py", "    nano-vectordb query"),
+    "rank": ("_nano_rank.py", "    vector ranking (nano-vectordb's, over its float64 copy)"),
 }
 
 
@@ -102,13 +103,13 @@ def instrument() -> None:
         (q, "query_terms", "query terms"),
         (q, "eligible_count", "band counts (eligible)"),
         (chunk_store.SqliteChunkStore, "nearest_dated", "dated nearest (period)"),
-        (chunk_store.SqliteChunkStore, "keyword_search", "keyword search (FTS5)"),
-        (chunk_store.SqliteChunkStore, "get", "chunk rows (SQLite get)"),
+        (chunk_store.SqliteChunkStore, "keyword_search", "keyword search (in memory; FTS5 the first time)"),
+        (chunk_store.SqliteChunkStore, "get", "chunk rows (cached; SQLite the first time)"),
         (q, "fuse_rankings", "candidate fusion (RRF)"),
         (q, "apply_policy", "policy"),
         (q, "rank_pool", "rank (fallback fusion)"),
         (ranking, "_keyword_scores", "  BM25 over the pool"),
-        (chunk_store.SqliteChunkStore, "term_stats", "    term stats (FTS5 vocab)"),
+        (chunk_store.SqliteChunkStore, "term_stats", "    term stats (keyword index)"),
         (chunk_store.SqliteChunkStore, "vectors", "  pool vectors (SQLite)"),
         (ranking.lexical, "fused_scores", "  fused scores"),
         (ranking, "_signals", "  per-signal ranks"),
@@ -192,6 +193,13 @@ def main() -> None:
     print(f"federated query() p50 {pct(fed_ms, 0.5):.1f} ms  p95 {pct(fed_ms, 0.95):.1f} ms")
     print(f"flat LightRAG     p50 {pct(flat_ms, 0.5):.1f} ms  p95 {pct(flat_ms, 0.95):.1f} ms")
     print(f"ratio p50 {pct(fed_ms, 0.5) / pct(flat_ms, 0.5):.2f}  p95 {pct(fed_ms, 0.95) / pct(flat_ms, 0.95):.2f}")
+    # the first round asks every question for the first time (the read caches hold only what earlier
+    # questions brought in); later rounds repeat them
+    first_fed, first_flat = fed_ms[: len(cases)], flat_ms[: len(cases)]
+    print(
+        f"first round only: federated p50 {pct(first_fed, 0.5):.1f} ms, flat p50 {pct(first_flat, 0.5):.1f} ms, "
+        f"ratio p50 {pct(first_fed, 0.5) / pct(first_flat, 0.5):.2f}"
+    )
     if args.no_profile:
         _loop.run(flat.close())
         return

@@ -80,9 +80,18 @@ def date_terms(date: str | None) -> list[str]:
     return terms(f"{date[:4]} {date[:3]}0s")
 
 
-def chunk_terms(text: str, date: str | None) -> list[str]:
-    """What the keyword index holds for a chunk: its words, then its date's terms."""
-    return terms(text) + date_terms(date)
+@lru_cache(maxsize=1 << 13)
+def chunk_terms(text: str, date: str | None) -> tuple[str, ...]:
+    """What the keyword index holds for a chunk: its words, then its date's terms.
+
+    Memoised (a pure function of its arguments): every question analyses the texts of its
+    candidate pool again, and most of them were candidates of earlier questions."""
+    return tuple(terms(text) + date_terms(date))
+
+
+@lru_cache(maxsize=1 << 13)
+def _term_counts(document: tuple[str, ...]) -> Counter:
+    return Counter(document)
 
 
 def period_terms(periods: Iterable[tuple]) -> list[str]:
@@ -128,7 +137,8 @@ def bm25(
     weights = {t: idf(max(n_docs, df.get(t, 0)), df.get(t, 0)) for t in query}
     scores = []
     for doc, length in zip(documents, lengths):
-        counts = Counter(doc)
+        # a chunk_terms() tuple is counted once for every question that scores it (read only here)
+        counts = _term_counts(doc) if isinstance(doc, tuple) else Counter(doc)
         norm = K1 * (1 - B + B * length / avg)
         scores.append(sum(w * counts[t] * (K1 + 1) / (counts[t] + norm) for t, w in weights.items() if counts[t]))
     return scores

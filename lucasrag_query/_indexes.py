@@ -3,7 +3,7 @@ an ingest has rewritten them (the query side only ever reads)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from lucasrag.data_folder import open_data_folder
 from lucasrag.index import (
@@ -16,6 +16,8 @@ from lucasrag.index import (
     open_workspace,
 )
 from lucasrag.settings import Settings
+from lucasrag.vocabulary import ChunkRecord
+from lucasrag_query.policy import Candidate
 
 
 class IndexMissing(FileNotFoundError):
@@ -41,6 +43,16 @@ class OpenWorkspace:
     stores: WorkspaceStores
     stamp: tuple
     model: str | None = None  # the embedding model its vectors come from (read from the store once)
+    #: chunk id → (the store's row, its candidate): every question makes hundreds, mostly made before
+    _candidates: dict[str, tuple[ChunkRecord, Candidate]] = field(default_factory=dict, repr=False)
+
+    def candidate(self, record: ChunkRecord) -> Candidate:
+        """``Candidate.from_record(record)``, made once per row the store hands out (a row it reads
+        again after a write is a new object, so it gets a new candidate)."""
+        made = self._candidates.get(record.chunk_id)
+        if made is None or made[0] is not record:
+            made = self._candidates[record.chunk_id] = (record, Candidate.from_record(record))
+        return made[1]
 
     @property
     def workspace(self) -> str:

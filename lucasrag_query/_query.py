@@ -115,7 +115,7 @@ async def _fetch(
         ids = list(dict.fromkeys([*dated, *fuse_rankings([[h.chunk_id for h in hits], matched])]))
         new = [i for i in ids if i not in known]
         records = ws.store.get(new)
-        known.update((i, Candidate.from_record(records[i]) if i in records else None) for i in new)
+        known.update((i, ws.candidate(records[i]) if i in records else None) for i in new)
         # the policy judges each candidate on its own metadata, so judging only the new ones is enough
         kept_ids.update(c.chunk_id for c in keep([known[i] for i in new if known[i] is not None]))
         candidates = [c for c in (known[i] for i in ids) if c is not None]

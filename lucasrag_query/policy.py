@@ -30,6 +30,7 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date
+from functools import lru_cache
 from typing import Literal
 
 from lucasrag.vocabulary import ChunkRecord, DeferenceSubject
@@ -166,7 +167,7 @@ def apply_policy(
     for c in candidates:
         archival = c.band == "archival"
         admitted = archival and archive_admits(c, temporal)
-        unbridged = care_withheld_subjects(c.charged, subjects, bridged)
+        unbridged = care_withheld_subjects(c.charged, subjects, bridged) if c.charged else []
         if unbridged and not admitted:
             withheld.add(c.chunk_id)
             for name in unbridged:
@@ -208,9 +209,12 @@ MIN_WEIGHT = 0.01
 
 def parse_date(value: str | None) -> date | None:
     """An ISO date ``YYYY-MM-DD`` (or a longer timestamp), ``YYYY-MM`` or ``YYYY``; else None."""
-    if not value:
-        return None
-    v = str(value).strip()
+    return _parse_date(str(value)) if value else None
+
+
+@lru_cache(maxsize=1 << 14)  # a query parses the dates of hundreds of candidates, most of them seen before
+def _parse_date(value: str) -> date | None:
+    v = value.strip()
     try:
         if len(v) >= 10:
             return date.fromisoformat(v[:10])

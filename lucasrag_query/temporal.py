@@ -70,7 +70,7 @@ class TemporalSignals:
     periods: tuple[tuple[date, date], ...]  # inclusive date ranges the signals point at
     details: tuple[Signal, ...] = field(default=(), compare=False)
 
-    @property
+    @functools.cached_property  # asked once per candidate the policy judges (a frozen dataclass allows it)
     def whole_archive(self) -> bool:
         """The archive opens whole (a cue or a life stage), not only for the named periods."""
         if not self.archival_open:

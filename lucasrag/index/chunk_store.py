@@ -19,6 +19,7 @@ import numpy as np
 
 from lucasrag import lexical
 from lucasrag.embedding import DIM
+from lucasrag.index.keyword_index import KeywordIndex, varints
 from lucasrag.vocabulary import ChunkRecord
 
 _SCHEMA = """
@@ -77,10 +78,53 @@ class SqliteChunkStore:
         self._backfill_terms()
         self._dated: tuple[list[str], np.ndarray, np.ndarray] | None = None  # see _dated_vectors
         self._totals: dict[str, int] | None = None  # band_counts() without periods
+        # chunk id → row, filled by get(): each question reads hundreds of rows and most were read before
+        self._rows: dict[str, ChunkRecord] = {}
+        self._vectors: dict[str, np.ndarray] = {}  # chunk id → vector, filled by vectors() (the ranked pool's)
+        self._keywords: KeywordIndex | None = None  # see _keyword_index
+        self._keyword_searches = 0
+        self._data_version: int | None = None  # see _fresh
+
+    def _fresh(self) -> None:
+        """Forget the read caches when another connection has committed since they were filled (SQLite's
+        ``data_version``; the query side also reopens on the files' stamps, which a write inside one
+        clock tick may leave unchanged)."""
+        version = self._db.execute("PRAGMA data_version").fetchone()[0]
+        if version != self._data_version:
+            self._data_version = version
+            self._changed()
 
     def _changed(self) -> None:
         """Forget what the read caches hold (this object wrote; other writers make the query side reopen)."""
-        self._dated = self._totals = None
+        self._dated = self._totals = self._keywords = None
+        self._rows, self._vectors = {}, {}
+        self._keyword_searches = 0
+
+    def _keyword_index(self) -> KeywordIndex | None:
+        """FTS5's ranking from memory (``keyword_index``), set up on this store's second keyword search
+        (a one-question process never pays for it); None while FTS5 answers."""
+        self._fresh()
+        self._keyword_searches += 1
+        if self._keywords is None and self._keyword_searches >= 2:
+            db = self._db
+            averages = db.execute("SELECT block FROM chunk_terms_data WHERE id = 1").fetchone()
+            # the averages record: rows, then tokens per column (short or empty for an empty table)
+            n_rows, n_tokens = ([*varints(averages[0] if averages else b""), 0, 0])[:2]
+            rows = db.execute(
+                "SELECT d.id, c.chunk_id, d.sz FROM chunk_terms_docsize d"
+                " LEFT JOIN chunks c ON c.rowid = d.id ORDER BY d.id"
+            ).fetchall()
+            db.execute(
+                "CREATE VIRTUAL TABLE IF NOT EXISTS temp.chunk_instances USING fts5vocab(main, chunk_terms, instance)"
+            )
+
+            def postings(term: str) -> list[tuple[int, int]]:
+                sql = "SELECT doc, count(*) FROM temp.chunk_instances WHERE term = ? GROUP BY doc ORDER BY doc"
+                return db.execute(sql, (term,)).fetchall()
+
+            sizes = [(r, c, (varints(sz) or [0])[0]) for r, c, sz in rows]
+            self._keywords = KeywordIndex(n_rows, n_tokens, sizes, postings)
+        return self._keywords
 
     def _dated_vectors(self) -> tuple[list[str], np.ndarray, np.ndarray]:
         """(chunk ids, dates, vectors) of every dated chunk in table order, read once per open store:
@@ -107,6 +151,9 @@ class SqliteChunkStore:
             self._in_transaction = True
             try:
                 yield
+            except BaseException:
+                self._changed()  # the caches may hold rows read inside the rolled-back writes
+                raise
             finally:
                 self._in_transaction = False
 
@@ -197,19 +244,26 @@ class SqliteChunkStore:
             )
 
     def get(self, chunk_ids: Sequence[str]) -> dict[str, ChunkRecord]:
-        out: dict[str, ChunkRecord] = {}
-        for start in range(0, len(chunk_ids), 900):
-            batch = list(chunk_ids[start : start + 900])
+        """The rows of the ids the store holds, from the row cache where it has them (see ``_changed``)."""
+        self._fresh()
+        rows = self._rows
+        out = {i: rows[i] for i in chunk_ids if i in rows}
+        missing = [i for i in dict.fromkeys(chunk_ids) if i not in out]
+        for start in range(0, len(missing), 900):
+            batch = missing[start : start + 900]
             marks = ",".join("?" * len(batch))
             for row in self._db.execute(f"SELECT {_COLUMNS} FROM chunks WHERE chunk_id IN ({marks})", batch):
-                out[row[0]] = _record(row)
+                out[row[0]] = rows[row[0]] = _record(row)
         return out
 
     def vectors(self, chunk_ids: Sequence[str]) -> np.ndarray:
-        """Stored unit vectors in the order of ``chunk_ids`` (zeros for unknown ids)."""
-        found: dict[str, np.ndarray] = {}
-        for start in range(0, len(chunk_ids), 900):
-            batch = list(chunk_ids[start : start + 900])
+        """Stored unit vectors in the order of ``chunk_ids`` (zeros for unknown ids), from the cache of those
+        read before where it has them (see ``_changed``)."""
+        self._fresh()
+        found = self._vectors
+        missing = [c for c in dict.fromkeys(chunk_ids) if c not in found]
+        for start in range(0, len(missing), 900):
+            batch = missing[start : start + 900]
             marks = ",".join("?" * len(batch))
             for cid, blob in self._db.execute(
                 f"SELECT chunk_id, vector FROM chunks WHERE chunk_id IN ({marks})", batch
@@ -225,6 +279,7 @@ class SqliteChunkStore:
         are closer in meaning; the vector index alone would not fetch them."""
         if not periods or k < 1:
             return []
+        self._fresh()
         ids, dates, vectors = self._dated_vectors()
         # SQL's `date BETWEEN lo AND hi` on text: the same comparison as Python's on str
         inside = np.zeros(len(ids), dtype=bool)
@@ -240,6 +295,7 @@ class SqliteChunkStore:
     def band_counts(self, periods: Sequence[tuple[str, str]] = ()) -> dict[str, int]:
         """Chunks per band, only those dated inside any period (ISO bounds, inclusive) when
         periods are given: the query stops over-fetching when no more eligible chunks exist."""
+        self._fresh()
         if not periods and self._totals is not None:
             return dict(self._totals)
         sql, params = "SELECT band, count(*) FROM chunks", []
@@ -256,6 +312,9 @@ class SqliteChunkStore:
         match = lexical.fts_match(query)
         if match is None or k < 1:
             return []
+        index = self._keyword_index()
+        if index is not None and index.answers(query):
+            return index.search(query, k)
         rows = self._db.execute(
             "SELECT c.chunk_id FROM (SELECT rowid, rank FROM chunk_terms WHERE chunk_terms MATCH ? ORDER BY rank LIMIT ?) m"
             " JOIN chunks c ON c.rowid = m.rowid ORDER BY m.rank",
@@ -265,7 +324,9 @@ class SqliteChunkStore:
 
     def term_stats(self, query: Sequence[str]) -> tuple[int, dict[str, int]]:
         """(number of chunks, chunks containing each term) — the collection statistics BM25 needs."""
-        n = self._db.execute("SELECT count(*) FROM chunks").fetchone()[0]
+        n = sum(self.band_counts().values())  # every chunk has a band: the cached totals count them all
+        if self._keywords is not None and self._keywords.answers(query):  # FTS5's counts, held in memory
+            return n, {t: d for t in query if (d := self._keywords.doc_freq(t))}
         marks = ",".join("?" * len(query))
         df = (
             dict(self._db.execute(f"SELECT term, doc FROM chunk_vocab WHERE term IN ({marks})", list(query)))

@@ -80,3 +80,48 @@ def test_a_charged_chunk_round_trips_and_an_uncharged_one_reads_as_empty(store):
     store.add_chunks([_record(0, None, charged=("Dad",)), _record(1, None)], _vectors(2, 6))
     got = store.get(["c0", "c1"])
     assert got["c0"].charged == ("Dad",) and got["c1"].charged == ()
+
+
+def test_the_row_cache_follows_the_stores_own_writes_and_a_rolled_back_transaction(store):
+    store.add_chunks([_record(0, None), _record(1, None)], _vectors(2, 7))
+    assert store.get(["c0", "c1", "nope"]).keys() == {"c0", "c1"}  # read, so now cached
+
+    store.add_chunks([_record(0, "2020-01-01", charged=("Dad",))], _vectors(1, 8))  # replaced
+    assert store.get(["c0"])["c0"].charged == ("Dad",) and store.get(["c0"])["c0"].date == "2020-01-01"
+
+    store.remove_docs(["d1"])
+    assert store.get(["c0", "c1"]).keys() == {"c0"}
+
+    with pytest.raises(RuntimeError), store.transaction():
+        store.add_chunks([_record(2, None)], _vectors(1, 9))
+        assert store.get(["c2"]).keys() == {"c2"}  # read inside the transaction, then rolled back
+        raise RuntimeError("stop")
+    assert store.get(["c2"]) == {}
+
+
+def test_the_vector_cache_follows_the_stores_own_writes(store):
+    first, second = _vectors(1, 10), _vectors(1, 11)
+    store.add_chunks([_record(0, None)], first)
+    assert np.array_equal(store.vectors(["c0", "nope"]), np.stack([first[0], np.zeros(DIM, np.float32)]))
+    store.add_chunks([_record(0, None)], second)  # the same chunk, a new vector
+    assert np.array_equal(store.vectors(["c0"]), second)
+    store.remove_docs(["d0"])
+    assert not store.vectors(["c0"]).any()
+
+
+def test_the_caches_follow_another_connections_commits(tmp_path):
+    reader, writer = SqliteChunkStore(tmp_path / "c.sqlite"), SqliteChunkStore(tmp_path / "c.sqlite")
+    try:
+        writer.add_chunks([_record(0, "2013-02-01")], _vectors(1, 12))
+        query, year = _vectors(1, 13)[0], [("2013-01-01", "2013-12-31")]
+        for _ in range(2):  # filled, then answered from the caches
+            assert reader.get(["c0"])["c0"].text == "text 0" and reader.band_counts() == {"present": 1}
+            assert reader.nearest_dated(query, year, 5) == ["c0"] and reader.keyword_search(["text"], 5) == ["c0"]
+        replaced = ChunkRecord("c0", "d0", "personal", "n0.md", 0, "otter", "archival", "date", "2013-03-01")
+        writer.add_chunks([replaced, _record(1, "2013-04-01")], _vectors(2, 14))
+        assert reader.get(["c0"])["c0"].text == "otter" and reader.band_counts() == {"archival": 1, "present": 1}
+        assert np.array_equal(reader.vectors(["c0"]), writer.vectors(["c0"]))
+        assert sorted(reader.nearest_dated(query, year, 5)) == ["c0", "c1"]
+        assert reader.keyword_search(["otter"], 5) == ["c0"] and reader.keyword_search(["text"], 5) == ["c1"]
+    finally:
+        reader.close(), writer.close()

@@ -13,6 +13,9 @@ private symbol              ``shared_storage._shared_dicts`` / ``_namespace_data
                             ``"<workspace>:<namespace>"``
 private symbol              ``LightRAG._build_global_config()``                         ``_graph_llm.extract_with_llm``
 private symbol              ``NetworkXStorage._get_graph()``                            ``_graph_read.graph_counts``
+copied algorithm            ``NanoVectorDBStorage.query`` / ``.client_storage`` and     ``_nano_rank.NanoRanker``
+                            ``NanoVectorDB._cosine_query`` (float64 dot, ``argsort``,   (``test_nano_rank.py``)
+                            threshold cut), reproduced bit for bit
 private symbol              ``Neo4JStorage._driver`` / ``._DATABASE`` /                 ``graph_counts``, batch deletes
                             ``._get_workspace_label()``
 private symbol              ``ClientManager.get_config`` / ``._build_vector_signature``  ``_production`` pools
@@ -68,6 +71,10 @@ SYMBOLS: dict[str, str] = {
     "lightrag.kg.postgres_impl:PostgreSQLDB.check_tables": "the pool patch",
     "lightrag.kg.nano_vector_db_impl:NanoVectorDBStorage.get_vectors_by_ids": "search: graph chunks nearest the query",
     "lightrag.kg.postgres_impl:PGVectorStorage.get_vectors_by_ids": "search: graph chunks nearest the query",
+    "lightrag.kg.nano_vector_db_impl:NanoVectorDBStorage.client_storage": "_nano_rank: the live matrix and rows",
+    "lightrag.kg.nano_vector_db_impl:NanoVectorDBStorage.query": "_nano_rank reproduces its ranking bit for bit",
+    "nano_vectordb.dbs:normalize": "_nano_rank: the question normalised as nano-vectordb does",
+    "nano_vectordb.dbs:NanoVectorDB._cosine_query": "_nano_rank reproduces it (float64 dot, argsort, threshold)",
     "lightrag.utils:GRAPH_FIELD_SEP": "joined source ids, descriptions, file paths",
     "lightrag.utils:normalize_entity_name": "node names as LightRAG's merge writes them",
     "lightrag.utils:compute_mdhash_id": "entities_vdb ids (ent-md5(name))",

@@ -15,6 +15,7 @@ from lucasrag.embedding import DIM, get_embedder
 from lucasrag.index._lightrag._graph_llm import LlmExtraction
 from lucasrag.index._lightrag._graph_read import GRAPH_RELATED_CHUNKS, GraphReader
 from lucasrag.index._lightrag._graph_write import GraphWriter
+from lucasrag.index._lightrag._nano_rank import NanoRanker
 from lucasrag.index._lightrag._production import _configure_production, _loop_lock, _require_services
 from lucasrag.index._lightrag._setup import (
     _backend,
@@ -40,9 +41,9 @@ class WorkspaceIndex(GraphWriter, GraphReader, LlmExtraction):
 
     def __init__(self, rag, workspace: str, vectors: _VectorCache, prefix_ranked: bool = False) -> None:
         self._rag = rag
-        self._prefix_ranked = prefix_ranked
         self.workspace = workspace
         self._vectors = vectors
+        self._nano = NanoRanker(rag.chunks_vdb) if prefix_ranked else None  # see _vector_rows
         self._anchors_before: dict[str, tuple[list[str], list[list[str]]]] = {}  # see GraphWriter.delete_graph
 
     @classmethod
@@ -167,6 +168,8 @@ class WorkspaceIndex(GraphWriter, GraphReader, LlmExtraction):
                 await store.index_done_callback()
         await asyncio.gather(rag.full_entities.index_done_callback(), rag.full_relations.index_done_callback())
         self._vectors.clear()
+        if self._nano is not None:
+            self._nano.forget()
 
     async def search(
         self,
@@ -201,23 +204,29 @@ class WorkspaceIndex(GraphWriter, GraphReader, LlmExtraction):
         named, reached = await self._graph_reach(text, keywords, top_k) if graph else (0, [])
         rows = await self._vector_rows(text, vector, top_k, ranking, rank_ahead)
         if not reached:
-            return [Hit(r["id"], r.get("content") or "") for r in rows][:top_k]
+            return [Hit(cid, content) for cid, content in rows][:top_k]
         picked = await self._nearest_of(reached, vector, int(GRAPH_RELATED_CHUNKS * named / 2))
         stored = await self.stored_chunks(picked)
-        texts = {r["id"]: r.get("content") or "" for r in rows} | stored
+        texts = dict(rows) | stored
         # round-robin, vector first, each chunk once (LightRAG's _merge_all_chunks)
-        merged = [c for pair in zip_longest([r["id"] for r in rows], [c for c in picked if c in stored]) for c in pair]
+        merged = [c for pair in zip_longest([cid for cid, _ in rows], [c for c in picked if c in stored]) for c in pair]
         order = list(dict.fromkeys(c for c in merged if c is not None))
         reached_set = set(reached)
         return [Hit(c, texts[c], c in reached_set) for c in order[:top_k]]
 
-    async def _vector_rows(self, text: str, vector: np.ndarray, top_k: int, ranking: dict | None, ahead: int):
-        """The vector store's ``top_k`` rows, from ``ranking`` when it already holds that many."""
-        if ranking is None or not self._prefix_ranked:
-            return await self._rag.chunks_vdb.query(text, top_k=top_k, query_embedding=vector.tolist())
+    async def _vector_rows(
+        self, text: str, vector: np.ndarray, top_k: int, ranking: dict | None, ahead: int
+    ) -> list[tuple[str, str]]:
+        """(chunk id, text) of the vector store's ``top_k`` rows, from ``ranking`` when it already holds
+        that many. With a ranking on the embedded profile (the federated query), nano-vectordb's ranking
+        is reproduced without its per-call costs (``_nano_rank``); otherwise LightRAG's query answers
+        (the benchmarks' flat baseline stays plain LightRAG)."""
+        if ranking is None or self._nano is None:
+            rows = await self._rag.chunks_vdb.query(text, top_k=top_k, query_embedding=vector.tolist())
+            return [(r["id"], r.get("content") or "") for r in rows]
         if ranking.get("k", 0) < top_k:
             k = max(top_k, ahead)
-            ranking["rows"] = await self._rag.chunks_vdb.query(text, top_k=k, query_embedding=vector.tolist())
+            ranking["rows"] = await self._nano.rank(vector, k)
             ranking["k"] = k
         return ranking["rows"][:top_k]
 

@@ -62,10 +62,14 @@ def source_fingerprint(*modules: ModuleType) -> str:
 
 def row_keys(frame: pl.DataFrame, columns: Sequence[str], salt: str) -> list[str]:
     """One key per row: a digest of ``salt`` and the row's values in ``columns`` (what its result depends on)."""
-    return [
-        hashlib.blake2b(repr((salt, row)).encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
-        for row in frame.select(columns).iter_rows()
-    ]
+    small = [c for c in columns if c != "body"]
+    bodies = frame["body"].to_list() if "body" in columns else [None] * frame.height
+    keys = []
+    for row, body in zip(frame.select(small).iter_rows(), bodies):  # a note's body is hashed as bytes, not repr'd
+        digest = hashlib.blake2b(repr((salt, row, body is None)).encode("utf-8", "surrogatepass"), digest_size=16)
+        digest.update((body or "").encode("utf-8", "surrogatepass"))
+        keys.append(digest.hexdigest())
+    return keys
 
 
 def memoised_rows(

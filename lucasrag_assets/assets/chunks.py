@@ -63,7 +63,9 @@ def remembered_chunk_frame(
     not hold; the others' rows come from the memo, with this run's workspace. Rows in ``routed``'s
     order, as :func:`chunk_frame` makes them. Returns the frame and how many notes were chunked afresh."""
     keyed = routed.with_columns(
-        pl.Series("dismissed", [sorted(dismissed.get(p, ())) for p in routed["path"]], dtype=pl.List(pl.String))
+        pl.Series(
+            "dismissed", [sorted(dismissed.get(p, ())) for p in routed["path"].to_list()], dtype=pl.List(pl.String)
+        )
     )
     keys = pl.DataFrame(
         {

@@ -1,13 +1,20 @@
 """Per-note work kept between runs, so an unchanged vault re-ingests quickly.
 
-Two memos live under ``LUCASRAG_DATA/cache``: parsed notes keyed by
+The memos live under ``LUCASRAG_DATA/cache`` (never in the vault): parsed notes keyed by
 (path, size, mtime, size cap) — the same test a sync tool uses, never used to
-decide a band — and chunk texts keyed by (note content hash, chunk size).
+decide a band —, chunk texts keyed by (note content hash, chunk size), and, so that a
+one-note change redoes one note, each note's routing evidence and its chunk rows (band and
+care), keyed by a digest of every input they read, the rules' source and the vault-wide inputs
+(``row_keys``, ``source_fingerprint``). What reads the whole vault (routing's self-training and
+folder evidence, the catalogue's change list) is recomputed every run from these.
 Each is rewritten with only the current notes, so it never outgrows the vault.
 Deleting the folder is always safe: the work is simply redone.
 """
 
+import hashlib
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from types import ModuleType
 
 import polars as pl
 
@@ -34,3 +41,62 @@ def save_memo(settings: Settings, name: str, frame: pl.DataFrame) -> None:
     tmp = path.with_suffix(".tmp")
     frame.write_parquet(tmp)
     tmp.replace(path)
+
+
+def source_fingerprint(*modules: ModuleType) -> str:
+    """A digest of the modules' source files (a package: every ``.py`` and ``.json`` file of its folder, e.g.
+    the care detector's weights): a memo keyed by it is redone whenever the rules change."""
+    digest = hashlib.blake2b(digest_size=16)
+    for module in modules:
+        source = Path(module.__file__)
+        files = (
+            sorted([*source.parent.glob("*.py"), *source.parent.glob("*.json")])
+            if source.stem == "__init__"
+            else [source]
+        )
+        for file in files:
+            digest.update(file.name.encode())
+            digest.update(file.read_bytes())
+    return digest.hexdigest()
+
+
+def row_keys(frame: pl.DataFrame, columns: Sequence[str], salt: str) -> list[str]:
+    """One key per row: a digest of ``salt`` and the row's values in ``columns`` (what its result depends on)."""
+    small = [c for c in columns if c != "body"]
+    bodies = frame["body"].to_list() if "body" in columns else [None] * frame.height
+    keys = []
+    for row, body in zip(frame.select(small).iter_rows(), bodies):  # a note's body is hashed as bytes, not repr'd
+        digest = hashlib.blake2b(repr((salt, row, body is None)).encode("utf-8", "surrogatepass"), digest_size=16)
+        digest.update((body or "").encode("utf-8", "surrogatepass"))
+        keys.append(digest.hexdigest())
+    return keys
+
+
+def memoised_rows(
+    settings: Settings,
+    name: str,
+    frame: pl.DataFrame,
+    keys: Sequence[str],
+    compute: Callable[[pl.DataFrame], pl.DataFrame],
+    schema: Mapping[str, pl.DataType],
+) -> tuple[pl.DataFrame, int]:
+    """``compute(frame)`` (one row of ``schema`` per row of ``frame``), computed only for the rows whose key
+    the last run's memo ``name`` does not hold. ``keys[i]`` must cover everything row i's result depends
+    on. Returns the result in ``frame``'s order and how many rows were computed afresh; the memo is
+    rewritten with this run's rows only."""
+    key_frame = pl.DataFrame({"key": list(keys)}, schema={"key": pl.String})
+    previous = load_memo(settings, name)
+    known = None
+    if previous is not None and {"key", *schema} <= set(previous.columns):
+        known = previous.select("key", *schema).cast(dict(schema)).join(key_frame, on="key", how="semi")
+    todo = (
+        ~key_frame["key"].is_in(known["key"].implode())
+        if known is not None
+        else pl.repeat(True, frame.height, eager=True)
+    )
+    fresh = compute(frame.filter(todo)).cast(dict(schema)).with_columns(key_frame.filter(todo)["key"])
+    every = fresh.select("key", *schema) if known is None else pl.concat([known, fresh.select("key", *schema)])
+    every = every.unique("key", keep="first", maintain_order=True)
+    save_memo(settings, name, every)
+    result = key_frame.join(every, on="key", how="left", maintain_order="left")
+    return result.drop("key"), int(todo.sum())

@@ -77,3 +77,125 @@ def test_changed_deleted_and_unchanged_notes(profile_fresh_vault):
     for path, data in untouched.items():
         if path.exists() and path.relative_to(settings.vault).as_posix() not in (CHANGED, DELETED):
             assert path.read_bytes() == data
+
+
+# --- A one-note change redoes one note and gives what a clean build gives (issue 17 item 8) ---------------
+
+#: The assets whose rows must not depend on what the memos held: routing verdicts, chunk rows with their
+#: band and care verdicts, the catalogue. (The index steps only store these rows.)
+PER_NOTE_ASSETS = ("routed_documents", "quarantine", "banded_chunks", "note_catalog")
+LABELLED = "journal/2026-05-01 allotment.md"
+CHARGED = "journal/2024-05-12.md"
+
+
+def _append(path, text):
+    with path.open("a", encoding="utf-8") as fh:
+        fh.write(text)
+
+
+def _retag(path):
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text.replace("tags: [lease, lisbon, housing]", "tags: [lease, lisbon, housing, kubernetes]"))
+
+
+def _label(vault):
+    (vault / LABELLED).write_text(
+        "---\nworkspace: technical\n---\n# Allotment\n\nPlanted the broad beans, fixed the shed door and "
+        "watered the tomatoes before the rain; the compost bin needs turning next weekend.\n",
+        encoding="utf-8",
+    )
+
+
+def _defer(vault):
+    _append(vault / ".lucasrag/deference.yaml", "  - name: Lisbon\n    aliases: [lisboa]\n")
+
+
+def _charge(vault):
+    path = vault / CHARGED
+    text = path.read_text(encoding="utf-8")
+    body = text.split("---\n", 2)[2] if text.startswith("---\n") else text
+    path.write_text("---\ncharged: [Maya]\n---\n" + body + "\nMaya called; we talked about it for an hour.\n")
+
+
+#: change kind → (what it does to the vault, notes chunked afresh: "one" note or "all" of them)
+CHANGE_KINDS = {
+    "edit body": (lambda v: _append(v / CHANGED, NEW_LINE), "one"),
+    "edit frontmatter tags": (lambda v: _retag(v / "admin/lease/2024-01-28 lisbon lease.md"), "one"),
+    "add a labelled note (routing's self-training)": (_label, None),
+    "edit the deference list": (_defer, "all"),
+    "mark a note charged (the care detector's examples)": (_charge, "all"),
+    "delete a note": (lambda v: (v / DELETED).unlink(), 0),
+}
+
+
+def _materialise(settings):
+    """The per-note assets (not the index steps), as the ingest job materialises them."""
+    from dagster import materialize
+
+    from lucasrag_assets.assets.catalog import note_catalog
+    from lucasrag_assets.assets.chunks import banded_chunks
+    from lucasrag_assets.assets.notes import vault_notes
+    from lucasrag_assets.assets.routing import route_notes
+    from lucasrag_assets.io_manager import data_folder_io_manager
+    from lucasrag_assets.resources import LucasragSettings
+
+    result = materialize(
+        [vault_notes, route_notes, banded_chunks, note_catalog],
+        resources={"lucasrag": LucasragSettings.from_settings(settings), "io_manager": data_folder_io_manager},
+    )
+    assert result.success
+    return {
+        key.to_user_string(): m.metadata
+        for key, m in (
+            (e.asset_key, e.step_materialization_data.materialization)
+            for e in result.get_asset_materialization_events()
+        )
+    }
+
+
+def _values(settings):
+    import polars as pl
+
+    from lucasrag_assets.io_manager import asset_value_path
+
+    return {name: pl.read_parquet(asset_value_path(settings.data, [name])) for name in PER_NOTE_ASSETS}
+
+
+@pytest.fixture(scope="module")
+def memo_warm(tmp_path_factory, copy_vault, settings_for):
+    """The sample vault with its per-note assets materialised once (every memo written)."""
+    root = tmp_path_factory.mktemp("memo-warm")
+    settings = settings_for(copy_vault(root / "vault"), root / "data")
+    _materialise(settings)
+    return settings
+
+
+@pytest.mark.parametrize("kind", list(CHANGE_KINDS))
+def test_incremental_run_equals_a_clean_build(kind, memo_warm, tmp_path, settings_for):
+    """After each kind of change, a run that reuses the memos gives the same routing verdicts, chunk rows
+    (band, care) and catalogue as a build of the changed vault from an empty data folder."""
+    import shutil
+
+    change, afresh = CHANGE_KINDS[kind]
+    vault, data = tmp_path / "vault", tmp_path / "data"
+    shutil.copytree(memo_warm.vault, vault, symlinks=True)  # copy2: mtimes kept, the scan memo holds
+    shutil.copytree(memo_warm.data, data, symlinks=True)
+    incremental = settings_for(vault, data)
+    change(vault)
+    metadata = _materialise(incremental)
+
+    clean = settings_for(tmp_path / "clean-vault", tmp_path / "clean-data")
+    shutil.copytree(vault, clean.vault, symlinks=True)
+    _materialise(clean)
+    got, want = _values(incremental), _values(clean)
+    for name in PER_NOTE_ASSETS:
+        assert got[name].equals(want[name]), f"{kind}: {name} differs from a clean build"
+
+    chunked = metadata["banded_chunks"]["notes_chunked_afresh"].value
+    routed = want["routed_documents"].height
+    if afresh == "one":
+        assert chunked == 1 and metadata["routed_documents"]["evidence_read_afresh"].value == 1
+    elif afresh == "all":
+        assert chunked == routed
+    elif afresh == 0:
+        assert chunked == 0

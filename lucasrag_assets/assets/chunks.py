@@ -7,15 +7,16 @@ from dagster import AssetExecutionContext, asset
 
 from lucasrag.deference import load_deference
 from lucasrag.embedding import get_embedder
-from lucasrag.embedding_models import CALIBRATED_MODEL
+from lucasrag.embedding_models import CALIBRATED_MODEL, embedding_model
 from lucasrag.settings import Settings
 from lucasrag.vocabulary import WORKSPACES
-from lucasrag_assets.memo import load_memo, save_memo
+from lucasrag_assets.memo import load_memo, row_keys, save_memo, source_fingerprint
 from lucasrag_assets.resources import LucasragSettings
+from lucasrag_assets.rules import banding, care, charged, chunk_table, chunking, dates, markup, obsidian
 from lucasrag_assets.rules.care.decisions import load_dismissals
 from lucasrag_assets.rules.care.model import shipped_model
-from lucasrag_assets.rules.care.vectors import embedding_model_id, vector_warning
-from lucasrag_assets.rules.chunk_table import chunk_frame, chunk_memo_key
+from lucasrag_assets.rules.care.vectors import vector_warning
+from lucasrag_assets.rules.chunk_table import CHUNK_SCHEMA, charged_examples, chunk_frame, chunk_memo_key, note_texts
 
 
 def _known_chunks(settings: Settings) -> dict[str, list[str]]:
@@ -41,6 +42,58 @@ def _remember_chunks(settings: Settings, frame: pl.DataFrame) -> None:
     save_memo(settings, "chunk_texts", memo)
 
 
+#: What a note's chunk rows depend on besides the settings, the deference list, its dismissals, the vault's
+#: charged examples and the rules' source (all in its memo key); its workspace is joined in afterwards.
+CHUNK_INPUTS = ("path", "content_hash", "title", "body", "date", "declared_band", "declared_charged", "aliases")
+#: The rules a chunk row is made by: a change to any of their source files redoes every note.
+CHUNK_RULES = (chunk_table, chunking, obsidian, markup, banding, charged, dates, care)
+
+
+def chunk_rows_salt(settings: Settings, subjects, vector_evidence: str, examples_key: str) -> str:
+    """Everything vault-wide a chunk row depends on: the rules' source, chunk size, archive cutoff,
+    the deference list, the care model's vector evidence and the vault's charged examples."""
+    rules = source_fingerprint(*CHUNK_RULES)
+    return repr((rules, settings.chunk_tokens, settings.archive_cutoff, subjects, vector_evidence, examples_key))
+
+
+def remembered_chunk_frame(
+    settings: Settings, routed: pl.DataFrame, salt: str, dismissed, compute
+) -> tuple[pl.DataFrame, int]:
+    """``compute(notes)`` (their chunk rows) for the routed notes whose key the last run's memo does
+    not hold; the others' rows come from the memo, with this run's workspace. Rows in ``routed``'s
+    order, as :func:`chunk_frame` makes them. Returns the frame and how many notes were chunked afresh."""
+    keyed = routed.with_columns(
+        pl.Series(
+            "dismissed", [sorted(dismissed.get(p, ())) for p in routed["path"].to_list()], dtype=pl.List(pl.String)
+        )
+    )
+    keys = pl.DataFrame(
+        {
+            "key": row_keys(keyed, [*CHUNK_INPUTS, "dismissed"], salt),
+            "path": routed["path"],
+            "workspace": routed["workspace"],
+            "order": range(routed.height),
+        },
+        schema={"key": pl.String, "path": pl.String, "workspace": pl.String, "order": pl.Int64},
+    )
+    stored = [c for c in CHUNK_SCHEMA if c != "workspace"]
+    memo = load_memo(settings, "chunk_rows")
+    if memo is None or not {"key", *stored} <= set(memo.columns):
+        memo = pl.DataFrame(schema={"key": pl.String, **{c: CHUNK_SCHEMA[c] for c in stored}})
+    known = memo.join(keys.select("key"), on="key", how="semi")
+    todo = ~keys["key"].is_in(known["key"].unique().implode())
+    fresh = compute(routed.filter(todo))
+    fresh = fresh.join(keys.select("path", "key"), on="path", how="left").select("key", *stored)
+    rows = pl.concat([known.select("key", *stored).cast({c: CHUNK_SCHEMA[c] for c in stored}), fresh])
+    save_memo(settings, "chunk_rows", rows)
+    frame = (
+        rows.join(keys.select("key", "workspace", "order"), on="key", how="inner")
+        .sort("order", "chunk_index")
+        .select(list(CHUNK_SCHEMA))
+    )
+    return frame, int(todo.sum())
+
+
 @asset(
     group_name="ingest",
     description="Chunks of routed notes with band (and the rule that set it), date, charged subjects.",
@@ -51,23 +104,43 @@ def banded_chunks(
     settings = lucasrag.get()
     # Chunk sizes are counted in MiniLM tokens and the care detector's vector weights were trained on
     # MiniLM vectors (as routing's prototypes were), whichever model the index is built with.
-    embedder = get_embedder(CALIBRATED_MODEL)
-    tokenizer = embedder.tokenizer
-    vector_off = vector_warning(shipped_model().vector, embedding_model_id(embedder))
+    # The model is loaded only when a note is chunked afresh (its tokenizer counts the tokens).
+    vector_off = vector_warning(shipped_model().vector, embedding_model(CALIBRATED_MODEL).name)
     if vector_off:
         context.log.warning(vector_off)
+    subjects = load_deference(settings.vault)
+    dismissed = load_dismissals(settings.vault)
+    known_chunks = _known_chunks(settings)
+
+    def count_tokens(text: str) -> int:
+        return len(get_embedder(CALIBRATED_MODEL).tokenizer.encode(text))
+
+    # The vault's charged examples teach the detector about every note: the whole vault's, each run.
+    labelled = routed_documents.filter(pl.col("declared_charged").list.len() > 0)
+    examples_key = repr(row_keys(labelled, list(CHUNK_INPUTS), ""))
+    salt = chunk_rows_salt(
+        settings, subjects, vector_off or f"on ({shipped_model().vector.embedding_model})", examples_key
+    )
     cache = lucasrag.embedding_cache(CALIBRATED_MODEL)
     misses = cache.misses
     try:
-        frame = chunk_frame(
-            routed_documents,
-            settings,
-            load_deference(settings.vault),
-            count_tokens=lambda text: len(tokenizer.encode(text)),
-            known_chunks=_known_chunks(settings),
-            dismissed=load_dismissals(settings.vault),
-            embed=None if vector_off else cache.embed,
-        )
+
+        def compute(notes: pl.DataFrame) -> pl.DataFrame:
+            if notes.is_empty():
+                return pl.DataFrame(schema=CHUNK_SCHEMA)
+            texts = note_texts(labelled, settings, count_tokens=count_tokens, known_chunks=known_chunks)
+            return chunk_frame(
+                notes,
+                settings,
+                subjects,
+                count_tokens=count_tokens,
+                known_chunks=known_chunks,
+                dismissed=dismissed,
+                embed=None if vector_off else cache.embed,
+                examples=charged_examples(texts, subjects),
+            )
+
+        frame, chunked = remembered_chunk_frame(settings, routed_documents, salt, dismissed, compute)
         care_embedded = cache.misses - misses
     finally:
         cache.close()
@@ -75,6 +148,7 @@ def banded_chunks(
     context.add_output_metadata(
         {
             "chunks": frame.height,
+            "notes_chunked_afresh": chunked,  # the others' rows came from the memo (same inputs, same rules)
             **{f"chunks_{ws}": frame.filter(pl.col("workspace") == ws).height for ws in WORKSPACES},
             "archival": frame.filter(pl.col("band") == "archival").height,
             "charged": frame.filter(pl.col("charged").list.len() > 0).height,

@@ -16,10 +16,30 @@ from lucasrag.catalog import read_decisions, read_previous_catalog, read_state
 from lucasrag.embedding_models import CALIBRATED_MODEL
 from lucasrag.vocabulary import WORKSPACES
 from lucasrag_assets.assets._metadata import markdown_table
+from lucasrag_assets.memo import memoised_rows, row_keys, source_fingerprint
 from lucasrag_assets.resources import LucasragSettings
+from lucasrag_assets.rules import clippings, routing_evidence
+from lucasrag_assets.rules import routing as routing_rules_module
 from lucasrag_assets.rules.changes import note_changes
-from lucasrag_assets.rules.routing import route_frame
+from lucasrag_assets.rules.routing import EVIDENCE_SCHEMA, note_evidence, route_frame
 from lucasrag_assets.rules.routing_rules import load_routing_rules
+
+#: What :func:`note_evidence` reads of a note: its memo key covers these and the rules' source.
+EVIDENCE_INPUTS = ("path", "title", "body", "tags", "kinds", "links", "source")
+
+
+def remembered_evidence(settings, counted: list[int]):
+    """:func:`note_evidence` through a memo under the data folder: only notes whose inputs (or the
+    rules' source) changed since the last run are read again; ``counted`` gets how many were."""
+    salt = source_fingerprint(routing_rules_module, routing_evidence, clippings)
+
+    def evidence(valid: pl.DataFrame) -> pl.DataFrame:
+        keys = row_keys(valid, [c for c in EVIDENCE_INPUTS if c in valid.columns], salt)
+        frame, fresh = memoised_rows(settings, "route_evidence", valid, keys, note_evidence, EVIDENCE_SCHEMA)
+        counted.append(fresh)
+        return frame
+
+    return evidence
 
 
 def routing_changes(settings, notes: pl.DataFrame, decided: pl.DataFrame) -> pl.DataFrame:
@@ -66,7 +86,9 @@ def route_notes(context: AssetExecutionContext, lucasrag: LucasragSettings, vaul
     cache = lucasrag.embedding_cache(CALIBRATED_MODEL)
     try:
         rules = load_routing_rules(settings.vault)  # a broken routing.yaml fails here, naming the entry
-        decided = route_frame(vault_notes, cache.embed, settings.route_threshold, rules)
+        read_afresh: list[int] = []
+        evidence = remembered_evidence(settings, read_afresh)
+        decided = route_frame(vault_notes, cache.embed, settings.route_threshold, rules, evidence=evidence)
     finally:
         cache.close()
     routed = decided.filter(pl.col("workspace").is_not_null())
@@ -81,6 +103,7 @@ def route_notes(context: AssetExecutionContext, lucasrag: LucasragSettings, vaul
         metadata={
             **{f"notes_{ws}": n for ws, n in per_ws.items()},
             "threshold": settings.route_threshold,
+            "evidence_read_afresh": sum(read_afresh),  # notes whose own evidence was not in the memo
             "moved": moves.height,  # status or workspace changed since the last ingest (docs/routing.md)
             "moves": MetadataValue.md(markdown_table(moves)),
         },

@@ -25,8 +25,30 @@ _VERBS = {"approve": "approval (lucasrag quarantine approve)", "route": "explici
 ROUTER_LEARNING = "router learning: the note is unchanged; other notes' labels, approvals or routing moved it"
 
 
-def _rows(frame: pl.DataFrame | None) -> dict[str, dict]:
-    return {} if frame is None else {r["path"]: r for r in frame.iter_rows(named=True)}
+_CATALOG_COLUMNS = ("path", "status", "workspace", "band", "reason")
+_INPUT_COLUMNS = ("path", "content_hash", "declared_workspace", "route_reason", "band_rule")
+
+
+def _rows(frame: pl.DataFrame | None, columns: Sequence[str], paths: pl.Series) -> dict[str, dict]:
+    """path → row (the columns a change is read from) for the rows of ``paths``."""
+    if frame is None:
+        return {}
+    narrow = frame.select([c for c in columns if c in frame.columns]).filter(pl.col("path").is_in(paths.implode()))
+    return {r["path"]: r for r in narrow.iter_rows(named=True)}
+
+
+def _candidates(old_catalog: pl.DataFrame, new_catalog: pl.DataFrame) -> pl.Series:
+    """The old catalogue's paths whose status, workspace or band may have changed (a superset of the
+    changes: the rules below decide), so the rest of the vault is never read row by row."""
+
+    def fields(frame: pl.DataFrame) -> pl.DataFrame:
+        return frame.select(
+            "path", *(pl.col(f) if f in frame.columns else pl.lit(None, pl.String).alias(f) for f in FIELDS)
+        ).with_columns(pl.col(f).cast(pl.String) for f in FIELDS)
+
+    joined = fields(old_catalog).join(fields(new_catalog), on="path", how="left", suffix="_new")
+    differs = pl.any_horizontal(pl.col(f).ne_missing(pl.col(f"{f}_new")) for f in FIELDS)
+    return joined.filter(differs)["path"]
 
 
 def _rule(route_reason: str | None) -> str | None:
@@ -78,8 +100,11 @@ def note_changes(
     inputs have ``path, content_hash, declared_workspace, route_reason, band_rule``.
     New notes are not changes; removed notes are (status → removed).
     """
-    olds, news = _rows(old_catalog), _rows(new_catalog)
-    old_in, new_in = _rows(old_inputs), _rows(new_inputs)
+    if old_catalog is None:
+        return pl.DataFrame(schema=CHANGES_SCHEMA)
+    paths = _candidates(old_catalog, new_catalog)
+    olds, news = _rows(old_catalog, _CATALOG_COLUMNS, paths), _rows(new_catalog, _CATALOG_COLUMNS, paths)
+    old_in, new_in = _rows(old_inputs, _INPUT_COLUMNS, paths), _rows(new_inputs, _INPUT_COLUMNS, paths)
     out = []
     for path, before in sorted(olds.items()):
         after = news.get(path)

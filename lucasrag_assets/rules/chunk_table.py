@@ -17,6 +17,7 @@ from lucasrag.settings import Settings
 from lucasrag.vocabulary import DeferenceSubject
 from lucasrag_assets.rules.banding import decide_band
 from lucasrag_assets.rules.care.detector import assess_chunk, vault_examples, withheld_subjects
+from lucasrag_assets.rules.care.model import Exemplar
 from lucasrag_assets.rules.care.vectors import Embed
 from lucasrag_assets.rules.chunking import chunk_id, chunk_text, doc_id
 from lucasrag_assets.rules.obsidian import with_names
@@ -46,6 +47,43 @@ CHUNK_SCHEMA = {
 }
 
 
+def note_texts(
+    routed: pl.DataFrame,
+    settings: Settings,
+    *,
+    count_tokens: Callable[[str], int],
+    known_chunks: Mapping[str, list[str]] | None = None,
+) -> list[tuple[dict, list[str]]]:
+    """Each routed note (a row as a dict) with its chunk texts. ``known_chunks`` maps a note's
+    :func:`chunk_memo_key` to its chunk texts from an earlier run (same chunk size)."""
+    known_chunks = known_chunks or {}
+    notes = []
+    for note in routed.iter_rows(named=True):
+        aliases = tuple(note.get("aliases") or ())
+        texts = known_chunks.get(chunk_memo_key(note["content_hash"], note["path"]))
+        if texts is None:
+            named = with_names(note["body"], note["title"] or "", PurePosixPath(note["path"]).stem, aliases)
+            texts = chunk_text(named, max_tokens=settings.chunk_tokens, count_tokens=count_tokens)
+        notes.append((note, texts))
+    return notes
+
+
+def charged_examples(
+    notes: list[tuple[dict, list[str]]], subjects: tuple[DeferenceSubject, ...]
+) -> dict[str, list[Exemplar]]:
+    """The vault teaches the detector: chunks the person marked charged are labelled examples
+    (only notes with a ``charged:`` list can give one)."""
+    return vault_examples(
+        (
+            (note["path"], text, note["declared_charged"])
+            for note, texts in notes
+            if note["declared_charged"]
+            for text in texts
+        ),
+        subjects,
+    )
+
+
 def chunk_frame(
     routed: pl.DataFrame,
     settings: Settings,
@@ -55,27 +93,19 @@ def chunk_frame(
     known_chunks: Mapping[str, list[str]] | None = None,
     dismissed: Mapping[str, Collection[str]] | None = None,
     embed: Embed | None = None,
+    examples: Mapping[str, list[Exemplar]] | None = None,
 ) -> pl.DataFrame:
     """Every chunk of every routed note. The band is decided per note (a note
     is one moment in time) and each chunk records the rule that decided it;
-    charged subjects are decided per chunk. ``known_chunks`` maps a note's
-    :func:`chunk_memo_key` to its chunk texts from an earlier run (same chunk size);
+    charged subjects are decided per chunk. ``known_chunks``: see :func:`note_texts`;
     ``dismissed`` maps a note path to the subjects a person dismissed for it;
-    ``embed`` gives the care detector its vector evidence (None: lexical only)."""
-    known_chunks = known_chunks or {}
+    ``embed`` gives the care detector its vector evidence (None: lexical only);
+    ``examples``: :func:`charged_examples` of the whole vault, when ``routed`` is only part of it
+    (None: taken from ``routed``)."""
     dismissed = dismissed or {}
-    notes = []
-    for note in routed.iter_rows(named=True):
-        aliases = tuple(note.get("aliases") or ())
-        texts = known_chunks.get(chunk_memo_key(note["content_hash"], note["path"]))
-        if texts is None:
-            named = with_names(note["body"], note["title"] or "", PurePosixPath(note["path"]).stem, aliases)
-            texts = chunk_text(named, max_tokens=settings.chunk_tokens, count_tokens=count_tokens)
-        notes.append((note, texts))
-    # The vault teaches the detector: chunks the person marked charged are labelled examples.
-    examples = vault_examples(
-        ((note["path"], text, note["declared_charged"] or []) for note, texts in notes for text in texts), subjects
-    )
+    notes = note_texts(routed, settings, count_tokens=count_tokens, known_chunks=known_chunks)
+    if examples is None:
+        examples = charged_examples(notes, subjects)
     rows = []
     for note, texts in notes:
         decision = decide_band(

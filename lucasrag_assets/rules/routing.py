@@ -159,8 +159,17 @@ def content_logits(
     ``words`` are the meaningful words of title, tags, kinds and text (a person's title is a strong hint);
     ``code`` is the note's code share (``code_share``); ``kinds``: what its type/categories properties
     call it, read like the innermost folder (a person's ``categories: [[Recipes]]`` is a filing decision)."""
-    lexical = _lexical_shares(words)
-    prior = folder_prior([*folders, *kinds])
+    return evidence_logits(_lexical_shares(words), folder_prior([*folders, *kinds]), code, note_vector, centroids)
+
+
+def evidence_logits(
+    lexical: Mapping[str, float],
+    prior: str | None,
+    code: float,
+    note_vector: np.ndarray,
+    centroids: Mapping[str, np.ndarray],
+) -> dict[str, float]:
+    """:func:`content_logits` from the note's own evidence already read (:func:`note_evidence`)."""
     return {
         ws: SEMANTIC_WEIGHT * float(note_vector @ centroids[ws])
         + LEXICAL_WEIGHT * lexical[ws]
@@ -291,18 +300,57 @@ def _column(frame: pl.DataFrame, name: str) -> list:
     return column.to_list() if column is not None else [None] * frame.height
 
 
+#: What :func:`note_evidence` returns per note (one ``lexical_<workspace>`` share per workspace).
+EVIDENCE_SCHEMA = {
+    "own_words": pl.Int64,
+    "content_free": pl.String,
+    **{f"lexical_{ws}": pl.Float64 for ws in WORKSPACES},
+    "prior": pl.String,
+    "code": pl.Float64,
+}
+
+
+def note_evidence(valid: pl.DataFrame) -> pl.DataFrame:
+    """What each note says about itself, one row per row of ``valid`` (status ``ok``): how many meaningful
+    words are its own, why it is content-free (a failed clipping) if it is, its lexical cue shares, the
+    workspace its folder names and kinds hint at, and its code share. It depends on the note alone
+    (path, title, body, tags, kinds, links, source), so a caller may keep it between runs."""
+    texts = [routing_text(b) for b in valid["body"]]
+    links = [ls or [] for ls in valid["links"].to_list()]
+    tags = [t or [] for t in valid["tags"].to_list()]
+    kinds = [k or [] for k in _column(valid, "kinds")]
+    sources = _column(valid, "source")
+    rows = []
+    for path, title, text, ls, tg, k, src in zip(valid["path"], valid["title"], texts, links, tags, kinds, sources):
+        words = meaningful_words(title) + tag_words(tg) + tag_words(k) + meaningful_words(text)
+        lexical = _lexical_shares(words)
+        rows.append(
+            {
+                "own_words": len(own_words(text, ls, title)),
+                # A clipped error, sign-in or front page holds words but none the person wanted: content-free.
+                "content_free": failed_clipping(title, text, src),
+                **{f"lexical_{ws}": lexical[ws] for ws in WORKSPACES},
+                "prior": folder_prior([*PurePosixPath(path).parts[:-1], *k]),
+                "code": code_share(text),
+            }
+        )
+    return pl.DataFrame(rows, schema=EVIDENCE_SCHEMA)
+
+
 def route_frame(
     notes: pl.DataFrame,
     embed: Callable[[list[str]], np.ndarray],
     threshold: float,
     rules: RoutingRules | None = None,
+    evidence: Callable[[pl.DataFrame], pl.DataFrame] = note_evidence,
 ) -> pl.DataFrame:
     """One row per valid note with its decision (workspace null = quarantined).
 
     Authority: ``workspace:`` frontmatter > a routing.yaml rule > the router. The router
     runs twice: pass 1 on the note alone, with centroids from the prototypes, labelled and
     ruled notes; pass 2 adds the notes pass 1 placed confidently to the centroids and adds
-    folder evidence from pass 1's votes.
+    folder evidence from pass 1's votes. ``evidence`` reads what each note says about itself
+    (:func:`note_evidence`, or a caller's memo of it: the two passes read every note's).
     """
     rules = rules or RoutingRules()
     valid = notes.filter(pl.col("status") == "ok")
@@ -312,26 +360,19 @@ def route_frame(
     tags = [t or [] for t in valid["tags"].to_list()]
     vectors = embed(texts)
     prototypes = {ws: embed(list(WORKSPACE_PROTOTYPES[ws])) for ws in WORKSPACES}
-    folders = [PurePosixPath(p).parts[:-1] for p in paths]
-    links = [ls or [] for ls in valid["links"].to_list()]
-    kinds = [k or [] for k in _column(valid, "kinds")]
-    sources = _column(valid, "source")
-    n_words = [len(own_words(t, ls, title)) for t, ls, title in zip(texts, links, valid["title"])]
-    # A clipped error, sign-in or front page holds words but none the person wanted: content-free.
-    empty = [failed_clipping(title, t, src) for title, t, src in zip(valid["title"], texts, sources)]
-    n_words = [0 if e else n for e, n in zip(empty, n_words)]
-    words = [
-        meaningful_words(title) + tag_words(tg) + tag_words(k) + meaningful_words(t)
-        for t, title, tg, k in zip(texts, valid["title"], tags, kinds)
-    ]
-    code = [code_share(t) for t in texts]
+    own = evidence(valid)
+    empty = own["content_free"].to_list()
+    n_words = [0 if e else n for e, n in zip(empty, own["own_words"])]
+    lexical = [dict(zip(WORKSPACES, r)) for r in own.select([f"lexical_{ws}" for ws in WORKSPACES]).iter_rows()]
+    priors = own["prior"].to_list()
+    code = own["code"].to_list()
     ruled = [None if d else rules.match(p, t) for p, d, t in zip(paths, declared, tags)]
     known = [d or (r[0] if r else None) for d, r in zip(declared, ruled)]  # a person's decision
 
     centroids = _centroids(prototypes, list(zip(known, vectors)))
     first = [
-        scores_from_logits(content_logits(w, f, v, centroids, c, k))
-        for w, f, v, c, k in zip(words, folders, vectors, code, kinds)
+        scores_from_logits(evidence_logits(lx, pr, c, v, centroids))
+        for lx, pr, c, v in zip(lexical, priors, code, vectors)
     ]
     confident = [
         k
@@ -351,18 +392,18 @@ def route_frame(
         if declared[i]:
             decisions.append(RouteDecision(declared[i], declared[i], 1.0, "workspace set in frontmatter"))
             continue
-        logits = content_logits(words[i], folders[i], vector, centroids, code[i], kinds[i])
+        logits = evidence_logits(lexical[i], priors[i], code[i], vector, centroids)
         near = neighbours[i]
         if any(near.values()):
             logits = {ws: v + FOLDER_EVIDENCE_WEIGHT * near[ws] for ws, v in logits.items()}
-        evidence = "content and folder" if any(near.values()) else "content"
+        evidence_kind = "content and folder" if any(near.values()) else "content"
         decisions.append(
             decide(
                 scores_from_logits(logits),
                 n_words[i],
                 threshold=threshold,
                 rule=ruled[i],
-                evidence=evidence,
+                evidence=evidence_kind,
                 content_free=empty[i],
             )
         )

@@ -66,7 +66,7 @@ def banded_chunks(
             count_tokens=lambda text: len(tokenizer.encode(text)),
             known_chunks=_known_chunks(settings),
             dismissed=load_dismissals(settings.vault),
-            embed=None if vector_off else cache.embed,
+            embed=None if vector_off else cache.embed_spans,
         )
         care_embedded = cache.misses - misses
     finally:

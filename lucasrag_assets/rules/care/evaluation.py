@@ -13,8 +13,9 @@ and chose the thresholds; ``test`` never did):
   open archive; ``leaks`` = charged passages returned where care forbids it
   (present ones always, archival ones under a closed archive); with every
   subject bridged, ``over_withheld`` = neutral passages withheld for care.
-* ``cost``: detector milliseconds per chunk (its sentence embeddings included)
-  against the embedder's on the same texts (ingest embeds every chunk);
+* ``cost``: detector milliseconds per chunk (its forward pass included: at ingest
+  the index reuses that pass's passage vector) against the embedder's on the
+  same texts (ingest embeds every chunk);
 * ``lexical_only``: recall, false positives and uncertain share without the
   vector evidence (what an ingest with another embedding model gets).
 """
@@ -24,26 +25,11 @@ from __future__ import annotations
 import time
 from collections import defaultdict
 
-import numpy as np
-
-from lucasrag_assets.rules.care.vectors import Embed
+from lucasrag_assets.rules.care.vectors import SpanEmbed
 from lucasrag_harness.evaluation.care_corpus import SUBJECTS, Passage, generate_corpus
 
 
-def memo_embed(embed: Embed) -> Embed:
-    """``embed`` that computes each distinct text once (the corpus repeats sentences; ingest has its cache)."""
-    seen: dict[str, np.ndarray] = {}
-
-    def cached(texts: list[str]) -> np.ndarray:
-        todo = list(dict.fromkeys(t for t in texts if t not in seen))
-        if todo:
-            seen.update(zip(todo, embed(todo)))
-        return np.stack([seen[t] for t in texts])
-
-    return cached
-
-
-def _assess(passages: list[Passage], embed: Embed | None) -> tuple[list[tuple[Passage, str, float | None]], float]:
+def _assess(passages: list[Passage], embed: SpanEmbed | None) -> tuple[list[tuple[Passage, str, float | None]], float]:
     from lucasrag_assets.rules.care.detector import assess_chunk
 
     out = []
@@ -137,7 +123,7 @@ def evaluate_care(seed: int = 11, *, cost: bool = True, vectors: bool = True) ->
     passages = generate_corpus(seed)
     model = shipped_model()
     warning = vector_warning(model.vector, embedding_model_id(get_embedder())) if vectors else "vectors off"
-    rows, seconds = _assess(passages, None if warning else memo_embed(get_embedder().embed))
+    rows, seconds = _assess(passages, None if warning else get_embedder().embed_spans)
     lexical = rows if warning else _assess(passages, None)[0]
     report = {
         "model": model.version,

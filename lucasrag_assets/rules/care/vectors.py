@@ -1,21 +1,24 @@
-"""Vector evidence: a logistic model over sentence embeddings, stacked on the lexical model.
+"""Vector evidence: a logistic model over contextual span vectors, stacked on the lexical model.
 
-The vector of a (chunk, subject) pair is the normalised mean of the embeddings
-of the sentences about the subject (``mentions.SubjectContext.sentences``),
-embedded through the ingest's ``EmbeddingCache`` (a sentence is embedded once,
-ever; a re-ingest embeds nothing). Measured on the tuning half (out of fold,
-grouped by family; docs/care.md): this view beats the whole-chunk vector that
-the index stores (which would have cost no embedding call) by about five points
-of recall, so it is the one used, and its extra embedding calls are counted
-(``benchmarks/care_cost.py``). It does not depend on phrasing: an understatement,
-a kept object or a poem lands near other grief in the embedding space even with
-no affect word. The combined score is
+The vector of a (chunk, subject) pair comes from ONE forward pass of the
+embedding model over exactly the text the index embeds for the chunk: the
+model's token outputs are mean-pooled over the tokens of the sentences about
+the subject (``mentions.SubjectContext.spans``) and normalised. The same pass
+gives the chunk's passage vector, which goes into the shared ``EmbeddingCache``,
+so the index step finds it there: the detector adds no embedding call
+(``Embedder.embed_spans``, ``EmbeddingCache.embed_spans``; counted by
+``benchmarks/care_cost.py``). Each token has read the whole chunk, so a span
+vector carries the context a sentence embedded alone would lose, and it does not
+depend on phrasing: an understatement, a kept object or a poem lands near other
+grief with no affect word. When the sentences lie past the model's window
+(``max_tokens``; the rest of a long text is truncated away) the chunk's passage
+vector stands in, and the evidence says so (``vector_view``). The combined score is
 
     sigmoid(lexical_weight * logit(p_lexical) + vector · w + b)
 
 and is cut at its own two thresholds (chosen like the lexical ones, out of fold
 on the tuning half). The weights are only valid for the embedding model they
-were trained on (``embedding_model`` in ``weights.json``); a chunk vector from
+were trained on (``embedding_model`` in ``weights.json``); a vector from
 another model (or of another dimension) is not used, and the detector falls back
 to the lexical evidence with a warning (see ``vector_warning``).
 """
@@ -28,7 +31,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-Embed = Callable[[list[str]], np.ndarray]
+#: ``(chunk text, one list of (start, end) character spans per subject)`` → the chunk's passage vector
+#: and one span vector per subject (None: past the model's window). ``EmbeddingCache.embed_spans``.
+SpanEmbed = Callable[[str, Sequence[Sequence[tuple[int, int]]]], tuple[np.ndarray, list[np.ndarray | None]]]
 
 
 def logit(p: float) -> float:
@@ -113,16 +118,6 @@ class VectorModel:
             float(t["uncertain"]),
             tuple(Centroid(c["label"], c["name"], _unpack(c["vector"])) for c in raw["centroids_float16_base64"]),
         )
-
-
-def context_vector(sentences: Sequence[str], embed: Embed) -> np.ndarray | None:
-    """The normalised mean embedding of the sentences about a subject (None: nothing to embed)."""
-    texts = [s for s in sentences if s.strip()]
-    if not texts:
-        return None
-    mean = np.asarray(embed(texts), dtype=np.float64).mean(axis=0)
-    norm = float(np.linalg.norm(mean))
-    return (mean / norm).astype(np.float32) if norm else None
 
 
 def vector_warning(model: VectorModel | None, configured_model: str | None) -> str | None:

@@ -3,9 +3,9 @@
 ``generate_corpus(seed)`` returns passages, each about one deference subject of
 :data:`SUBJECTS`, labelled ``charged`` or ``neutral`` and tagged with its family,
 register and half. The split is **by template family** (alternating within each
-register in name order, per batch of families: the second batch in
-``_families_more`` is split on its own so the first batch's families keep their
-halves), so the test half holds ways of writing the tuning half never showed. Deterministic: ``random.Random(seed)`` only.
+register in name order, per batch of families: the later batches in
+``_families_more`` and ``_families_registers`` are each split on their own so
+earlier families keep their halves), so the test half holds ways of writing the tuning half never showed. Deterministic: ``random.Random(seed)`` only.
 
 Run ``python -m lucasrag_harness.evaluation.care_corpus`` to print counts.
 """
@@ -21,9 +21,15 @@ from lucasrag.vocabulary import DeferenceSubject
 
 from ._families import CHARGED, NEUTRAL, Family
 from ._families_more import CHARGED_MORE, NEUTRAL_MORE, NEUTRAL_SHORT
+from ._families_registers import CHARGED_REGISTERS, NEUTRAL_REGISTERS
 
 #: Families in the order they were written; each batch is split into halves on its own.
-BATCHES = ((CHARGED, NEUTRAL), (CHARGED_MORE, NEUTRAL_MORE), ((), NEUTRAL_SHORT))
+BATCHES = (
+    (CHARGED, NEUTRAL),
+    (CHARGED_MORE, NEUTRAL_MORE),
+    ((), NEUTRAL_SHORT),
+    (CHARGED_REGISTERS, NEUTRAL_REGISTERS),
+)
 
 PER_CHARGED_FAMILY = 8
 PER_NEUTRAL_FAMILY = 8

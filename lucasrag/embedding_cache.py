@@ -114,9 +114,13 @@ class EmbeddingCache:
     def embed_spans(
         self, text: str, span_sets: Sequence[Sequence[tuple[int, int]]]
     ) -> tuple[np.ndarray, list[np.ndarray | None]]:
-        """:meth:`Embedder.embed_spans` through the cache. The forward pass stores the text's passage vector
-        too, so the index's later ``embed`` of the same text is a hit: span vectors cost no embedding call
-        of their own. Each span vector is kept under its own key, so a re-ingest computes nothing."""
+        """:meth:`Embedder.embed_spans` through the cache, never costing an embedding call of its own.
+
+        A text this model never saw gets its forward pass here, and the pass stores the text's passage
+        vector too, so the index's later ``embed`` of the same text is a hit. A text whose passage vector
+        is cached already (routing embedded the same text: a short note whose one chunk is its routing
+        text) is not run again: its span vectors are None and the passage vector stands in. Span vectors
+        are kept under keys of their own, so a re-ingest computes nothing."""
         text_key = text_hash(text)
         span_keys = [text_hash(f"{text_key}\x00spans:{list(map(list, spans))}") for spans in span_sets]
         try:
@@ -124,10 +128,10 @@ class EmbeddingCache:
         except sqlite3.DatabaseError as exc:
             self._set_aside(exc)
             found = {}
-        # A span set past the model's window is stored as an empty vector: computed, and None.
-        if text_key in found and all(k in found for k in span_keys):
+        if text_key in found:
             self.hits += 1
-            return found[text_key], [v if v.size else None for v in (found[k] for k in span_keys)]
+            # a span set past the model's window is stored as an empty vector: computed, and None
+            return found[text_key], [v if (v := found.get(k)) is not None and v.size else None for k in span_keys]
         pooled, spans = get_embedder(self.model).embed_spans(text, span_sets)
         rows = [(self.model, text_key, pooled.astype(np.float32).tobytes())]
         rows += [

@@ -124,3 +124,14 @@ def test_sentences_past_the_models_window_fall_back_to_the_chunk_vector_and_say_
     assert span is None and pooled.shape == (384,)
     (a,) = assess_chunk(text, SUBJECTS, embed=embed)
     assert a.vector_view == "chunk" and a.vector_score is not None
+
+
+def test_a_text_routing_embedded_already_is_not_run_again_and_the_chunk_vector_stands_in(tmp_path):
+    text = "Kept grandad's flat cap on the peg by the door. Haven't moved it since March."
+    cache = EmbeddingCache(tmp_path / "cache.sqlite")
+    cache.embed([text])  # routing: a short note whose one chunk is its routing text
+    stats = get_embedder(cache.model).stats
+    before = stats.texts
+    (a,) = assess_chunk(text, SUBJECTS, embed=cache.embed_spans)
+    assert stats.texts == before and a.vector_view == "chunk" and a.vector_score is not None
+    cache.close()

@@ -48,7 +48,7 @@ class CareAssessment:
     nearest: str | None = None  # the labelled example it resembles most (corpus family or vault path)
     lexical_score: float | None = None  # the lexical model alone
     vector_score: float | None = None  # the vector model alone (None: no usable vector)
-    vector_view: str | None = None  # "span" (the sentences about the subject) | "chunk" (they lie past the window)
+    vector_view: str | None = None  # "span" (the sentences about the subject) | "chunk" (see ``vectors``)
 
     @property
     def withheld(self) -> bool:

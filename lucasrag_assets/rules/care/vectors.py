@@ -10,9 +10,12 @@ so the index step finds it there: the detector adds no embedding call
 ``benchmarks/care_cost.py``). Each token has read the whole chunk, so a span
 vector carries the context a sentence embedded alone would lose, and it does not
 depend on phrasing: an understatement, a kept object or a poem lands near other
-grief with no affect word. When the sentences lie past the model's window
-(``max_tokens``; the rest of a long text is truncated away) the chunk's passage
-vector stands in, and the evidence says so (``vector_view``). The combined score is
+grief with no affect word. The chunk's passage vector stands in, and the
+evidence says so (``vector_view``), when the sentences lie past the model's
+window (``max_tokens``; the rest of a long text is truncated away) and when the
+cache held the chunk's passage vector already (routing embedded the same text,
+as for a short note whose one chunk is its routing text): a second pass over
+it would be an extra call. The combined score is
 
     sigmoid(lexical_weight * logit(p_lexical) + vector · w + b)
 

@@ -68,7 +68,7 @@ def banded_chunks(
             dismissed=load_dismissals(settings.vault),
             embed=None if vector_off else cache.embed_spans,
         )
-        care_embedded = cache.misses - misses
+        care_embedded = cache.misses - misses  # chunks the detector ran the model on; the index reuses them
     finally:
         cache.close()
     _remember_chunks(settings, frame)

@@ -106,3 +106,14 @@ def ensure_ingested(settings, log: Path) -> float:
     if proc.wait() != 0:
         sys.exit(f"the first ingest failed: see {log}")
     return time.perf_counter() - t0
+
+
+def cpu_ms(pid: int) -> float:
+    """CPU time of every thread of ``pid`` so far (ns resolution, Linux)."""
+    total = 0
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            total += int((task / "schedstat").read_text().split()[0])
+        except (FileNotFoundError, ProcessLookupError):
+            continue  # a thread that ended meanwhile
+    return total / 1e6

@@ -1,11 +1,13 @@
 """Cold-start routing on vaults nobody labelled: quarantine share and hand-judged accuracy.
 
-    python benchmarks/cold_start_routing.py --cache /tmp/emb.sqlite --sample --half report \\
+    python benchmarks/cold_start_routing.py --cache /tmp/routing-emb.sqlite --sample --half report \\
         --vault kepano-obsidian=/work/shared/data/vaults/kepano-obsidian \\
         --vault hugwi-obsidian-vault=/tmp/routing-vaults/hugwi \\
         --vault marcjulianschwarz-obsidian-vault-notes=/tmp/routing-vaults/marcjulianschwarz \\
         --vault wrewsama-obsidian-vault=/tmp/routing-vaults/wrewsama
     python benchmarks/cold_start_routing.py --sample-only      # the sample vault, its labels stripped
+    python benchmarks/cold_start_routing.py --half all --vault aarnphm-garden=/tmp/routing-vaults/aarnphm
+                                               # the fresh report set: whole, never with --half tune
 
 (The three vaults without a licence are read into /tmp, never into this repository; see
 docs/routing.md, "Cold start".)

@@ -9,6 +9,9 @@ load hits both alike). Also measured per question:
 - rescoring MiniLM's fused top ``--rescore-k`` by bge-small cosines (read from bge's vector cache: the
   chunk texts are the same in both folders) — alone, and fused with the original order by reciprocal rank.
 
+Session-level figures are also kept per conversation (``session_level_per_conversation`` in the JSON; the
+printout gives Hit@1 / R@5 / MRR of both models per conversation).
+
     python benchmarks/embedder_compare.py --half tune --conversations 5 --data locomo10.json --json out.json
 """
 
@@ -80,6 +83,7 @@ def main() -> None:
     rescores = [f"query() minilm, top {args.rescore_k} by bge cosine", f"query() minilm, top {args.rescore_k} RRF bge"]
     chunk = {s: SystemScores(s) for s in systems + rescores}
     session = {s: SessionScores(s) for s in systems + rescores}
+    per_conversation: dict[str, dict[str, SessionScores]] = {}
     ingest_rows = []
     embed_ms: dict[str, list[float]] = {m: [] for m in MODELS}
     for _half, conv in chosen:
@@ -108,6 +112,7 @@ def main() -> None:
         bge = get_embedder("bge-small")
         bge_cache = EmbeddingCache(prepared["bge-small"].data / "embeddings.sqlite", "bge-small")
         flat = _loop.run(FlatIndex.open(prepared["bge-small"]))
+        here = per_conversation[conv.sample_id] = {s: SessionScores(s) for s in systems + rescores}
         questions = conv.questions[: args.questions] if args.questions else conv.questions
         adversarial = conv.adversarial[: args.questions] if args.questions else conv.adversarial
         try:
@@ -116,10 +121,11 @@ def main() -> None:
                 category, cue = SESSION_CATEGORIES[q.category], names_a_date(q.text)
                 gold = set(evidence_sessions(q.evidence))
 
-                def record(name, texts, ms, scored=scored, category=category, cue=cue, gold=gold, q=q):
+                def record(name, texts, ms, scored=scored, category=category, cue=cue, gold=gold, q=q, here=here):
                     if scored:
                         chunk[name].add(category, q.evidence, texts, ms, cue)
                     session[name].add(category, gold, ranked_sessions(texts))
+                    here[name].add(category, gold, ranked_sessions(texts))
 
                 texts_by = {}
                 for model in MODELS:
@@ -156,6 +162,10 @@ def main() -> None:
         "load_average_end": os.getloadavg(),
         "chunk_level": {s: v.to_dict(categories) for s, v in chunk.items()},
         "session_level": {s: v.to_dict(SESSION_CATEGORIES[ADVERSARIAL]) for s, v in session.items()},
+        "session_level_per_conversation": {
+            cid: {s: v.to_dict(SESSION_CATEGORIES[ADVERSARIAL]) for s, v in by.items()}
+            for cid, by in per_conversation.items()
+        },
         "ingest": ingest_rows,
         "query_embedding_ms_p50": {m: statistics.median(v) for m, v in embed_ms.items() if v},
         "seconds": round(time.perf_counter() - started, 1),
@@ -168,6 +178,13 @@ def main() -> None:
         print(
             f"{s:<48} {r['R@5']:9.3f} {r['R@10']:6.3f} {r['R@25']:6.3f} | {se['Hit@1']:6.3f} {se['R@5']:6.3f} "
             f"{se['MRR']:6.3f} | {c['latency_p50_ms']:.1f}"
+        )
+    print("session Hit@1 / R@5 / MRR per conversation (categories 1-4):")
+    for cid, by in report["session_level_per_conversation"].items():
+        cells = [by[f"query() {m}"]["without_adversarial"] for m in MODELS]
+        print(
+            f"  {cid}: "
+            + "  ".join(f"{m} {c['Hit@1']:.3f} / {c['R@5']:.3f} / {c['MRR']:.3f}" for m, c in zip(MODELS, cells))
         )
     for model in MODELS:
         rows = [r for r in ingest_rows if r["model"] == model]

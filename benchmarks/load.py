@@ -286,7 +286,7 @@ def main() -> None:
                 neo4j_user=neo.user,
                 neo4j_password=neo.password,
             )
-            services = {"postgres": pg.status().pid or 0, "neo4j": neo.pid or 0}
+            services = {"postgres": pg.status().pid or 0, "neo4j": neo.pid() or 0}
             rows += run_profile(production, truth, args, {k: v for k, v in services.items() if v})
         finally:
             from lucasrag_query import _loop

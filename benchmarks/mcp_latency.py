@@ -48,7 +48,7 @@ from lucasrag.settings import Settings  # noqa: E402
 from lucasrag_query import query  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import QUERIES, cli_env, pct  # noqa: E402
+from _common import QUERIES, cli_env, cpu_ms, pct  # noqa: E402
 
 CLI = ["-c", "from lucasrag_cli import app; app()", "mcp"]
 CACHED = [str(Path(__file__).resolve()), "--serve-cached"]
@@ -106,17 +106,6 @@ def _children() -> set[int]:
     for task in Path(f"/proc/{os.getpid()}/task").iterdir():
         pids.update(int(p) for p in (task / "children").read_text().split())
     return pids
-
-
-def cpu_ms(pid: int) -> float:
-    """CPU time of every thread of ``pid`` so far (ns resolution, Linux)."""
-    total = 0
-    for task in Path(f"/proc/{pid}/task").iterdir():
-        try:
-            total += int((task / "schedstat").read_text().split()[0])
-        except (FileNotFoundError, ProcessLookupError):
-            continue  # a thread that ended meanwhile
-    return total / 1e6
 
 
 class Route:

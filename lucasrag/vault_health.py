@@ -33,6 +33,11 @@ _FIXES: tuple[tuple[str, str], ...] = (
         "these are near-empty notes; approve the ones that matter with "
         "`lucasrag quarantine approve PATH --workspace W`",
     ),
+    (
+        "content-free",
+        "web clippings of pages that never loaded (an error, sign-in or front page): clip the article again, "
+        "or approve one that matters with `lucasrag quarantine approve PATH --workspace W`",
+    ),
     ("malformed frontmatter", "fix the YAML at the line named in each reason (`lucasrag notes --json` lists them)"),
     ("frontmatter is a", "frontmatter must be `key: value` lines between '---' lines"),
     ("not UTF-8", "re-save the files as UTF-8"),

@@ -18,6 +18,7 @@ from lucasrag.data_folder import LOCK_HOLDER_TAG, exclusive_ingest, tighten
 from lucasrag.progress import Progress
 from lucasrag.settings import Settings
 from lucasrag.vault_health import VaultHealth, vault_health
+from lucasrag.vocabulary import WORKSPACES
 from lucasrag_assets.io_manager import asset_value_path
 
 # Both profiles skip per-step stdout capture: it spawns two `tail` processes per step (per step
@@ -100,6 +101,63 @@ def run_config(settings: Settings) -> dict:
     return {**_QUIET, "resources": {"lucasrag": {"config": settings_config(settings)}}}
 
 
+@dataclass(frozen=True)
+class StepFailed:
+    """One failed step of an ingest run: its key, the workspace of an index step, the error's class and message."""
+
+    step: str
+    workspace: str | None
+    error: str  # the exception's class name: ServiceError, IndexDamaged, …
+    message: str
+
+
+class IngestFailed(RuntimeError):
+    """Steps of an ingest run failed. Every step that does not depend on a failed one ran to the end: the
+    other workspaces are updated, a failed workspace keeps its last complete state (its chunk store is
+    written last, in one transaction), and the next ingest redoes what is left."""
+
+    def __init__(self, run_id: str, failed: Sequence[StepFailed], updated: Sequence[str], not_run: Sequence[str]):
+        self.run_id = run_id
+        self.failed = tuple(failed)
+        self.updated = tuple(updated)  # workspaces whose index step completed in this run
+        self.not_run = tuple(not_run)  # steps left out because a step they need failed
+        lines = [
+            f"{f'the {f.workspace} workspace' if f.workspace else f.step} failed ({f.step}): {f.message}"
+            for f in self.failed
+        ]
+        if self.updated:
+            lines.append("updated: " + ", ".join(self.updated))
+        if self.not_run:
+            lines.append("not run (they need a failed step): " + ", ".join(self.not_run))
+        super().__init__(f"ingest run {run_id}: " + "; ".join(lines))
+
+    @property
+    def workspaces(self) -> tuple[str, ...]:
+        """The workspaces whose index step failed."""
+        return tuple(f.workspace for f in self.failed if f.workspace)
+
+
+def _failed(result, instance) -> IngestFailed:
+    """The :class:`IngestFailed` of a run that did not succeed, from its events: each failure's exception as the
+    asset raised it (under Dagster's wrappers), the workspaces whose index step completed, the steps
+    that never ran."""
+    failed = []
+    for event in result.get_step_failure_events():
+        error = event.step_failure_data.error
+        while error.cause is not None and error.cls_name.startswith("Dagster"):  # Dagster's wrappers, not its cause
+            error = error.cause
+        message = error.message.strip()
+        head, _, rest = message.partition(": ")
+        if rest and head.rsplit(".", 1)[-1] == error.cls_name:  # "sqlite3.OperationalError: …": the class is named
+            message = rest
+        workspace = event.step_key.removesuffix("_index") if event.step_key.endswith("_index") else None
+        failed.append(StepFailed(event.step_key, workspace, error.cls_name, message))
+    status = {s.step_key: s.status.value if s.status else "" for s in instance.get_run_step_stats(result.run_id)}
+    updated = [ws for ws in WORKSPACES if status.get(f"{ws}_index") == "SUCCESS"]
+    not_run = [node.name for node in result.job_def.nodes if status.get(node.name, "SKIPPED") == "SKIPPED"]
+    return IngestFailed(result.run_id, failed, updated, not_run)
+
+
 @dataclass
 class IngestSummary:
     seconds: float
@@ -153,14 +211,13 @@ def run_ingest(
                 )
             else:
                 defs = build_definitions(LucasragSettings.from_settings(settings), progress)
+                # raise_on_error=False: the executor goes on with every step that does not depend on a failed
+                # one (the other workspaces' index steps), as the multiprocess executor does; _failed says which.
                 result = defs.resolve_job_def("ingest").execute_in_process(
-                    instance=instance, run_config=_QUIET, raise_on_error=True, tags=tags
+                    instance=instance, run_config=_QUIET, raise_on_error=False, tags=tags
                 )
             if not result.success:
-                failures = [
-                    f"{e.step_key}: {e.step_failure_data.error.message}" for e in result.get_step_failure_events()
-                ]
-                raise RuntimeError(f"ingest run {result.run_id} failed: " + "; ".join(failures))
+                raise _failed(result, instance)
             materializations = [
                 e.dagster_event.step_materialization_data.materialization
                 for e in instance.all_logs(result.run_id, of_type=DagsterEventType.ASSET_MATERIALIZATION)

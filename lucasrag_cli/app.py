@@ -52,7 +52,7 @@ def ingest(
     from lucasrag.index import IndexDamaged
     from lucasrag.services import ServiceError
     from lucasrag.vocabulary import check_workspace
-    from lucasrag_assets.ingest import run_ingest
+    from lucasrag_assets.ingest import IngestFailed, run_ingest
 
     try:
         rebuild = [check_workspace(ws) for ws in rebuild]
@@ -61,7 +61,8 @@ def ingest(
     try:
         with RichProgress(err) as progress:
             summary = run_ingest(settings, progress, rebuild=rebuild)
-    except (ServiceError, IndexDamaged) as exc:  # a server is down or not configured; a workspace's files are damaged
+    # a server is down or not configured; a workspace's files are damaged; steps failed (each named, the rest ran)
+    except (ServiceError, IndexDamaged, IngestFailed) as exc:
         fail(str(exc))
     table = Table(title=f"Ingested {settings.vault} in {summary.seconds:.1f}s")
     for column in ("workspace", "notes", "chunks", "added", "removed", "unchanged", "embedded"):

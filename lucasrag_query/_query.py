@@ -106,8 +106,11 @@ async def _fetch(
     # Each round's list mostly repeats the last one's: its rows are read and judged once.
     known: dict[str, Candidate | None] = {}  # chunk id → candidate (None: not in the chunk store)
     kept_ids: set[str] = set()
+    ranking: dict = {}  # the vector ranking, worked out once for every round (see WorkspaceIndex.search)
     while True:
-        hits = await ws.index.search(text, fetch, query_vector=vector, graph=graph)
+        hits = await ws.index.search(
+            text, fetch, query_vector=vector, graph=graph, ranking=ranking, rank_ahead=need * MAX_OVERFETCH
+        )
         matched = ws.store.keyword_search(keywords, fetch) if keywords else []
         ids = list(dict.fromkeys([*dated, *fuse_rankings([[h.chunk_id for h in hits], matched])]))
         new = [i for i in ids if i not in known]

@@ -78,6 +78,19 @@ def copy_vault():
     return copy_sample_vault
 
 
+def write_notes(vault: Path, notes: dict[str, str]) -> Path:
+    for rel, text in notes.items():
+        (vault / rel).parent.mkdir(parents=True, exist_ok=True)
+        (vault / rel).write_text(text)
+    return vault
+
+
+@pytest.fixture(scope="session")
+def notes_vault():
+    """``notes_vault(vault, {path: text})``: a vault of those notes at ``vault`` (returned)."""
+    return write_notes
+
+
 @pytest.fixture(scope="session")
 def settings_for():
     """``settings_for(vault, data, **overrides)``: Settings at the tests' fixed "now"."""

@@ -99,6 +99,24 @@ REAL_VAULT_CONVENTIONS = {
         "author: example.sharepoint.com\ncreated: 2026-01-20\ntags:\n  - clippings\n---\n\n"
         "![](https://example.com/banner.png)\n"
     ),
+    # Clipped pages with plenty of words, none the person wanted: an error page and a site's front page.
+    "Clippings/Not found. Sign up to continue.md": (
+        "---\ntitle: Not found. Sign up to continue.\nsource: https://feeds.example.com/x/feed\n---\n\n"
+        "## Get feeds from almost any webpage\nInstantly generate feeds from any address. No coding: copy and "
+        "paste the address into the builder. Customise your feed with filters and widgets, updated daily.\n"
+    ),
+    "Clippings/Every story needs a reader.md": (
+        "---\ntitle: Every story needs a reader\nsource: https://stories.example.com/about\n---\n\n"
+        "The best stories change who we are. We are an open platform where millions of readers find "
+        "insightful and dynamic thinking, and writers find their audience without advertising.\n"
+    ),
+    # A clipping that arrived: an article, judged on its content like any note.
+    "Clippings/Postgres vacuum tuning.md": (
+        "---\ntitle: Postgres vacuum tuning\nsource: https://blog.example.com/2024/postgres-vacuum\n---\n\n"
+        "Autovacuum falls behind on tables with heavy updates: lower the scale factor per table and raise "
+        "the cost limit, then watch the dead tuples.\n\n```sql\nALTER TABLE events SET "
+        "(autovacuum_vacuum_scale_factor = 0.01);\nSELECT relname, n_dead_tup FROM pg_stat_user_tables;\n```\n"
+    ),
 }
 
 
@@ -116,3 +134,9 @@ def test_real_vault_conventions(tmp_path, embed):
     for path in ("20 Reading/Book Notes/Book Notes.md", "Clippings/Sign in to your account.md"):
         assert decided[path]["workspace"] is None, (path, decided[path]["route_reason"])
         assert decided[path]["route_reason"].startswith("too little content")
+    for path in ("Clippings/Not found. Sign up to continue.md", "Clippings/Every story needs a reader.md"):
+        assert decided[path]["workspace"] is None, (path, decided[path]["route_reason"])
+        assert decided[path]["route_reason"].startswith("content-free: a web clipping"), decided[path]["route_reason"]
+    article = decided["Clippings/Postgres vacuum tuning.md"]  # judged on its content, like any note
+    assert article["suggestion"] == "technical", article["route_reason"]
+    assert not article["route_reason"].startswith(("content-free", "too little content")), article["route_reason"]

@@ -164,6 +164,28 @@ def test_graph_source_ids_are_our_chunk_ids(graph_index):
     assert _paths(settings, "creative", link["chunk_ids"]) == {CHARACTERS, "writing/lighthouse story draft.md"}
 
 
+@pytest.mark.parametrize("graph", [True, False])
+def test_over_fetch_rounds_sliced_from_one_ranking_find_what_separate_searches_find(graph_index, graph):
+    """The federated query's rounds share one vector ranking (``ranking``, ``rank_ahead``):
+    each round must get exactly the hits a search of its own would give, graph merge included."""
+    settings, _ = graph_index
+    questions = ("What did Rosa go through with me?", "the lighthouse keeper", "payroll and relocation allowance")
+
+    async def both(index):
+        pairs = []
+        for text in questions:
+            ranking: dict = {}
+            for k in (2, 5, 3, 12, 40):  # growing, then smaller than what is ranked, then past it
+                shared = await index.search(text, k, graph=graph, ranking=ranking, rank_ahead=8)
+                alone = await index.search(text, k, graph=graph)
+                pairs.append(([(h.chunk_id, h.graph) for h in shared], [(h.chunk_id, h.graph) for h in alone]))
+        return pairs
+
+    for ws in WORKSPACES:
+        for shared, alone in _run(_with_index(settings, ws, both)):
+            assert shared == alone, ws
+
+
 def test_same_name_in_two_workspaces_is_two_unrelated_nodes(graph_index):
     settings, _ = graph_index
     colleague = _entity(settings, "administrative", "Rosa")

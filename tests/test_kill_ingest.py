@@ -280,3 +280,163 @@ def test_kill_9_at_random_points_heals_to_a_clean_build_in_production(
 ):
     # Neo4j is shared by every data folder of the session (workspace labels): each build starts empty.
     check_kill_and_heal(production_settings, tmp_path, repo, monkeypatch, lambda: clean_neo4j(neo4j_server))
+
+
+# --------------------------------------------------------------------------- orphan rows
+
+
+class LockWhenIndexing:
+    """A ``Progress`` that, once ``workspace``'s index step has written its first batch into LightRAG, takes the
+    write lock of that workspace's chunk store from another connection (as a second program would): the step
+    flushes LightRAG and then cannot commit its chunk store, the state a run killed between the two leaves."""
+
+    def __init__(self, settings: Settings, workspace: str) -> None:
+        self.stage, self.path = f"index {workspace}", settings.workspace_dir(workspace) / "chunks.sqlite"
+        self.holder = None
+
+    def update(self, stage: str, done: int, total: int) -> None:
+        if stage == self.stage and self.holder is None:
+            import sqlite3
+
+            self.holder = sqlite3.connect(self.path, isolation_level=None)
+            self.holder.execute("BEGIN IMMEDIATE")
+
+    def release(self) -> None:
+        if self.holder is not None:
+            self.holder.rollback()
+            self.holder.close()
+
+
+def test_a_note_written_by_a_stopped_run_then_deleted_leaves_no_orphan_rows(tmp_path, repo, settings_for):
+    """A note added, written into LightRAG by a run that stopped before its chunk store's transaction, then
+    deleted from the vault before the next ingest: the next ingest removes it from LightRAG (the run's
+    intent record in the chunk store names it), so the stores equal a clean build's."""
+    from lucasrag_assets.ingest import IngestFailed, run_ingest
+    from lucasrag_assets.rules.chunking import doc_id
+
+    vault = small_vault(repo / "vault", tmp_path / "vault")
+    settings = settings_for(vault, tmp_path / "data")
+    run_ingest(settings)
+    added = vault / "tech/orphan zebra rack.md"
+    added.write_text("---\nworkspace: technical\n---\nA zebra-striped rack for the homelab, bought and returned.\n")
+    fault = LockWhenIndexing(settings, "technical")
+    try:
+        with pytest.raises(IngestFailed, match="technical index is locked") as info:
+            run_ingest(settings, fault)
+    finally:
+        fault.release()
+    assert info.value.workspaces == ("technical",)
+    full_docs = json.loads((settings.workspace_dir("technical") / "kv_store_full_docs.json").read_text())
+    assert doc_id("tech/orphan zebra rack.md") in full_docs  # the fault landed after LightRAG's flush
+
+    added.unlink()
+    before = vault_bytes(vault)
+    run_ingest(settings)
+    assert vault_bytes(vault) == before
+    clean = settings_for(small_vault(repo / "vault", tmp_path / "clean-vault"), tmp_path / "clean")
+    run_ingest(clean)
+    assert_same(stored(settings), stored(clean))
+
+
+# --------------------------------------------------------------------------- two runs' steps alternating
+
+
+def test_an_older_run_s_later_steps_after_a_newer_run_end_in_the_newer_state(tmp_path, repo, settings_for, monkeypatch):
+    """With the multiprocess executor each step holds the data folder's lock for itself, so two daemon runs'
+    steps may alternate. The worst case, stepped through in process: run A scans, routes and chunks the
+    vault; the vault is edited (a note changed, one deleted, one added) and run B ingests it whole; then A's
+    index and catalogue steps run. They read B's outputs (a step loads its inputs from the data folder under
+    the lock), so the stores end equal to a clean build of the edited vault: nothing of A's older scan
+    (the deleted note) comes back."""
+    from dagster import AssetKey
+
+    from lucasrag_assets.definitions import build_definitions
+    from lucasrag_assets.ingest import open_instance, run_ingest
+    from lucasrag_assets.resources import LucasragSettings
+
+    vault = small_vault(repo / "vault", tmp_path / "vault")
+    settings = settings_for(vault, tmp_path / "data")
+    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "dagster"))
+    run_ingest(settings)
+    job = build_definitions(LucasragSettings.from_settings(settings)).resolve_job_def("ingest")
+    first_half = [AssetKey(k) for k in ("vault_notes", "routed_documents", "quarantine", "banded_chunks")]
+    second_half = [AssetKey(f"{ws}_index") for ws in WORKSPACES] + [AssetKey("note_catalog")]
+    quiet = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
+    with open_instance(settings) as instance:
+        assert job.execute_in_process(instance=instance, asset_selection=first_half, run_config=quiet).success  # A
+        edit_vault(vault)
+        run_ingest(settings)  # run B, whole, between A's steps
+        assert job.execute_in_process(instance=instance, asset_selection=second_half, run_config=quiet).success
+    clean = settings_for(tmp_path / "clean-vault", tmp_path / "clean")
+    shutil.copytree(vault, clean.vault)
+    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "clean-dagster"))
+    run_ingest(clean)
+    assert_same(stored(settings), stored(clean))
+
+
+# --------------------------------------------------------------------------- killed between two store saves
+
+KILL_AT_SAVE = """
+import os, sys
+from lightrag.kg.json_doc_status_impl import JsonDocStatusStorage
+from lightrag.kg.json_kv_impl import JsonKVStorage
+from lightrag.kg.nano_vector_db_impl import NanoVectorDBStorage
+from lightrag.kg.networkx_impl import NetworkXStorage
+
+kill_at, seen = int(os.environ["KILL_AT_SAVE"]), [0]
+
+def counted(cls):
+    save = cls.index_done_callback
+    async def index_done_callback(self):
+        if self.workspace == "technical":
+            seen[0] += 1
+            if seen[0] == kill_at:
+                os._exit(137)  # as kill -9: nothing after this point is saved
+        return await save(self)
+    cls.index_done_callback = index_done_callback
+
+for cls in (JsonKVStorage, JsonDocStatusStorage, NanoVectorDBStorage, NetworkXStorage):
+    counted(cls)
+sys.argv = ["lucasrag", "ingest"]
+from lucasrag_cli import app
+app()
+"""
+
+
+def test_a_run_killed_between_any_two_store_saves_heals_to_a_clean_build(tmp_path, repo, monkeypatch, settings_for):
+    """The embedded stores are files saved one after another; a kill between two saves leaves some with the
+    run's changes and some without. For EVERY point in technical's save sequence of the edited-vault ingest
+    (which deletes a note with entities, changes one and adds one), the next ingest equals a clean build."""
+    from lucasrag_assets.ingest import run_ingest
+
+    clean_vault = small_vault(repo / "vault", tmp_path / "clean" / "vault")
+    edit_vault(clean_vault)
+    clean = settings_for(clean_vault, tmp_path / "clean" / "data")
+    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "clean" / "dagster"))
+    run_ingest(clean)
+    want = stored(clean)
+
+    vault = small_vault(repo / "vault", tmp_path / "vault")
+    base = settings_for(vault, tmp_path / "base")
+    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "base-dagster"))
+    run_ingest(base)
+    edit_vault(vault)
+    before = vault_bytes(vault)
+    killed_at = []
+    for kill_at in range(1, 40):
+        root = tmp_path / f"kill{kill_at}"
+        shutil.copytree(base.data, root / "data")
+        settings = settings_for(vault, root / "data")
+        env = {**_cli_env(settings, root / "killed-dagster", repo), "KILL_AT_SAVE": str(kill_at)}
+        (root / "killed-dagster").mkdir()
+        proc = subprocess.run([sys.executable, "-c", KILL_AT_SAVE], env=env, capture_output=True, text=True)
+        if proc.returncode == 0:
+            break  # past the last save: every point was tried
+        assert proc.returncode == 137, proc.stderr[-2000:]
+        killed_at.append(kill_at)
+        monkeypatch.setenv("DAGSTER_HOME", str(root / "dagster"))
+        run_ingest(settings)
+        assert vault_bytes(vault) == before, "the vault changed"
+        assert_same(stored(settings), want)
+    assert len(killed_at) >= 10, f"technical saved its stores only {len(killed_at)} times"
+    print(f"\nkilled before save {killed_at[0]}..{killed_at[-1]} of technical's stores; each healed")

@@ -130,17 +130,34 @@ def test_pooled_session_keys_carry_the_conversation():
     assert evidence_sessions(["D1:1"], "conv-30/") != evidence_sessions(["D1:1"], "conv-26/")
 
 
-def test_a_sweep_sets_one_weight_for_a_block_and_restores_it():
-    from lucasrag_harness.evaluation.locomo_sweep import ranking_weight
+def test_a_sweep_sets_one_knob_for_a_block_and_restores_it():
+    from lucasrag import lexical
+    from lucasrag_harness.evaluation.locomo_sweep import knob
     from lucasrag_query import _ranking
 
     before = _ranking.KEYWORD_WEIGHT
-    with ranking_weight("KEYWORD_WEIGHT", before + 0.5):
+    with knob("KEYWORD_WEIGHT", before + 0.5):
         assert before + 0.5 == _ranking.KEYWORD_WEIGHT
     assert before == _ranking.KEYWORD_WEIGHT
-    with pytest.raises(ValueError, match="unknown weight"):
-        with ranking_weight("RRF_K", 1.0):
+    with knob("FUSION_K", 10.0):  # an int knob stays an int
+        assert _ranking.FUSION_K == 10 and isinstance(_ranking.FUSION_K, int)
+    with knob("K1", 1.5):
+        assert lexical.K1 == 1.5
+    assert lexical.K1 == 1.2
+    with pytest.raises(ValueError, match="unknown knob"):
+        with knob("RRF_K", 1.0):
             pass
+
+
+def test_a_sweep_grid_is_every_combination():
+    from lucasrag_harness.evaluation.locomo_sweep import parse_grid
+
+    assert parse_grid(["KEYWORD_WEIGHT=1,2", "FUSION_K=60"]) == [
+        (("KEYWORD_WEIGHT", 1.0), ("FUSION_K", 60.0)),
+        (("KEYWORD_WEIGHT", 2.0), ("FUSION_K", 60.0)),
+    ]
+    with pytest.raises(SystemExit, match="NAME=v1,v2"):
+        parse_grid(["NOT_A_KNOB=1"])
 
 
 def test_no_ablations_keeps_query_with_its_defaults_only(settings_for, tmp_path):
@@ -153,3 +170,23 @@ def test_no_ablations_keeps_query_with_its_defaults_only(settings_for, tmp_path)
     assert len(_variants(settings)) == 6 and RERANK_OFF not in _variants(settings)
     assert RERANK_OFF in _variants(replace(settings, reranker_url="http://127.0.0.1:1"))
     assert list(_variants(replace(settings, reranker_url="http://127.0.0.1:1"), ablations=False)) == [LUCASRAG]
+
+
+def test_recorded_pools_re_rank_to_query_s_own_results_and_follow_the_knobs(ingested):
+    """The sweep's premise: re-ranking a recorded pool under the defaults is ``query()`` itself,
+    and a knob set afterwards reaches the re-ranking (not the recorded results)."""
+    from lucasrag_harness.evaluation.locomo import Question
+    from lucasrag_harness.evaluation.locomo_sweep import knob, record_questions, rerank
+
+    questions = [
+        Question(0, "what did I write about the garden?", 4, ("D1:1",)),
+        Question(1, "where do I live now?", 4, ("D1:1",)),
+        Question(2, "what happened in 2019?", 2, ("D1:1",)),
+    ]
+    recorded = record_questions(ingested, questions)
+    assert len(recorded) == 3 and all(r.texts for r in recorded)
+    assert [rerank(r) for r in recorded] == [list(r.texts) for r in recorded]
+    with knob("KEYWORD_WEIGHT", 0.0), knob("RECENCY_WEIGHT", 0.0), knob("PERIOD_WEIGHT", 0.0):
+        similarity_only = [rerank(r) for r in recorded]
+    assert similarity_only != [list(r.texts) for r in recorded]
+    assert [rerank(r) for r in recorded] == [list(r.texts) for r in recorded]  # the knobs were restored

@@ -62,11 +62,8 @@ def _texts(settings) -> dict[str, tuple[str, str]]:
     return out
 
 
-def test_queries_during_an_ingest_see_a_complete_state(tmp_path, settings_for, repo, monkeypatch):
-    vault = tmp_path / "vault"
-    for rel, text in NOTES.items():
-        (vault / rel).parent.mkdir(parents=True, exist_ok=True)
-        (vault / rel).write_text(text)
+def test_queries_during_an_ingest_see_a_complete_state(notes_vault, tmp_path, settings_for, repo, monkeypatch):
+    vault = notes_vault(tmp_path / "vault", NOTES)
     settings = settings_for(vault, tmp_path / "data")
     run_ingest(settings)
     before = _texts(settings)

@@ -43,6 +43,7 @@ NOTES = {
         "---\nworkspace: technical\naliases: [Moonshot]\n---\n"
         "The plan: a search service over the archive, with a small API and a nightly batch job.\n"
     ),
+    "Notes/2024-05-01.md": "---\nworkspace: personal\ntitle: Quince marmalade batch\n---\nThree jars, less sugar.\n",
     "Notes/Prices.md": (
         "---\nworkspace: administrative\n---\n|  Item      |  Price  |\n| ---------- | ------: |\n"
         + "".join(f"|  invoice line {i}   |  {i * 10} EUR  |\n" for i in range(60))
@@ -125,9 +126,14 @@ def test_tables_chunk_by_rows(obsidian_vault):
 
 
 @pytest.mark.parametrize(
-    "text, path", [("zebra review", "Notes/Quarterly zebra review.md"), ("Moonshot", "Notes/Project brief.md")]
+    "text, path",
+    [
+        pytest.param("zebra review", "Notes/Quarterly zebra review.md", id="file-name"),
+        pytest.param("Moonshot", "Notes/Project brief.md", id="alias"),
+        pytest.param("quince marmalade", "Notes/2024-05-01.md", id="title-property"),
+    ],
 )
-def test_a_note_is_found_by_its_file_name_and_aliases(obsidian_vault, text, path):
+def test_a_note_is_found_by_its_title_file_name_and_aliases(obsidian_vault, text, path):
     from lucasrag_query import query
 
     result = query(text, settings=obsidian_vault[0], top_k=3)

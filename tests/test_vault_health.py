@@ -20,6 +20,11 @@ GROUPS = [
         "file is N MiB, over the N MiB cap",
         id="size",
     ),
+    pytest.param(
+        "content-free: a web clipping of a page that failed to load (its title starts 'Not found.')",
+        "content-free",
+        id="failed-clipping",
+    ),
     pytest.param(None, "no reason given", id="none"),
 ]
 
@@ -43,6 +48,12 @@ WARN = [
     pytest.param(_rows(indexed=10, quarantined=30), "lucasrag quarantine approve", id="mostly-quarantined"),
     pytest.param(_rows(indexed=0, invalid=5), "fix the YAML", id="fully-invalid"),
     pytest.param(_rows(indexed=10, skipped=90), None, id="skipped-templates-do-not-count"),
+    pytest.param(
+        [("ok.md", "indexed", None)]
+        + [(f"c{i}.md", "quarantined", "content-free: a web clipping of …") for i in range(3)],
+        "clip the article again",
+        id="mostly-failed-clippings",
+    ),
     pytest.param([], None, id="empty-vault"),
 ]
 

@@ -16,6 +16,7 @@ Opening a workspace (the store kinds follow ``Settings.profile``, one table in
 - ``index_exists(settings, ws)``, ``index_stamp(settings, ws)``
 - ``IndexDamaged``: a workspace whose files do not read (the message names the file and
   ``lucasrag ingest --rebuild WS``); ``drop_workspace(settings, ws)`` forgets one workspace
+- ``IndexBusy`` (an ``IndexDamaged``): a workspace whose chunk store another program keeps locked (nothing damaged)
 
 Writing a workspace: ``sync_workspace(...)`` → ``SyncReport`` (incremental by document);
 ``read_graph_counts(settings, ws)`` reads the graph counts its last run recorded.
@@ -24,6 +25,7 @@ Writing a workspace: ``sync_workspace(...)`` → ``SyncReport`` (incremental by 
 from lucasrag.index._lightrag import GraphStats, Hit, WorkspaceIndex
 from lucasrag.index.protocol import ChunkStore
 from lucasrag.index.stores import (
+    IndexBusy,
     IndexDamaged,
     WorkspaceStores,
     drop_workspace,
@@ -39,6 +41,7 @@ __all__ = [
     "ChunkStore",
     "GraphStats",
     "Hit",
+    "IndexBusy",
     "IndexDamaged",
     "SyncReport",
     "WorkspaceIndex",

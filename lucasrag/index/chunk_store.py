@@ -292,3 +292,18 @@ class SqliteChunkStore:
     def stamp_embedding_model(self, model: str) -> None:
         with self._writing():
             self._db.execute("INSERT OR REPLACE INTO meta VALUES ('embedding_model', ?)", (model,))
+
+    def writes_in_flight(self) -> dict[str, list[str]]:
+        """doc id → chunk ids that a sync was writing into LightRAG when it stopped (killed, failed) before
+        its final transaction: the next sync removes them from LightRAG and redoes what is still wanted."""
+        row = self._db.execute("SELECT value FROM meta WHERE key = 'writes_in_flight'").fetchone()
+        return json.loads(row[0]) if row else {}
+
+    def record_writes_in_flight(self, docs: dict[str, list[str]]) -> None:
+        """Record (committed at once, before LightRAG is touched) or, with ``{}``, clear the documents a sync
+        is about to change in LightRAG."""
+        with self._writing():
+            if docs:
+                self._db.execute("INSERT OR REPLACE INTO meta VALUES ('writes_in_flight', ?)", (json.dumps(docs),))
+            else:
+                self._db.execute("DELETE FROM meta WHERE key = 'writes_in_flight'")

@@ -341,3 +341,23 @@ class PostgresChunkStore:
             " ON CONFLICT (workspace, key) DO UPDATE SET value = EXCLUDED.value",
             (self.workspace, model),
         )
+
+    def writes_in_flight(self) -> dict[str, list[str]]:
+        """doc id → chunk ids that a sync was writing into LightRAG when it stopped (see the SQLite store)."""
+        row = self._db.execute(
+            f"SELECT value FROM {META_TABLE} WHERE workspace = %s AND key = 'writes_in_flight'", (self.workspace,)
+        ).fetchone()
+        return json.loads(row[0]) if row else {}
+
+    def record_writes_in_flight(self, docs: dict[str, list[str]]) -> None:
+        """Record (committed at once, before LightRAG is touched) or, with ``{}``, clear them."""
+        if docs:
+            self._db.execute(
+                f"INSERT INTO {META_TABLE} VALUES (%s, 'writes_in_flight', %s)"
+                " ON CONFLICT (workspace, key) DO UPDATE SET value = EXCLUDED.value",
+                (self.workspace, json.dumps(docs)),
+            )
+        else:
+            self._db.execute(
+                f"DELETE FROM {META_TABLE} WHERE workspace = %s AND key = 'writes_in_flight'", (self.workspace,)
+            )

@@ -47,6 +47,15 @@ class ChunkStore(Protocol):
         """Record documents as indexed: doc id → (vault path, fingerprint)."""
         ...
 
+    def writes_in_flight(self) -> dict[str, list[str]]:
+        """doc id → chunk ids a sync was writing into LightRAG when it stopped before its final transaction
+        (killed, failed): what the next sync removes from LightRAG before it writes (no orphan rows)."""
+        ...
+
+    def record_writes_in_flight(self, docs: dict[str, list[str]]) -> None:
+        """Record them, committed before LightRAG is touched; ``{}`` clears them (inside the final transaction)."""
+        ...
+
     # ---- the read side (lucasrag_query)
 
     def get(self, chunk_ids: Sequence[str]) -> dict[str, ChunkRecord]: ...

@@ -126,6 +126,21 @@ class IndexDamaged(RuntimeError):
         )
 
 
+class IndexBusy(IndexDamaged):
+    """Another program holds the write lock of a workspace's chunk store past the wait (a database browser with
+    an open transaction, a backup tool): nothing is damaged, the ingest of that workspace can be run again. An
+    ``IndexDamaged`` so that every place that leaves an unusable workspace out (queries, MCP, the CLI) leaves
+    this one out too, with this message instead of the rebuild advice."""
+
+    def __init__(self, workspace: str, path: Path) -> None:
+        self.workspace = workspace
+        RuntimeError.__init__(
+            self,
+            f"the {workspace} index is locked by another program ({path}: database is locked): close the program"
+            " that has it open, then run `lucasrag ingest` again (nothing is damaged)",
+        )
+
+
 def _damaged_file(folder: Path) -> str:
     """Which file of an embedded workspace folder does not read, and why (asked only after an open failed)."""
     for path in sorted(folder.glob("*.json")):
@@ -151,13 +166,16 @@ _READ_ERRORS = (sqlite3.DatabaseError, ValueError, UnicodeDecodeError, KeyError,
 
 @contextlib.contextmanager
 def damage_reported(settings: Settings, workspace: str) -> Iterator[None]:
-    """Inside, a workspace file that does not read raises :class:`IndexDamaged` naming it (embedded
-    profile; on production a server that is down raises ``ServiceError`` and everything else passes)."""
+    """Inside, a workspace file that does not read raises :class:`IndexDamaged` naming it, a chunk store another
+    program keeps locked :class:`IndexBusy` (embedded profile; on production a server that is down raises
+    ``ServiceError`` and everything else passes)."""
     try:
         yield
     except _READ_ERRORS as exc:
         if settings.profile != "embedded":
             raise
+        if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):  # busy, not damaged
+            raise IndexBusy(workspace, settings.workspace_dir(workspace) / SQLITE_FILE) from exc
         detail = _damaged_file(settings.workspace_dir(workspace))
         if not detail and not isinstance(exc, sqlite3.DatabaseError):
             raise  # no file of the workspace is unreadable: not damage, a bug to see as it is

@@ -147,17 +147,22 @@ async def sync_workspace(
         with damage_reported(settings, workspace):
             have = store.doc_fingerprints()
             indexed_with = store.embedding_model()
+            # what a run that stopped before its final transaction may have left in LightRAG: redone
+            in_flight = store.writes_in_flight()
         if indexed_with not in (None, settings.embedding_model):
             # Vectors of another model cannot be compared with this model's: rebuild every document.
             have = dict.fromkeys(have, "")
             report.model_changed_from = indexed_with
-        stale = [d for d, fp in have.items() if wanted.get(d) != fp]
-        fresh = [d for d, fp in wanted.items() if have.get(d) != fp]
-        report.docs_removed = sum(1 for d in stale if d not in wanted)
+        stale = [d for d, fp in have.items() if wanted.get(d) != fp or d in in_flight]
+        fresh = [d for d, fp in wanted.items() if have.get(d) != fp or d in in_flight]
+        # written by a stopped run and gone from the vault since: in LightRAG only, the chunk store never had them
+        orphans = [d for d in in_flight if d not in have and d not in wanted]
+        report.docs_removed = sum(1 for d in stale if d not in wanted) + len(orphans)
         report.docs_added = len(fresh)
         report.docs_unchanged = len(wanted) - len(fresh)
-        if not stale and not fresh:
-            store.stamp_embedding_model(settings.embedding_model)
+        if not stale and not fresh and not orphans:
+            with damage_reported(settings, workspace):
+                store.stamp_embedding_model(settings.embedding_model)
             report.docs_total, report.chunks_total = store.counts()
             if mode:
                 report.graph_entities, report.graph_relations = read_graph_counts(settings, workspace)
@@ -169,16 +174,27 @@ async def sync_workspace(
             if mode and settings.llm_url:
                 index.enable_llm(settings)
             started = time.perf_counter()
-            stale_chunks = store.chunk_ids_of(stale)
+            todo = [r for d in fresh for r in by_doc[d]]
+            gone = stale + [d for d in in_flight if d not in have]  # every document a stopped run touched
+            gone_chunks = list(
+                dict.fromkeys([*store.chunk_ids_of(stale), *(c for d in gone for c in in_flight.get(d, ()))])
+            )
+            # The intent first, committed before LightRAG changes: every document this run touches and the chunk
+            # ids it may leave in LightRAG. A run that stops before the final transaction leaves it behind, and
+            # the next run removes those ids and redoes the documents (orphans, and a note put back as it was).
+            touched: dict[str, list[str]] = {d: list(in_flight.get(d, ())) for d in gone}
+            for r in todo:
+                touched.setdefault(r.doc_id, list(in_flight.get(r.doc_id, ()))).append(r.chunk_id)
+            with damage_reported(settings, workspace):
+                store.record_writes_in_flight(touched)
             # the graph first: it reads the chunks it is about to lose (always, so a
             # graph written while LUCASRAG_GRAPH was on leaves with its documents)
             misses = cache.misses
-            stats = await index.delete_graph(stale, stale_chunks, cache.embed)
+            stats = await index.delete_graph(gone, gone_chunks, cache.embed)
             _add_graph_stats(report, stats, cache.misses - misses)
-            await index.delete(stale, stale_chunks)
+            await index.delete(gone, gone_chunks)
             report.write_seconds += time.perf_counter() - started
 
-            todo = [r for d in fresh for r in by_doc[d]]
             written = []  # (records, vectors) for the chunk store, once LightRAG has flushed
             for start in range(0, len(todo), _BATCH):
                 batch = todo[start : start + _BATCH]
@@ -203,12 +219,13 @@ async def sync_workspace(
             # the last complete state of the workspace, never a half-written one; a run that dies before
             # the commit (kill -9) leaves the store as it was, and the next run finds the same documents
             # changed and redoes them (LightRAG's deletes and upserts by id are idempotent).
-            with store.transaction():
+            with damage_reported(settings, workspace), store.transaction():
                 store.remove_docs(stale)
                 for batch, vectors in written:
                     store.add_chunks(batch, vectors)
                 store.mark_docs({d: (by_doc[d][0].path, wanted[d]) for d in fresh})
                 store.stamp_embedding_model(settings.embedding_model)
+                store.record_writes_in_flight({})
             report.write_seconds += time.perf_counter() - t0
             report.graph_entities, report.graph_relations = await index.graph_counts()
             _write_graph_counts(settings, workspace, report.graph_entities, report.graph_relations)

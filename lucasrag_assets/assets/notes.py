@@ -14,7 +14,8 @@ from lucasrag_assets.rules.vault_scan import Note, parse_note
 
 #: Bump when parsing changes what a note becomes, so last run's memo is not reused.
 #: 3: hostile-vault reading (regular files only, bounded frontmatter, non-UTF-8 names).
-PARSE_VERSION = 3
+#: 4: the kind properties and a clipping's source address reach the router (``kinds``, ``source``).
+PARSE_VERSION = 4
 
 NOTE_SCHEMA = {
     "path": pl.String,
@@ -33,6 +34,8 @@ NOTE_SCHEMA = {
     "aliases": pl.List(pl.String),
     "links": pl.List(pl.String),
     "warnings": pl.List(pl.String),
+    "kinds": pl.List(pl.String),
+    "source": pl.String,
 }
 
 
@@ -55,6 +58,8 @@ def notes_frame(notes: list[Note]) -> pl.DataFrame:
             "aliases": list(n.aliases),
             "links": list(n.links),
             "warnings": list(n.warnings),
+            "kinds": list(n.kinds),
+            "source": n.source,
         }
         for n in notes
     ]
@@ -83,7 +88,8 @@ def scan_with_memo(settings: Settings) -> tuple[pl.DataFrame, int]:
     parse_key = f"{PARSE_VERSION}:{settings.max_note_bytes}:{conventions.fingerprint}"
     previous = load_memo(settings, "vault_notes")
     reused = pl.DataFrame(schema={**NOTE_SCHEMA, "mtime_ns": pl.Int64})
-    if previous is not None and previous.get_column("parse_key", default=None) is not None:
+    # A memo written by another parse version may lack columns; its parse_key differs anyway.
+    if previous is not None and {"parse_key", *NOTE_SCHEMA} <= set(previous.columns):
         same_key = previous.filter(pl.col("parse_key") == parse_key).drop("parse_key")
         reused = same_key.join(keys, on=["path", "size", "mtime_ns"], how="semi")
     reused = reused.filter(~pl.col("path").is_in(list(unreadable)))

@@ -127,6 +127,27 @@ def properties_text(meta: Mapping[str, object]) -> str:
     return "\n".join(lines)
 
 
+#: Properties in which people say what kind of note a note is (``type: book``,
+#: ``categories: [[Recipes]]``): the person's own classification, read by the router like tags.
+KIND_KEYS: tuple[str, ...] = ("type", "types", "category", "categories", "kind", "genre", "genres", "topic", "topics")
+
+
+def kinds_of(meta: Mapping[object, object]) -> tuple[str, ...]:
+    """The names a note's kind properties give it, wikilinks resolved: ``categories: [[Books]]`` → Books."""
+    lowered = {str(k).lower(): v for k, v in meta.items()}
+    names: list[str] = []
+    for key in KIND_KEYS:
+        value = lowered.get(key)
+        if value is None or isinstance(value, dict):
+            continue
+        items = value if isinstance(value, list) else [value]
+        for item in items:
+            item = _flatten_link(item)
+            if isinstance(item, (str, int, float)) and not isinstance(item, bool):
+                names.extend(n.strip() for n in link_name(str(item)).split(","))
+    return tuple(dict.fromkeys(n for n in names if n))
+
+
 def aliases_of(meta: Mapping[str, object]) -> tuple[str, ...]:
     """Obsidian's ``aliases`` (or ``alias``) property as names."""
     for key in ("aliases", "alias"):

@@ -9,7 +9,8 @@ softmax turns them into a confidence:
   person labelled with ``workspace:`` — the vault teaches the router);
 * lexical: the share of the note's cue-word hits that belong to a workspace
   (the tables below, inspectable and easy to extend);
-* folder: a weak prior when a folder name is a known synonym of a workspace;
+* folder: a weak prior when a folder name (or the note's ``type:``/``categories:``) is a known
+  synonym of a workspace;
 * code: a note written mostly as code is technical.
 
 What a note says about itself (its own words, code share, tags, folder names) is read by
@@ -38,6 +39,7 @@ import numpy as np
 import polars as pl
 
 from lucasrag.vocabulary import WORKSPACES
+from lucasrag_assets.rules.clippings import failed_clipping
 from lucasrag_assets.rules.routing_evidence import code_share, folder_prior, meaningful_words, own_words, tag_words
 from lucasrag_assets.rules.routing_rules import RoutingRules
 
@@ -151,12 +153,14 @@ def content_logits(
     note_vector: np.ndarray,
     centroids: Mapping[str, np.ndarray],
     code: float = 0.0,
+    kinds: Sequence[str] = (),
 ) -> dict[str, float]:
     """One logit per workspace from the note alone: semantic + lexical + folder-name prior + code.
-    ``words`` are the meaningful words of title, tags and text (a person's title is a strong hint);
-    ``code`` is the note's code share (``code_share``)."""
+    ``words`` are the meaningful words of title, tags, kinds and text (a person's title is a strong hint);
+    ``code`` is the note's code share (``code_share``); ``kinds``: what its type/categories properties
+    call it, read like the innermost folder (a person's ``categories: [[Recipes]]`` is a filing decision)."""
     lexical = _lexical_shares(words)
-    prior = folder_prior(folders)
+    prior = folder_prior([*folders, *kinds])
     return {
         ws: SEMANTIC_WEIGHT * float(note_vector @ centroids[ws])
         + LEXICAL_WEIGHT * lexical[ws]
@@ -181,13 +185,19 @@ def decide(
     threshold: float,
     rule: tuple[str, str] | None = None,
     evidence: str = "content",
+    content_free: str | None = None,
 ) -> RouteDecision:
-    """The gate: too little content → quarantine; a person's rule → its workspace;
+    """The gate: too little content (or ``content_free``: why the note holds nothing a person
+    wrote, e.g. a clipped error page) → quarantine; a person's rule → its workspace;
     else the best workspace if its confidence reaches the threshold."""
     best = max(scores, key=scores.__getitem__)
     confidence = scores[best]
-    if n_words < MIN_MEANINGFUL_WORDS:
-        reason = f"too little content to route ({n_words} meaningful words of its own, need {MIN_MEANINGFUL_WORDS})"
+    if content_free or n_words < MIN_MEANINGFUL_WORDS:
+        reason = (
+            f"content-free: {content_free}"
+            if content_free
+            else f"too little content to route ({n_words} meaningful words of its own, need {MIN_MEANINGFUL_WORDS})"
+        )
         if rule:
             reason += f"; {rule[1]} would send it to {rule[0]}"
         return RouteDecision(None, rule[0] if rule else best, confidence, reason, dict(scores))
@@ -275,6 +285,12 @@ def _centroids(prototypes: Mapping[str, np.ndarray], labelled: Sequence[tuple[st
     return build_centroids(prototypes, exemplars)
 
 
+def _column(frame: pl.DataFrame, name: str) -> list:
+    """A column as a list, or Nones when the frame predates it (a hand-built frame in a test or tool)."""
+    column = frame.get_column(name, default=None)
+    return column.to_list() if column is not None else [None] * frame.height
+
+
 def route_frame(
     notes: pl.DataFrame,
     embed: Callable[[list[str]], np.ndarray],
@@ -298,10 +314,15 @@ def route_frame(
     prototypes = {ws: embed(list(WORKSPACE_PROTOTYPES[ws])) for ws in WORKSPACES}
     folders = [PurePosixPath(p).parts[:-1] for p in paths]
     links = [ls or [] for ls in valid["links"].to_list()]
+    kinds = [k or [] for k in _column(valid, "kinds")]
+    sources = _column(valid, "source")
     n_words = [len(own_words(t, ls, title)) for t, ls, title in zip(texts, links, valid["title"])]
+    # A clipped error, sign-in or front page holds words but none the person wanted: content-free.
+    empty = [failed_clipping(title, t, src) for title, t, src in zip(valid["title"], texts, sources)]
+    n_words = [0 if e else n for e, n in zip(empty, n_words)]
     words = [
-        meaningful_words(title) + tag_words(tg) + meaningful_words(t)
-        for t, title, tg in zip(texts, valid["title"], tags)
+        meaningful_words(title) + tag_words(tg) + tag_words(k) + meaningful_words(t)
+        for t, title, tg, k in zip(texts, valid["title"], tags, kinds)
     ]
     code = [code_share(t) for t in texts]
     ruled = [None if d else rules.match(p, t) for p, d, t in zip(paths, declared, tags)]
@@ -309,7 +330,8 @@ def route_frame(
 
     centroids = _centroids(prototypes, list(zip(known, vectors)))
     first = [
-        scores_from_logits(content_logits(w, f, v, centroids, c)) for w, f, v, c in zip(words, folders, vectors, code)
+        scores_from_logits(content_logits(w, f, v, centroids, c, k))
+        for w, f, v, c, k in zip(words, folders, vectors, code, kinds)
     ]
     confident = [
         k
@@ -329,13 +351,20 @@ def route_frame(
         if declared[i]:
             decisions.append(RouteDecision(declared[i], declared[i], 1.0, "workspace set in frontmatter"))
             continue
-        logits = content_logits(words[i], folders[i], vector, centroids, code[i])
+        logits = content_logits(words[i], folders[i], vector, centroids, code[i], kinds[i])
         near = neighbours[i]
         if any(near.values()):
             logits = {ws: v + FOLDER_EVIDENCE_WEIGHT * near[ws] for ws, v in logits.items()}
         evidence = "content and folder" if any(near.values()) else "content"
         decisions.append(
-            decide(scores_from_logits(logits), n_words[i], threshold=threshold, rule=ruled[i], evidence=evidence)
+            decide(
+                scores_from_logits(logits),
+                n_words[i],
+                threshold=threshold,
+                rule=ruled[i],
+                evidence=evidence,
+                content_free=empty[i],
+            )
         )
     return valid.with_columns(
         pl.Series("workspace", [d.workspace for d in decisions], dtype=pl.String),

@@ -16,10 +16,11 @@ from lucasrag.safe_read import UnreadableEntry, read_regular, regular_file, vaul
 from lucasrag.safe_yaml import FrontmatterRefused, load_frontmatter
 from lucasrag.vault_files import iter_vault_files
 from lucasrag.vocabulary import BANDS, WORKSPACES
+from lucasrag_assets.rules.clippings import source_url
 from lucasrag_assets.rules.conventions import VaultConventions, load_conventions
 from lucasrag_assets.rules.dates import note_date
 from lucasrag_assets.rules.markup import clean_markup, strip_comments
-from lucasrag_assets.rules.obsidian import aliases_of, link_targets, properties_text, template_reason
+from lucasrag_assets.rules.obsidian import aliases_of, kinds_of, link_targets, properties_text, template_reason
 
 
 @dataclass(frozen=True)
@@ -41,6 +42,8 @@ class Note:
     aliases: tuple[str, ...] = ()
     links: tuple[str, ...] = ()  # wikilink targets as written, before the brackets came out
     warnings: tuple[str, ...] = ()  # e.g. a date that could not be read (the note is then undated)
+    kinds: tuple[str, ...] = ()  # what the note's type/categories properties call it (rules/obsidian.py)
+    source: str | None = None  # the address a clipped page was saved from (rules/clippings.py); None if no body
 
 
 class _Invalid(Exception):
@@ -164,15 +167,16 @@ def _parse_text(raw: bytes, max_bytes: int) -> tuple[str, dict, str]:
     return text, meta, body
 
 
-def _indexed_body(meta: dict, body: str) -> str:
-    """The text the note is indexed by. Raises _Skipped when the body is only markup (embeds, queries,
-    comments), _Invalid when there is no body and no properties at all."""
+def _indexed_body(meta: dict, body: str) -> tuple[str, bool]:
+    """The text the note is indexed by, and whether it came from the properties (a properties-only
+    note). Raises _Skipped when the body is only markup (embeds, queries, comments), _Invalid when
+    there is no body and no properties at all."""
     cleaned = clean_markup(strip_comments(body))
     if cleaned.strip():
-        return cleaned
+        return cleaned, False
     # A properties-only note: its properties are its content (tags alone are a label, not content).
     if properties_text({k: v for k, v in meta.items() if str(k).lower() not in ("tags", "tag")}).strip():
-        return properties_text(meta) + "\n"
+        return properties_text(meta) + "\n", True
     if body.strip():  # e.g. a category page that only embeds a Base
         raise _Skipped("nothing to index: only embeds, queries, comments or markup (and tags)")
     raise _Invalid("note has frontmatter but no body text or properties")
@@ -205,7 +209,7 @@ def parse_note(
         raw = read_regular(root, path, limit=max_bytes, expected=scanned)
         size, digest = len(raw), hashlib.sha256(raw).hexdigest()
         _, meta, raw_body = _parse_text(raw, max_bytes)
-        body = _indexed_body(meta, raw_body)
+        body, from_properties = _indexed_body(meta, raw_body)
         dated = note_date(meta, rel, order=conventions.date_order)
         workspace = _choice("workspace", meta["workspace"], WORKSPACES) if _given(meta, "workspace") else None
         band = _choice("band", meta["band"], BANDS) if _given(meta, "band") else None
@@ -244,6 +248,9 @@ def parse_note(
         aliases=aliases_of(meta),
         links=link_targets(strip_comments(raw_body)),
         warnings=warnings,
+        kinds=kinds_of(meta),
+        # A saved page has text; a properties-only reference note's ``url:`` is a link, not a clipping.
+        source=None if from_properties else source_url(meta),
     )
 
 

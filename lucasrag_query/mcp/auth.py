@@ -84,3 +84,19 @@ def transport_security(port: int) -> TransportSecuritySettings:
         allowed_hosts=hosts,
         allowed_origins=[f"http://{h}" for h in hosts],
     )
+
+
+def serve_http(server, port: int) -> None:
+    """Run an MCP ``server`` (built with this module's token verifier and ``auth_settings``) over streamable
+    HTTP on the loopback: JSON responses (no event stream per call) and the Host/Origin checks above."""
+    import anyio
+
+    anyio.run(
+        lambda: server.run_streamable_http_async(
+            host=HOST,
+            port=port,
+            streamable_http_path=PATH,
+            json_response=True,
+            transport_security=transport_security(port),
+        )
+    )

@@ -209,15 +209,7 @@ def serve(
         token, source = auth.load_or_create_token(settings)
         server = build_server(settings, watcher=watcher, token=token, port=port)
         log(f"serving http://{auth.HOST}:{port}{auth.PATH} (bearer token from {source})")
-        anyio.run(
-            lambda: server.run_streamable_http_async(
-                host=auth.HOST,
-                port=port,
-                streamable_http_path=auth.PATH,
-                json_response=True,
-                transport_security=auth.transport_security(port),
-            )
-        )
+        auth.serve_http(server, port)
     finally:
         if watcher is not None:
             watcher.stop(timeout=1)

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from lucasrag_assets.rules.conventions import load_conventions
-from lucasrag_assets.rules.obsidian import aliases_of, link_targets, properties_text, template_folders
+from lucasrag_assets.rules.obsidian import aliases_of, kinds_of, link_targets, properties_text, template_folders
 from lucasrag_assets.rules.vault_scan import parse_note, scan_vault
 
 MiB = 1024 * 1024
@@ -153,3 +153,23 @@ def test_names_lead_the_indexed_text(body, title, stem, aliases, expected):
     from lucasrag_assets.rules.obsidian import with_names
 
     assert with_names(body, title, stem, aliases) == expected
+
+
+KINDS = [
+    pytest.param({"categories": ["[[Books]]", "[[Recipes]]"]}, ("Books", "Recipes"), id="category-links"),
+    pytest.param({"categories": [["Books"]]}, ("Books",), id="unquoted-link"),
+    pytest.param({"Type": "book", "genre": "Sci-fi, Drama"}, ("book", "Sci-fi", "Drama"), id="type-and-genre"),
+    pytest.param({"topics": [], "type": None, "kind": True}, (), id="empty-and-odd-values"),
+    pytest.param({"tags": ["recipe"], "status": "done"}, (), id="tags-are-not-kinds"),
+]
+
+
+@pytest.mark.parametrize("meta, expected", KINDS)
+def test_kinds_of(meta, expected):
+    assert kinds_of(meta) == expected
+
+
+def test_kinds_of_a_note_with_body_text_reach_the_note(tmp_path):
+    write(tmp_path, "n.md", '---\ntype: "[[Meetings]]"\ncategories: [[Recipes]]\n---\nSoak the beans overnight.\n')
+    note = parse_note(tmp_path, tmp_path / "n.md", max_bytes=MiB)
+    assert note.status == "ok" and note.kinds == ("Meetings", "Recipes") and "Meetings" not in note.body

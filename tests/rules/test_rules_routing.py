@@ -4,7 +4,8 @@ share, tags and folder names as evidence, folder evidence, the gate, vault rules
 import numpy as np
 import pytest
 
-from lucasrag_assets.rules.routing import MIN_MEANINGFUL_WORDS, decide, folder_evidence
+from lucasrag.vocabulary import WORKSPACES
+from lucasrag_assets.rules.routing import MIN_MEANINGFUL_WORDS, content_logits, decide, folder_evidence
 from lucasrag_assets.rules.routing_evidence import code_share, folder_prior, meaningful_words, own_words, tag_words
 from lucasrag_assets.rules.routing_rules import (
     RoutingRules,
@@ -149,6 +150,21 @@ def test_decide(scores, n_words, rule, expected):
     assert d.reason.startswith(expected[2]) or expected[2] in d.reason
 
 
+CLIPPED = "a web clipping of a page that failed to load (its title starts 'Not found.')"
+
+
+@pytest.mark.parametrize(
+    "rule, expected",
+    [
+        pytest.param(None, f"content-free: {CLIPPED}", id="clipped-error-page"),
+        pytest.param(RULE, f"content-free: {CLIPPED}; folder rule journal/", id="even-under-a-rule"),
+    ],
+)
+def test_a_failed_clipping_is_quarantined_however_many_words(rule, expected):
+    d = decide(SCORES, 120, threshold=0.5, rule=rule, content_free=CLIPPED)
+    assert d.workspace is None and d.reason.startswith(expected), d.reason
+
+
 RULES = parse_routing_rules(
     {"folders": {"01 Projects/": "technical", "01 Projects/Life": "personal"}, "tags": {"#Recipe": "personal"}}
 )
@@ -220,3 +236,21 @@ def test_vote_vectors_do_not_leak_between_calls():
     paths, votes = ["a/1.md", "a/2.md", "a/3.md"], [TECH, PERS, TECH]
     assert folder_evidence(paths, votes) == folder_evidence(paths, votes)
     assert np.isclose(sum(folder_evidence(paths, votes)[1].values()), 1.0)
+
+
+KIND_PRIORS = [
+    # (folders, kinds) → the workspace whose logit gets the folder-name prior
+    pytest.param(("Notes",), ("Recipes",), "personal", id="category-in-a-neutral-folder"),
+    pytest.param(("000 Tech",), ("Books",), "personal", id="the-category-is-more-specific-than-the-folder"),
+    pytest.param(("000 Tech",), ("Meetings",), "technical", id="an-unknown-kind-leaves-the-folder"),
+    pytest.param((), (), None, id="nothing"),
+]
+
+
+@pytest.mark.parametrize("folders, kinds, expected", KIND_PRIORS)
+def test_kinds_count_like_the_innermost_folder(folders, kinds, expected):
+    vector = np.zeros(3)
+    centroids = {ws: np.zeros(3) for ws in WORKSPACES}
+    logits = content_logits([], folders, vector, centroids, kinds=kinds)
+    boosted = [ws for ws, v in logits.items() if v > 0]
+    assert boosted == ([expected] if expected else [])

@@ -143,6 +143,9 @@ class GraphWriter:
             relation_tracking[_relation_key(a, b)] = {"chunk_ids": full, "count": len(full)}
 
         stats.texts, stats.embed_seconds = self._prepare_vectors(entity_vdb, embed)
+        # The anchors first: server stores write at once, and a run stopped after this point must leave
+        # every entity it wrote findable from its document's anchors.
+        await self._union_anchors(doc_ents, doc_rels)
         await graph.upsert_nodes_batch(node_rows)
         if edge_rows:
             await graph.upsert_edges_batch(edge_rows)
@@ -150,7 +153,6 @@ class GraphWriter:
             rag.entities_vdb.upsert(entity_vdb),
             rag.entity_chunks.upsert(entity_tracking),
             rag.relation_chunks.upsert(relation_tracking),
-            self._union_anchors(doc_ents, doc_rels),
         )
         stats.entities_written, stats.relations_written = len(node_rows), len(edge_rows)
         return stats
@@ -178,6 +180,11 @@ class GraphWriter:
                 tuple(sorted(p)) for row in anchors_r if row for p in row.get("relation_pairs") or [] if len(p) == 2
             )
         )
+        for doc, e_row, r_row in zip(doc_ids, anchors_e, anchors_r):
+            if e_row or r_row:
+                self._anchors_before.setdefault(
+                    doc, ((e_row or {}).get("entity_names") or [], (r_row or {}).get("relation_pairs") or [])
+                )
         if not names and not pairs:
             await asyncio.gather(rag.full_entities.delete(doc_ids), rag.full_relations.delete(doc_ids))
             return stats
@@ -340,6 +347,33 @@ class GraphWriter:
             "truncate": "",
         }
 
+    async def _save_anchors_touched(self) -> None:
+        """Save (persist) each document's anchors as the union of what they named before this run's deletions
+        and what they name now, then put the current rows back in memory for the final save (see ``flush``)."""
+        rag, before = self._rag, self._anchors_before
+        self._anchors_before = {}
+        if not before:
+            return
+        docs = sorted(before)
+        now_e, now_r = await asyncio.gather(rag.full_entities.get_by_ids(docs), rag.full_relations.get_by_ids(docs))
+        union_e, union_r = {}, {}
+        for doc, e_row, r_row in zip(docs, now_e, now_r):
+            old_names, old_pairs = before[doc]
+            names = sorted(set(old_names) | set((e_row or {}).get("entity_names") or []))
+            pairs = {
+                tuple(sorted(p)) for p in [*old_pairs, *((r_row or {}).get("relation_pairs") or [])] if len(p) == 2
+            }
+            union_e[doc] = {"entity_names": names, "count": len(names)}
+            union_r[doc] = {"relation_pairs": [list(p) for p in sorted(pairs)], "count": len(pairs)}
+        await asyncio.gather(rag.full_entities.upsert(union_e), rag.full_relations.upsert(union_r))
+        await asyncio.gather(rag.full_entities.index_done_callback(), rag.full_relations.index_done_callback())
+        await asyncio.gather(
+            rag.full_entities.upsert({d: r for d, r in zip(docs, now_e) if r}),
+            rag.full_relations.upsert({d: r for d, r in zip(docs, now_r) if r}),
+            rag.full_entities.delete([d for d, r in zip(docs, now_e) if not r]),
+            rag.full_relations.delete([d for d, r in zip(docs, now_r) if not r]),
+        )
+
     async def _union_anchors(self, doc_ents: dict[str, set[str]], doc_rels: dict[str, set[tuple[str, str]]]) -> None:
         """Per-document recovery anchors, united with what an LLM merge already wrote."""
         rag = self._rag
@@ -359,16 +393,18 @@ class GraphWriter:
 
 def _losing_sources(items, removed: set[str]) -> tuple[dict, list]:
     """Of (key, graph row, tracking row) triples, those that lose sources to ``removed``:
-    key → (graph row, all sources, remaining sources), and the keys left with none."""
+    key → (graph row, all sources, remaining sources), and the keys left with none.
+
+    The sources are the tracking row's and the graph row's together: after a run stopped halfway through
+    its flush one of the two may still hold chunks the other has lost, or exist alone. In a consistent
+    index the graph's (capped) list is part of the tracking row's, so nothing changes there."""
     shrunk, dead = {}, []
     for key, old, row in items:
-        if old is None:
-            continue
-        full = _tracked_sources(row, old)
+        full = list(dict.fromkeys([*_tracked_sources(row, old), *_split((old or {}).get("source_id"))]))
         remaining = [c for c in full if c not in removed]
         if len(remaining) == len(full):
             continue
-        if remaining:
+        if remaining and old is not None:
             shrunk[key] = (old, full, remaining)
         else:
             dead.append(key)

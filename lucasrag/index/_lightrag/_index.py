@@ -38,10 +38,12 @@ class Hit:
 class WorkspaceIndex(GraphWriter, GraphReader, LlmExtraction):
     """One workspace's LightRAG instance (open with ``await WorkspaceIndex.open``)."""
 
-    def __init__(self, rag, workspace: str, vectors: _VectorCache) -> None:
+    def __init__(self, rag, workspace: str, vectors: _VectorCache, prefix_ranked: bool = False) -> None:
         self._rag = rag
+        self._prefix_ranked = prefix_ranked
         self.workspace = workspace
         self._vectors = vectors
+        self._anchors_before: dict[str, tuple[list[str], list[list[str]]]] = {}  # see GraphWriter.delete_graph
 
     @classmethod
     async def open(cls, settings: Settings, workspace: str) -> WorkspaceIndex:
@@ -85,7 +87,7 @@ class WorkspaceIndex(GraphWriter, GraphReader, LlmExtraction):
                 with contextlib.suppress(Exception):
                     await rag.finalize_storages()
                 raise
-        return cls(rag, workspace, vectors)
+        return cls(rag, workspace, vectors, backend.prefix_ranked)
 
     async def close(self) -> None:
         await self._rag.finalize_storages()
@@ -151,10 +153,19 @@ class WorkspaceIndex(GraphWriter, GraphReader, LlmExtraction):
         )
 
     async def flush(self) -> None:
-        """Persist every pending write (one file write per store on the embedded profile)."""
+        """Persist every pending write (one file write per store on the embedded profile).
+
+        The stores are files written one after another, so a run killed in here leaves some with its changes
+        and some without. The next sync finds what to clean through the per-document anchors; so the anchors
+        naming everything this run touched (the entities it removed and those it wrote) are saved FIRST,
+        and the final anchors LAST."""
         rag = self._rag
+        await self._save_anchors_touched()
         stores = (rag.chunks_vdb, rag.text_chunks, rag.full_docs, rag.doc_status, *self._graph_stores())
-        await asyncio.gather(*(s.index_done_callback() for s in stores))
+        for store in stores:
+            if store not in (rag.full_entities, rag.full_relations):
+                await store.index_done_callback()
+        await asyncio.gather(rag.full_entities.index_done_callback(), rag.full_relations.index_done_callback())
         self._vectors.clear()
 
     async def search(
@@ -165,6 +176,8 @@ class WorkspaceIndex(GraphWriter, GraphReader, LlmExtraction):
         query_vector: np.ndarray | None = None,
         keywords: Sequence[str] = (),
         graph: bool = True,
+        ranking: dict | None = None,
+        rank_ahead: int = 0,
     ) -> list[Hit]:
         """Retrieval only (no generation, no LLM): at most ``top_k`` of our chunks.
 
@@ -177,10 +190,16 @@ class WorkspaceIndex(GraphWriter, GraphReader, LlmExtraction):
         replaced"). Every hit among the named entities' chunks is marked ``graph``.
 
         ``query_vector``, when given, spares a second embedding of the same query
-        (the federated query embeds it once for all workspaces)."""
+        (the federated query embeds it once for all workspaces).
+
+        ``ranking``, an empty dict the caller keeps for one question's over-fetch rounds
+        (same text and vector, growing ``top_k``), with ``rank_ahead`` the most that any
+        round will ask for: the vector store ranks ``rank_ahead`` chunks once and the
+        rounds slice it. The same hits as separate searches where the vector store ranks
+        exactly (see ``_Backend.prefix_ranked``); elsewhere each round searches again."""
         vector = query_vector if query_vector is not None else await self._vectors.embed_query(text)
         named, reached = await self._graph_reach(text, keywords, top_k) if graph else (0, [])
-        rows = await self._rag.chunks_vdb.query(text, top_k=top_k, query_embedding=vector.tolist())
+        rows = await self._vector_rows(text, vector, top_k, ranking, rank_ahead)
         if not reached:
             return [Hit(r["id"], r.get("content") or "") for r in rows][:top_k]
         picked = await self._nearest_of(reached, vector, int(GRAPH_RELATED_CHUNKS * named / 2))
@@ -191,6 +210,16 @@ class WorkspaceIndex(GraphWriter, GraphReader, LlmExtraction):
         order = list(dict.fromkeys(c for c in merged if c is not None))
         reached_set = set(reached)
         return [Hit(c, texts[c], c in reached_set) for c in order[:top_k]]
+
+    async def _vector_rows(self, text: str, vector: np.ndarray, top_k: int, ranking: dict | None, ahead: int):
+        """The vector store's ``top_k`` rows, from ``ranking`` when it already holds that many."""
+        if ranking is None or not self._prefix_ranked:
+            return await self._rag.chunks_vdb.query(text, top_k=top_k, query_embedding=vector.tolist())
+        if ranking.get("k", 0) < top_k:
+            k = max(top_k, ahead)
+            ranking["rows"] = await self._rag.chunks_vdb.query(text, top_k=k, query_embedding=vector.tolist())
+            ranking["k"] = k
+        return ranking["rows"][:top_k]
 
     async def naive_query(self, text: str, top_k: int) -> list[Hit]:
         """LightRAG's own naive-mode retrieval (``aquery_data``), for baselines:

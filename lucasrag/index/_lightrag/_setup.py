@@ -24,6 +24,9 @@ class _Backend:
     servers: bool
     #: JSON files LightRAG caches process-wide by workspace name (see _load_fresh_if_moved)
     process_wide_json: bool
+    #: the vector store sorts every score and cuts the top k, so a smaller k's rows are a prefix of a
+    #: larger one's (nano-vectordb); an approximate index (pgvector's HNSW) promises no such thing
+    prefix_ranked: bool
 
 
 _BACKENDS = {
@@ -36,6 +39,7 @@ _BACKENDS = {
         },
         servers=False,
         process_wide_json=True,
+        prefix_ranked=True,
     ),
     "production": _Backend(
         {
@@ -46,6 +50,7 @@ _BACKENDS = {
         },
         servers=True,
         process_wide_json=False,
+        prefix_ranked=False,
     ),
 }
 

@@ -90,10 +90,11 @@ def split_structured(text: str) -> list[Sentence]:
 
 @functools.lru_cache(maxsize=256)
 def name_pattern(names: tuple[str, ...]) -> re.Pattern[str]:
-    """Any of ``names`` as whole words (longest first), any case, any whitespace between words."""
+    """Any of ``names`` as whole words (longest first), any case, any whitespace between words; a closing
+    quote may follow ("'happy birthday Dev'"), a contraction may not ("Dev'll" is not a mention)."""
     alts = sorted({n.strip() for n in names if n.strip()}, key=len, reverse=True)
     body = "|".join(r"\s+".join(re.escape(w) for w in n.split()) for n in alts)
-    return re.compile(rf"(?<![\w-])(?:{body})(?:['\u2019]s\b)?(?![\w-]|['\u2019](?!s\b))", re.IGNORECASE)
+    return re.compile(rf"(?<![\w-])(?:{body})(?:['\u2019]s\b)?(?![\w-]|['\u2019](?!s\b)\w)", re.IGNORECASE)
 
 
 def _is_other_person(sentence: str, end: int, subject: DeferenceSubject) -> str | None:

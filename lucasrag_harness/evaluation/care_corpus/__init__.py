@@ -2,10 +2,11 @@
 
 ``generate_corpus(seed)`` returns passages, each about one deference subject of
 :data:`SUBJECTS`, labelled ``charged`` or ``neutral`` and tagged with its family,
-register and half. The split is **by template family** (alternating within each
-register in name order, per batch of families: the later batches in
-``_families_more`` and ``_families_registers`` are each split on their own so
-earlier families keep their halves), so the test half holds ways of writing the tuning half never showed. Deterministic: ``random.Random(seed)`` only.
+register and half. Every family of the four batches in :data:`BATCHES` is
+tuning data (``half == "tune"``): they were split by template family
+(``split_of``: alternating within each register in name order, per batch) until
+their test half had been looked at too often to stay a test; a batch of
+held-out families, written apart from them, is the test half. Deterministic: ``random.Random(seed)`` only.
 
 Run ``python -m lucasrag_harness.evaluation.care_corpus`` to print counts.
 """
@@ -30,6 +31,9 @@ BATCHES = (
     ((), NEUTRAL_SHORT),
     (CHARGED_REGISTERS, NEUTRAL_REGISTERS),
 )
+
+#: The half every family of ``BATCHES`` belongs to (they were split tune/test by ``split_of`` until corpus v4).
+TUNING = "tune"
 
 PER_CHARGED_FAMILY = 8
 PER_NEUTRAL_FAMILY = 8
@@ -152,7 +156,10 @@ _WORKSPACE = {"admin": "administrative", "technical": "technical", "recipe": "pe
 
 def generate_corpus(seed: int = 11) -> list[Passage]:
     rng = random.Random(seed)
-    halves = {name: half for charged, neutral in BATCHES for name, half in split_of(charged + neutral).items()}
+    # Batches 1-4 are all tuning data now: their test half was looked at six times across sessions, so it
+    # no longer measures writing the detector never saw. ``split_of`` still gives the half each family had
+    # (the history in docs/care.md); a fresh held-out batch is the test half.
+    halves = {name: TUNING for charged, neutral in BATCHES for name in split_of(charged + neutral)}
     out: list[Passage] = []
     charged = tuple(f for c, _ in BATCHES for f in c)
     neutral = tuple(f for _, n in BATCHES for f in n)

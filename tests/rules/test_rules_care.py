@@ -23,6 +23,8 @@ MENTIONS = [
     pytest.param("Pairing with Maya Chen today. Maya found the bug.", MAYA, (), id="namesake-full-name"),
     pytest.param("Tomato soup with Tom.", TOM, None, id="no-mention"),
     pytest.param("Mayan ruins.", MAYA, None, id="name-inside-a-word"),
+    pytest.param("Wrote 'happy birthday Maya' and didn't send it.", MAYA, ("Maya",), id="name-in-quotes"),
+    pytest.param("Maya'll be there.", MAYA, None, id="contraction-is-not-a-mention"),
 ]
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from lucasrag_harness.evaluation.care_corpus import BATCHES, generate_corpus, split_of
+from lucasrag_harness.evaluation.care_corpus import BATCHES, TUNING_BATCHES, generate_corpus, split_of
 from lucasrag_harness.evaluation.care_corpus._families import CHARGED, NEUTRAL
 
 PASSAGES = generate_corpus(11)
@@ -22,12 +22,12 @@ def test_counts_meet_the_issue():
     assert {p.band for p in charged} == {"present", "archival"}
 
 
-def test_every_family_of_batches_1_to_4_is_tuning_data_and_keeps_its_former_half_on_record():
+def test_every_family_of_batches_1_to_5_is_tuning_data_and_keeps_its_former_half_on_record():
     halves = defaultdict(set)
     for p in PASSAGES:
         halves[p.family].add(p.half)
     assert all(len(h) == 1 for h in halves.values())  # a family is never split between halves
-    tuning = {f.name for charged, neutral in BATCHES for f in charged + neutral}
+    tuning = {f.name for charged, neutral in BATCHES + TUNING_BATCHES for f in charged + neutral}
     assert {f for f, h in halves.items() if h == {"tune"}} >= tuning
     assert {(p.label, p.half) for p in PASSAGES if p.family in tuning} == {("charged", "tune"), ("neutral", "tune")}
     former = split_of(CHARGED + NEUTRAL)  # the split the first batch had until corpus v4, for the history

@@ -78,7 +78,7 @@ def main() -> None:
     print(f"{len(rows)} tune pairs ({int(y.sum())} charged), {len(set(families))} families, {T.REPEATS} assignments")
     for name, (given, lift) in cases.items():
         parts = {"lexical": zero, "span": zero, "proto_span": zero, "proto_chunk": zero, **given}
-        weights, cuts = T._pick(parts, y_all, y_all >= 0)
+        weights, cuts = T._pick(parts, y_all)
         scores = T._combined(parts, weights)
         if lift is not None:  # a lifted pair is withheld whatever its score: the cut must leave room for it
             neg = y_all == 0

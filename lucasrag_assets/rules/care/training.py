@@ -174,13 +174,13 @@ def _combined(parts: dict[str, np.ndarray], weights: tuple[float, float, float, 
     return 1 / (1 + np.exp(-z))
 
 
-def _pick(parts: dict[str, np.ndarray], y: np.ndarray, keep: np.ndarray):
-    """The weights (and cuts) with the highest recall at the uncertain cut on the pairs in ``keep``."""
+def _pick(parts: dict[str, np.ndarray], y: np.ndarray):
+    """The combination weights (and their cuts) with the highest recall at the uncertain cut."""
     best = None
     for weights in product(LEXICAL_WEIGHTS, SPAN_WEIGHTS, PROTOTYPE_WEIGHTS, PROTOTYPE_WEIGHTS):
-        scores = _combined(parts, weights)[keep]
-        cuts = thresholds(scores, y[keep])
-        recall = float((scores[y[keep] == 1] >= cuts[0]).mean())
+        scores = _combined(parts, weights)
+        cuts = thresholds(scores, y)
+        recall = float((scores[y == 1] >= cuts[0]).mean())
         if best is None or recall > best[0] + 1e-9:
             best = (recall, weights, cuts)
     return best[1], best[2]
@@ -209,7 +209,7 @@ def _vector_model(rows, y, fold_sets, oof_lexical, vectors, chunk_vectors, embed
     }
     y_all = np.tile(y, repeats)
     registers = np.tile(np.array([p.register for p, _ in rows]), repeats)
-    weights, cuts = _pick(parts, y_all, np.ones(len(y_all), dtype=bool))
+    weights, cuts = _pick(parts, y_all)
     stacked = _combined(parts, weights)
     per_repeat = [oof_figures(part, y, cuts) for part in np.split(stacked, repeats)]
     w, b = fit(vectors, y, dense=True)
@@ -232,9 +232,7 @@ def _vector_model(rows, y, fold_sets, oof_lexical, vectors, chunk_vectors, embed
         sw,
         Prototypes(names, charged.astype(np.float32), neutral.astype(np.float32), (pw_span, pw_chunk), mean, std),
     )
-    no_proto_weights, no_proto_cuts = _pick(
-        {**parts, "proto_span": 0 * y_all, "proto_chunk": 0 * y_all}, y_all, y_all >= 0
-    )
+    no_proto_weights, no_proto_cuts = _pick({**parts, "proto_span": 0 * y_all, "proto_chunk": 0 * y_all}, y_all)
     no_proto = _combined(parts, (*no_proto_weights[:2], 0.0, 0.0))
     report = {
         "embedding_model": embedding_model,

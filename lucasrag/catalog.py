@@ -24,7 +24,9 @@ CARE_PAIR_SCHEMA = {
     "score": pl.Float64,  # the probability the outcome was cut from
     "nearest": pl.String,
     "lexical_score": pl.Float64,  # the lexical model alone
-    "vector_score": pl.Float64,  # the sentence-vector model alone (null: no vector evidence)
+    "vector_score": pl.Float64,  # the span-vector model alone (null: no vector evidence)
+    "vector_view": pl.String,  # span | chunk (null: no vector evidence)
+    "prototype": pl.String,  # the charged situation description it lies nearest (null: no vector evidence)
 }
 
 CATALOG_SCHEMA = {

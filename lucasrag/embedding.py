@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import threading
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -126,7 +127,43 @@ class Embedder:
         """Unit vectors of queries: the model's query prefix (bge's retrieval instruction), then the text."""
         return self.embed([self.model.query_prefix + t for t in texts])
 
-    def _run(self, token_ids: list[list[int]]) -> np.ndarray:
+    def embed_spans(
+        self, text: str, span_sets: Sequence[Sequence[tuple[int, int]]]
+    ) -> tuple[np.ndarray, list[np.ndarray | None]]:
+        """One forward pass over ``text``: its passage vector (what :meth:`embed` gives for it) and, per set
+        of character spans (sentences), a contextual span vector: the model's token outputs mean-pooled
+        within each span and normalised, then averaged over the spans and normalised (each span weighs
+        alike, as when sentences are embedded one by one, but every token has read the whole text). A set
+        with a span past the model's window (``max_tokens``; the rest is truncated away) gets None."""
+        started = time.perf_counter()
+        encoded = self._tokenizer.encode(text)
+        with self._lock:
+            hidden, mask = self._forward([encoded.ids])
+        self.stats.texts += 1
+        self.stats.seconds += time.perf_counter() - started
+        tokens = hidden[0]
+        offsets = np.asarray(encoded.offsets, dtype=np.int64).reshape(-1, 2)
+        real = offsets[:, 1] > offsets[:, 0]  # [CLS]/[SEP] have empty offsets
+        window_end = int(offsets[real, 1].max()) if real.any() else 0
+        out: list[np.ndarray | None] = []
+        for spans in span_sets:
+            if not spans or max(end for _, end in spans) > window_end:
+                out.append(None)
+                continue
+            per_span = []
+            for start, end in spans:
+                inside = real & (offsets[:, 0] >= start) & (offsets[:, 1] <= end)
+                if inside.any():
+                    mean = tokens[inside].mean(axis=0)
+                    per_span.append(mean / max(float(np.linalg.norm(mean)), 1e-12))
+            if not per_span:
+                out.append(None)
+                continue
+            mean = np.mean(per_span, axis=0)
+            out.append((mean / max(float(np.linalg.norm(mean)), 1e-12)).astype(np.float32))
+        return self._pool(hidden, mask)[0], out
+
+    def _forward(self, token_ids: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:
         width = max(len(ids) for ids in token_ids)
         ids = np.full((len(token_ids), width), self._pad_id, dtype=np.int64)
         mask = np.zeros((len(token_ids), width), dtype=np.int64)
@@ -136,7 +173,12 @@ class Embedder:
         feed = {"input_ids": ids, "attention_mask": mask}
         if "token_type_ids" in self._inputs:
             feed["token_type_ids"] = np.zeros_like(ids)
-        hidden = self._session.run(None, feed)[0]
+        return self._session.run(None, feed)[0], mask
+
+    def _run(self, token_ids: list[list[int]]) -> np.ndarray:
+        return self._pool(*self._forward(token_ids))
+
+    def _pool(self, hidden: np.ndarray, mask: np.ndarray) -> np.ndarray:
         if self.model.pooling == "cls":
             pooled = hidden[:, 0, :]
         else:

@@ -111,6 +111,37 @@ class EmbeddingCache:
             return np.zeros((0, DIM), dtype=np.float32)
         return np.stack([found[h] for h in hashes]).astype(np.float32)
 
+    def embed_spans(
+        self, text: str, span_sets: Sequence[Sequence[tuple[int, int]]]
+    ) -> tuple[np.ndarray, list[np.ndarray | None]]:
+        """:meth:`Embedder.embed_spans` through the cache, never costing an embedding call of its own.
+
+        A text this model never saw gets its forward pass here, and the pass stores the text's passage
+        vector too, so the index's later ``embed`` of the same text is a hit. A text whose passage vector
+        is cached already (routing embedded the same text: a short note whose one chunk is its routing
+        text) is not run again: its span vectors are None and the passage vector stands in. Span vectors
+        are kept under keys of their own, so a re-ingest computes nothing."""
+        text_key = text_hash(text)
+        span_keys = [text_hash(f"{text_key}\x00spans:{list(map(list, spans))}") for spans in span_sets]
+        try:
+            found = self._lookup({text_key, *span_keys})
+        except sqlite3.DatabaseError as exc:
+            self._set_aside(exc)
+            found = {}
+        if text_key in found:
+            self.hits += 1
+            # a span set past the model's window is stored as an empty vector: computed, and None
+            return found[text_key], [v if (v := found.get(k)) is not None and v.size else None for k in span_keys]
+        pooled, spans = get_embedder(self.model).embed_spans(text, span_sets)
+        rows = [(self.model, text_key, pooled.astype(np.float32).tobytes())]
+        rows += [
+            (self.model, k, b"" if v is None else v.astype(np.float32).tobytes()) for k, v in zip(span_keys, spans)
+        ]
+        with self._db:
+            self._db.executemany("INSERT OR REPLACE INTO model_vectors VALUES (?, ?, ?)", rows)
+        self.misses += 1
+        return pooled, spans
+
     def put(self, texts: Sequence[str], vectors: np.ndarray) -> int:
         """Store vectors this cache's model computed elsewhere (e.g. read from a chunk store) for texts
         not cached yet; returns how many were new."""

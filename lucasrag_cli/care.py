@@ -113,6 +113,7 @@ def care_eval_command(
         table.add_row(f, str(report["tune"][f]), str(report["test"][f]))
     for f in ("recall", "false_positive_rate", "uncertain_share"):
         table.add_row(f"lexical only: {f}", *(str(report[h]["lexical_only"][f]) for h in ("tune", "test")))
+        table.add_row(f"chunk view: {f}", *(str(report[h]["chunk_view"][f]) for h in ("tune", "test")))
     for register in sorted({*report["tune"]["recall_by_register"], *report["test"]["recall_by_register"]}):
         table.add_row(
             f"recall: {register}", *(str(report[h]["recall_by_register"].get(register, "-")) for h in ("tune", "test"))

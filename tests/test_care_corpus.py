@@ -1,10 +1,10 @@
-"""The generated care corpus: the issue's minimums, a split by family, and a stable first batch."""
+"""The generated care corpus: the issue's minimums, batches 1-4 as tuning data, deterministic."""
 
 from __future__ import annotations
 
 from collections import defaultdict
 
-from lucasrag_harness.evaluation.care_corpus import generate_corpus, split_of
+from lucasrag_harness.evaluation.care_corpus import BATCHES, TUNING_BATCHES, generate_corpus, split_of
 from lucasrag_harness.evaluation.care_corpus._families import CHARGED, NEUTRAL
 
 PASSAGES = generate_corpus(11)
@@ -22,20 +22,16 @@ def test_counts_meet_the_issue():
     assert {p.band for p in charged} == {"present", "archival"}
 
 
-def test_split_is_by_family_and_both_halves_hold_both_labels():
+def test_every_family_of_batches_1_to_5_is_tuning_data_and_keeps_its_former_half_on_record():
     halves = defaultdict(set)
     for p in PASSAGES:
         halves[p.family].add(p.half)
-    assert all(len(h) == 1 for h in halves.values())
-    assert {(p.label, p.half) for p in PASSAGES} == {
-        (lab, h) for lab in ("charged", "neutral") for h in ("tune", "test")
-    }
-
-
-def test_the_first_batch_keeps_the_halves_it_had_before_the_corpus_grew():
-    first = {f.name for f in CHARGED + NEUTRAL}
-    by_family = {p.family: p.half for p in PASSAGES if p.family in first}
-    assert by_family == split_of(CHARGED + NEUTRAL)
+    assert all(len(h) == 1 for h in halves.values())  # a family is never split between halves
+    tuning = {f.name for charged, neutral in BATCHES + TUNING_BATCHES for f in charged + neutral}
+    assert {f for f, h in halves.items() if h == {"tune"}} >= tuning
+    assert {(p.label, p.half) for p in PASSAGES if p.family in tuning} == {("charged", "tune"), ("neutral", "tune")}
+    former = split_of(CHARGED + NEUTRAL)  # the split the first batch had until corpus v4, for the history
+    assert set(former.values()) == {"tune", "test"} and set(former) == {f.name for f in CHARGED + NEUTRAL}
 
 
 def test_deterministic():

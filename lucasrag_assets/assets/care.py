@@ -83,6 +83,7 @@ def care_evaluation(context: AssetExecutionContext) -> MaterializeResult:
             "vector_evidence": report["vector_evidence"],
             **{f"{half}_{f}": report[half][f] for half in ("tune", "test") for f in figures},
             **{f"{half}_lexical_only_recall": report[half]["lexical_only"]["recall"] for half in ("tune", "test")},
+            **{f"{half}_chunk_view_recall": report[half]["chunk_view"]["recall"] for half in ("tune", "test")},
             "report": MetadataValue.json(report),
         }
     )

@@ -136,7 +136,7 @@ def banded_chunks(
                 count_tokens=count_tokens,
                 known_chunks=known_chunks,
                 dismissed=dismissed,
-                embed=None if vector_off else cache.embed,
+                embed=None if vector_off else cache.embed_spans,
                 examples=charged_examples(texts, subjects),
             )
 

@@ -18,7 +18,7 @@ from lucasrag.vocabulary import DeferenceSubject
 from lucasrag_assets.rules.banding import decide_band
 from lucasrag_assets.rules.care.detector import assess_chunk, vault_examples, withheld_subjects
 from lucasrag_assets.rules.care.model import Exemplar
-from lucasrag_assets.rules.care.vectors import Embed
+from lucasrag_assets.rules.care.vectors import SpanEmbed
 from lucasrag_assets.rules.chunking import chunk_id, chunk_text, doc_id
 from lucasrag_assets.rules.obsidian import with_names
 
@@ -92,7 +92,7 @@ def chunk_frame(
     count_tokens: Callable[[str], int],
     known_chunks: Mapping[str, list[str]] | None = None,
     dismissed: Mapping[str, Collection[str]] | None = None,
-    embed: Embed | None = None,
+    embed: SpanEmbed | None = None,
     examples: Mapping[str, list[Exemplar]] | None = None,
 ) -> pl.DataFrame:
     """Every chunk of every routed note. The band is decided per note (a note

@@ -23,6 +23,8 @@ MENTIONS = [
     pytest.param("Pairing with Maya Chen today. Maya found the bug.", MAYA, (), id="namesake-full-name"),
     pytest.param("Tomato soup with Tom.", TOM, None, id="no-mention"),
     pytest.param("Mayan ruins.", MAYA, None, id="name-inside-a-word"),
+    pytest.param("Wrote 'happy birthday Maya' and didn't send it.", MAYA, ("Maya",), id="name-in-quotes"),
+    pytest.param("Maya'll be there.", MAYA, None, id="contraction-is-not-a-mention"),
 ]
 
 
@@ -43,6 +45,33 @@ def test_heading_section_is_about_the_subject():
     text = "## Grandad\n\nThe ward was quiet.\nThe nurse brought tea.\nWe waited.\n\n## Work\n\nDeploy on Friday."
     context = resolve(text, TOM)
     assert "We waited." in context.sentences and "Deploy on Friday." not in context.sentences
+
+
+LONG = " ".join(f"Line {i} of the minutes about the budget and the rota." for i in range(6))
+
+
+@pytest.mark.parametrize(
+    "text, about, not_about",
+    [
+        pytest.param(
+            LONG + "\n\nfor grandad\n\nthe gate still sticks\nthe way you said\nyou would fix it\nI leave it",
+            "I leave it",
+            "Line 0 of the minutes about the budget and the rota.",
+            id="title-line-of-a-poem",
+        ),
+        pytest.param(
+            "Maya rang. I let it ring. Then I sat on the stairs. The kettle went cold. I went to bed.",
+            "I went to bed.",
+            None,
+            id="short-chunk-by-words",
+        ),
+    ],
+)
+def test_title_lines_and_short_chunks_are_about_the_subject(text, about, not_about):
+    context = resolve(text, TOM if "grandad" in text else MAYA)
+    assert about in context.sentences and (not_about is None or not_about not in context.sentences)
+    for sentence, (start, end) in zip(context.sentences, context.spans):  # offsets point into the chunk
+        assert text[start:end] == sentence
 
 
 OUTCOMES = [

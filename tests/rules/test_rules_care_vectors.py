@@ -1,4 +1,5 @@
-"""The care detector with its vector evidence (real MiniLM embeddings) and the fallback without it."""
+"""The care detector with its vector evidence (real MiniLM span vectors, one forward pass per chunk shared
+with the index through the embedding cache) and the fallback without it."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import numpy as np
 import pytest
 
 from lucasrag.embedding import get_embedder
+from lucasrag.embedding_cache import EmbeddingCache
 from lucasrag.vocabulary import DeferenceSubject
 from lucasrag_assets.rules.care.detector import assess_chunk, withheld_subjects
 from lucasrag_assets.rules.care.model import shipped_model
@@ -16,8 +18,8 @@ MAYA = DeferenceSubject("Maya", ("maya r",))
 SUBJECTS = (TOM, MAYA)
 
 
-def embed(texts: list[str]) -> np.ndarray:
-    return get_embedder().embed(texts)
+def embed(text: str, span_sets):
+    return get_embedder().embed_spans(text, span_sets)
 
 
 OUTCOMES = [
@@ -70,11 +72,12 @@ def test_outcomes_with_vector_evidence(text, subject, withheld):
     assert (subject in held) is withheld if subject else held == ()
     for a in care:  # every inferred pair explains itself, the vector evidence included
         assert a.mention and a.lexical_score is not None and a.vector_score is not None and a.nearest
+        assert a.vector_view == "span"
         assert a.score is not None and 0.0 <= a.confidence <= 1.0
 
 
 def test_vector_evidence_finds_a_poem_the_lexical_evidence_misses():
-    text = "maya\n\nyour toothbrush\nstill in the glass\nI brush my teeth downstairs"
+    text = "the shed door, grandad\nswollen shut with rain\nI leave it"
     (with_vectors,) = assess_chunk(text, SUBJECTS, embed=embed)
     (lexical,) = assess_chunk(text, SUBJECTS)
     assert not lexical.withheld and lexical.vector_score is None and lexical.score == lexical.lexical_score
@@ -91,5 +94,44 @@ def test_weights_name_the_embedding_model_and_another_model_falls_back_with_a_wa
 
 
 def test_a_vector_of_another_dimension_is_not_used():
-    (a,) = assess_chunk("Can't believe grandad is gone.", SUBJECTS, embed=lambda t: np.ones((len(t), 7)) / 7**0.5)
+    seven = np.ones(7) / 7**0.5
+    (a,) = assess_chunk(
+        "Can't believe grandad is gone.", SUBJECTS, embed=lambda t, sets: (seven, [seven for _ in sets])
+    )
     assert a.vector_score is None and a.withheld  # the lexical evidence still decides
+
+
+def test_the_detectors_forward_pass_is_the_index_embedding_of_the_chunk(tmp_path):
+    """No extra embedding call: the pass that gives the span vectors stores the chunk's passage vector,
+    which is what the index embeds next (a cache hit); a re-ingest runs the model on nothing."""
+    text = "Grandad loved the allotment. The shed still has his gloves on the nail. I can't believe he's gone."
+    cache = EmbeddingCache(tmp_path / "cache.sqlite")
+    stats = get_embedder(cache.model).stats
+    before = stats.texts
+    care = assess_chunk(text, SUBJECTS, embed=cache.embed_spans)
+    (indexed,) = cache.embed([text])  # the index step
+    assert stats.texts - before == 1 and cache.misses == 1 and cache.hits == 1
+    assert float(indexed @ get_embedder().embed([text])[0]) > 0.9999
+    assert assess_chunk(text, SUBJECTS, embed=cache.embed_spans) == care  # re-ingest: from the cache
+    assert stats.texts - before == 1
+    cache.close()
+
+
+def test_sentences_past_the_models_window_fall_back_to_the_chunk_vector_and_say_so():
+    filler = " ".join(f"The {w} meeting moved to room {i}." for i, w in enumerate(["budget", "design"] * 40))
+    text = filler + "\n\nCan't believe grandad is gone. I still set his place."
+    pooled, (span,) = get_embedder().embed_spans(text, [[(len(filler) + 2, len(text))]])
+    assert span is None and pooled.shape == (384,)
+    (a,) = assess_chunk(text, SUBJECTS, embed=embed)
+    assert a.vector_view == "chunk" and a.vector_score is not None
+
+
+def test_a_text_routing_embedded_already_is_not_run_again_and_the_chunk_vector_stands_in(tmp_path):
+    text = "Kept grandad's flat cap on the peg by the door. Haven't moved it since March."
+    cache = EmbeddingCache(tmp_path / "cache.sqlite")
+    cache.embed([text])  # routing: a short note whose one chunk is its routing text
+    stats = get_embedder(cache.model).stats
+    before = stats.texts
+    (a,) = assess_chunk(text, SUBJECTS, embed=cache.embed_spans)
+    assert stats.texts == before and a.vector_view == "chunk" and a.vector_score is not None
+    cache.close()

@@ -4,12 +4,15 @@ Authority order, as for bands: the person's decision (a subject in the note's
 ``charged:`` frontmatter — where ``lucasrag care confirm`` writes — or a
 dismissal in ``<vault>/.lucasrag/care_decisions.yaml``) > inference. Inference
 resolves the subject's mentions (``mentions``), scores what the chunk says about
-them (``features`` → ``model``) with the rule table's cue as one feature, and
-lifts a pair to at least ``uncertain`` when the rule table (``rules/charged.py``)
-finds a cue by the mention, or when it closely resembles a chunk the person
-marked charged for the same subject (the vault teaches the detector).
-Given an embedder, the sentences about the subject are embedded and a vector
-model (``vectors``) stacks on the lexical one. Every pair carries its evidence:
+them (``features`` → ``model``) with the rule table's cue (``rules/charged.py``)
+as one feature, and lifts a pair to at least ``uncertain`` when it closely
+resembles a chunk the person marked charged for the same subject (the vault
+teaches the detector). (Until ``care-lr-3`` a rule-table cue lifted a pair to
+``uncertain`` too; out of fold that lift cost more recall at the 5 % false
+positive cut than it bought: the cue stays a feature and in the evidence.)
+Given a span embedder, one forward pass over the chunk gives a contextual vector
+of the sentences about each subject, and a vector model (``vectors``) stacks on
+the lexical one. Every pair carries its evidence:
 the mention as written, the rule's cue, the lexical, vector and combined scores
 and the labelled example it resembles most.
 """
@@ -27,7 +30,7 @@ from lucasrag_assets.rules.charged import canonical_name, charging_evidence
 from .features import SUBJECT_TOKEN, cosine, featurise
 from .mentions import SubjectContext, name_pattern, resolve_all
 from .model import CareModel, Exemplar, shipped_model
-from .vectors import Embed, context_vector
+from .vectors import SpanEmbed
 
 #: A pair at least this similar to a vault chunk marked charged for the subject is at least uncertain.
 VAULT_EXAMPLE_SIMILARITY = 0.5
@@ -46,7 +49,9 @@ class CareAssessment:
     score: float | None = None  # the classifier's probability of charged (the one the outcome is cut from)
     nearest: str | None = None  # the labelled example it resembles most (corpus family or vault path)
     lexical_score: float | None = None  # the lexical model alone
-    vector_score: float | None = None  # the chunk-vector model alone (None: no usable chunk vector)
+    vector_score: float | None = None  # the vector model alone (None: no usable vector)
+    vector_view: str | None = None  # "span" (the sentences about the subject) | "chunk" (see ``vectors``)
+    prototype: str | None = None  # the charged situation description the pair lies nearest (``prototypes``)
 
     @property
     def withheld(self) -> bool:
@@ -84,47 +89,56 @@ def assess_chunk(
     dismissed: Collection[str] = (),
     vault_examples: dict[str, list[Exemplar]] | None = None,
     model: CareModel | None = None,
-    embed: Embed | None = None,
+    embed: SpanEmbed | None = None,
 ) -> list[CareAssessment]:
     """One assessment per subject the chunk mentions or the note declares, sorted by subject.
 
     ``declared`` are the note's ``charged:`` names; ``dismissed`` the canonical names
     a person dismissed for this note; ``vault_examples`` maps a canonical subject to
-    vectors of chunks the person marked charged for it. ``embed`` (texts → unit
-    vectors) runs the embedding model the vector weights were trained on (the
-    caller checks which model, see ``vectors.vector_warning``); without it the
-    lexical evidence decides alone.
+    vectors of chunks the person marked charged for it. ``embed`` (a
+    ``vectors.SpanEmbed``: one forward pass over ``text``) runs the embedding
+    model the vector weights were trained on (the caller checks which model, see
+    ``vectors.vector_warning``); without it the lexical evidence decides alone.
     """
     model = model or shipped_model()
     by_name = {s.name: s for s in subjects}
     declared_names = {canonical_name(d, subjects) for d in declared if d and d.strip()}
     dismissed_folded = {d.casefold() for d in dismissed}
     found: dict[str, CareAssessment] = {n: CareAssessment(n, "charged", 1.0, "declared") for n in declared_names}
-    for context in resolve_all(text, subjects):
+    contexts = resolve_all(text, subjects)
+    inferred = [c for c in contexts if c.subject not in declared_names]
+    vector_model = model.vector if model.vector is not None and embed is not None and inferred else None
+    pair_vectors: dict[str, tuple[np.ndarray, str]] = {}
+    pooled = None
+    if vector_model is not None:
+        pooled, spans = embed(text, [c.spans for c in inferred])
+        for c, v in zip(inferred, spans):
+            pair_vectors[c.subject] = (v, "span") if v is not None else (pooled, "chunk")
+    for context in contexts:
         name, mention = context.subject, context.mentions[0]
         if name in declared_names:
             found[name] = CareAssessment(name, "charged", 1.0, "declared", mention)
             continue
         vec, cue = vectorise(text, by_name[name], context)
         p = p_lexical = model.probability(vec)
-        p_vector = None
+        p_vector = prototype = None
         examples = (vault_examples or {}).get(name, [])
         near, sim = _nearest(vec, [*examples, *model.exemplars])
         nearest = f"{near.label}: {near.name} (similarity {sim:.2f})" if near is not None else None
-        vector_model = model.vector if model.vector is not None and embed is not None else None
-        pair_vector = context_vector(context.sentences, embed) if vector_model is not None else None
+        pair_vector, view = pair_vectors.get(name, (None, None))
         if vector_model is not None and vector_model.usable(pair_vector):
             p_vector = vector_model.vector_probability(pair_vector)
-            p = vector_model.probability(p_lexical, pair_vector)
+            p = vector_model.probability(p_lexical, pair_vector, pooled)
             outcome = vector_model.outcome(p)
+            if vector_model.prototypes is not None:
+                text_of, psim = vector_model.prototypes.nearest(pair_vector)
+                prototype = f"{text_of} (similarity {psim:.2f})"
             centroid, vsim = vector_model.nearest(pair_vector)
             vault_near, vault_sim = _nearest(vec, examples)
             if centroid is not None and not (vault_near and vault_sim >= VAULT_EXAMPLE_SIMILARITY):
                 nearest = f"{centroid.label}: {centroid.name} (vector similarity {vsim:.2f})"
         else:
-            outcome = model.outcome(p)
-        if outcome == "neutral" and cue is not None:
-            outcome = "uncertain"  # the rule table found a cue by the mention: a person should look
+            outcome, view = model.outcome(p), None
         if outcome == "neutral" and examples and _nearest(vec, examples)[1] >= VAULT_EXAMPLE_SIMILARITY:
             outcome = "uncertain"  # resembles what the person marked charged for this subject
         if name.casefold() in dismissed_folded:
@@ -142,6 +156,8 @@ def assess_chunk(
             nearest,
             round(p_lexical, 4),
             None if p_vector is None else round(p_vector, 4),
+            view,
+            prototype,
         )
     return [found[n] for n in sorted(found, key=str.casefold)]
 

@@ -13,10 +13,14 @@ and chose the thresholds; ``test`` never did):
   open archive; ``leaks`` = charged passages returned where care forbids it
   (present ones always, archival ones under a closed archive); with every
   subject bridged, ``over_withheld`` = neutral passages withheld for care.
-* ``cost``: detector milliseconds per chunk (its sentence embeddings included)
-  against the embedder's on the same texts (ingest embeds every chunk);
+* ``cost``: detector milliseconds per chunk (its forward pass included: at ingest
+  the index reuses that pass's passage vector) against the embedder's on the
+  same texts (ingest embeds every chunk);
 * ``lexical_only``: recall, false positives and uncertain share without the
-  vector evidence (what an ingest with another embedding model gets).
+  vector evidence (what an ingest with another embedding model gets);
+* ``chunk_view``: the same with the chunk's passage vector standing in for
+  every span vector (what an ingest gives a one-chunk note whose text routing
+  embedded first: see ``vectors``).
 """
 
 from __future__ import annotations
@@ -24,26 +28,34 @@ from __future__ import annotations
 import time
 from collections import defaultdict
 
-import numpy as np
-
-from lucasrag_assets.rules.care.vectors import Embed
+from lucasrag_assets.rules.care.vectors import SpanEmbed
 from lucasrag_harness.evaluation.care_corpus import SUBJECTS, Passage, generate_corpus
 
 
-def memo_embed(embed: Embed) -> Embed:
-    """``embed`` that computes each distinct text once (the corpus repeats sentences; ingest has its cache)."""
-    seen: dict[str, np.ndarray] = {}
+def memo_spans(embed: SpanEmbed) -> SpanEmbed:
+    """``embed`` that runs each (text, spans) once: the chunk-view run reuses the span run's passes."""
+    seen: dict[tuple, tuple] = {}
 
-    def cached(texts: list[str]) -> np.ndarray:
-        todo = list(dict.fromkeys(t for t in texts if t not in seen))
-        if todo:
-            seen.update(zip(todo, embed(todo)))
-        return np.stack([seen[t] for t in texts])
+    def cached(text, span_sets):
+        key = (text, tuple(tuple(map(tuple, s)) for s in span_sets))
+        if key not in seen:
+            seen[key] = embed(text, span_sets)
+        return seen[key]
 
     return cached
 
 
-def _assess(passages: list[Passage], embed: Embed | None) -> tuple[list[tuple[Passage, str, float | None]], float]:
+def chunk_view(embed: SpanEmbed) -> SpanEmbed:
+    """``embed`` with every span vector dropped, so the chunk's passage vector stands in."""
+
+    def chunk_only(text, span_sets):
+        pooled, _ = embed(text, span_sets)
+        return pooled, [None] * len(span_sets)
+
+    return chunk_only
+
+
+def _assess(passages: list[Passage], embed: SpanEmbed | None) -> tuple[list[tuple[Passage, str, float | None]], float]:
     from lucasrag_assets.rules.care.detector import assess_chunk
 
     out = []
@@ -129,7 +141,8 @@ def _cost(passages: list[Passage], detector_seconds: float) -> dict:
 
 def evaluate_care(seed: int = 11, *, cost: bool = True, vectors: bool = True) -> dict:
     """Both halves with the evidence an ingest uses (vectors when the configured model fits the
-    weights), plus each half's recall and false positives with lexical evidence only."""
+    weights), plus each half's recall and false positives with lexical evidence only and with the
+    chunk view."""
     from lucasrag.embedding import get_embedder
     from lucasrag_assets.rules.care.model import shipped_model
     from lucasrag_assets.rules.care.vectors import embedding_model_id, vector_warning
@@ -137,8 +150,10 @@ def evaluate_care(seed: int = 11, *, cost: bool = True, vectors: bool = True) ->
     passages = generate_corpus(seed)
     model = shipped_model()
     warning = vector_warning(model.vector, embedding_model_id(get_embedder())) if vectors else "vectors off"
-    rows, seconds = _assess(passages, None if warning else memo_embed(get_embedder().embed))
+    embed = memo_spans(get_embedder().embed_spans)
+    rows, seconds = _assess(passages, None if warning else embed)
     lexical = rows if warning else _assess(passages, None)[0]
+    chunk = rows if warning else _assess(passages, chunk_view(embed))[0]
     report = {
         "model": model.version,
         "thresholds": {"uncertain": model.uncertain_at, "charged": model.charged_at},
@@ -151,6 +166,8 @@ def evaluate_care(seed: int = 11, *, cost: bool = True, vectors: bool = True) ->
     for half in ("tune", "test"):
         figures = _half_figures([r for r in lexical if r[0].half == half])
         report[half]["lexical_only"] = {k: figures[k] for k in ("recall", "false_positive_rate", "uncertain_share")}
+        figures = _half_figures([r for r in chunk if r[0].half == half])
+        report[half]["chunk_view"] = {k: figures[k] for k in ("recall", "false_positive_rate", "uncertain_share")}
     if cost:
         report["cost"] = _cost(passages, seconds)
     return report

@@ -17,6 +17,11 @@ dream, anger — and never the names themselves. Features:
   intensity rules): mean negative and positive share, lowest and mean compound
   score over the sentences about the subject — a happy outing with grandad
   reads positive, "I still look" reads flat;
+* flat writing (``FLAT_WORDS``): avoidance ("haven't", "took the long way
+  round"), kept things (a coat still hanging, a saved voicemail), dates coming
+  round (an anniversary, a month, "years since") and contact that goes
+  unanswered (a text typed and deleted, read and not replied to) — grief and
+  estrangement told with no affect word;
 * a few dense features: whether the rule table (``rules/charged.py``) found a
   cue near the mention, the share of first-person words, the share of digits
   and currency/unit marks (paperwork, recipes), the share of Markdown list or
@@ -62,6 +67,19 @@ AFFECT_WORDS: dict[str, str] = {
     "records census born married plan flights train",
 }
 _AFFECT: dict[str, str] = {}  # stem -> category
+#: How flat writing carries a charge without affect words (each stem counts in every category it is in):
+#: avoiding a place or a task, keeping things, dates coming round, and contact that goes unanswered.
+FLAT_WORDS: dict[str, str] = {
+    "avoidance": "avoid avoided avoiding haven't hadn't couldn't can't cannot won't wouldn't didn't skip skipped "
+    "detour way round instead turned back pretend pretended yet unable unopened untouched left",
+    "keeping": "kept keep keeping still drawer box wardrobe shelf hanging coat jumper cardigan glasses slippers "
+    "handwriting voicemail saved number contact photo photos picture smell ring letters card same chair",
+    "dates": "anniversary birthday year years today date since ago would've turning again every each first "
+    "without january february march april may june july august september october november december",
+    "contact": "unanswered unread read delivered reply replied answer answered typed deleted draft unsent text "
+    "texted message messages ring rang ringing blocked seen sent send call called",
+}
+_FLAT: dict[str, set[str]] = {}  # stem -> categories
 
 DENSE = (
     "rule_cue",
@@ -74,6 +92,7 @@ DENSE = (
     "valence_pos",
     "valence_min",
     "valence_mean",
+    *(f"flat_{c}" for c in FLAT_WORDS),
 )
 N_FEATURES = HASH_DIM + len(DENSE)
 #: Norm of the hashed part: smaller than the dense part, because n-grams of a few
@@ -89,6 +108,9 @@ _stemmer = snowballstemmer.stemmer("english")
 for _category, _words in AFFECT_WORDS.items():
     for _w in _words.split():
         _AFFECT.setdefault(_stemmer.stemWord(_w), _category)
+for _category, _words in FLAT_WORDS.items():
+    for _w in _words.split():
+        _FLAT.setdefault(_stemmer.stemWord(_w.replace("n't", "nt").replace("'", "")), set()).add(_category)
 
 
 @lru_cache(maxsize=65536)
@@ -158,6 +180,7 @@ def featurise(text: str, *, rule_cue: bool, sentences: list[str] | None = None) 
         min(len(_MARKUP.findall(text)) / lines, 1.0),
         *(math.log1p(sum(_AFFECT.get(t) == c for t in toks)) for c in AFFECT_WORDS),
         *valence(sentences if sentences is not None else [text]),
+        *(math.log1p(sum(c in _FLAT.get(t, ()) for t in toks)) for c in FLAT_WORDS),
     )
     vec[HASH_DIM:] = dense
     return vec

@@ -8,8 +8,11 @@ a heading. The sentences *about* the subject are then:
 * later sentences of the same paragraph that refer back with a third-person
   pronoun (``he``/``him``/``his``/``she``/``her``/``hers``): "Grandad loved the
   garden. ... I can't believe he's gone.";
-* the whole section under a heading that names the subject;
-* the whole chunk when it is short (a one-line entry, a poem's few lines).
+* the whole section under a heading that names the subject, or under a title
+  line that does (a paragraph of one short line: a poem's "for Priya, in
+  march", a letter's "Grandad,");
+* the whole chunk when it is short (a one-line entry, a poem's few lines, a
+  message): a few sentences, or a few words under no heading.
 
 A name followed by a capitalised surname the subject does not have ("Maya Chen",
 "Tom Hargreaves") is another person with the same first name: that mention, and
@@ -34,8 +37,11 @@ _SURNAME = re.compile(r"\s+([A-Z][a-z\u00e0-\u00ff]+(?:-[A-Z][a-z]+)?)")
 _NOT_SURNAMES = frozenset(
     "I And But So Then When If The A On In At It He She We They You My Is Was Has Had Would Will Said".split()
 )
-#: At most this many sentences: the whole chunk is about any subject it names.
+#: At most this many sentences, or this many words: the whole chunk is about any subject it names.
 SHORT_CHUNK_SENTENCES = 3
+SHORT_CHUNK_WORDS = 40
+#: A paragraph of one line of at most this many words is a title (of what follows, like a heading).
+TITLE_WORDS = 6
 
 
 @dataclass(frozen=True)
@@ -43,6 +49,8 @@ class Sentence:
     text: str
     paragraph: int
     heading: bool
+    start: int = 0  # character offsets in the chunk text (``text == chunk[start:end]``)
+    end: int = 0
 
 
 @dataclass(frozen=True)
@@ -53,6 +61,7 @@ class SubjectContext:
     mentions: tuple[str, ...]  # as written, in order ("Grandad", "grandad's", "he")
     sentences: tuple[str, ...]  # the sentences about the subject, in order
     others: tuple[str, ...] = ()  # same-name other people seen ("Tom Hargreaves")
+    spans: tuple[tuple[int, int], ...] = ()  # where those sentences lie in the chunk text (start, end)
 
     @property
     def text(self) -> str:
@@ -63,6 +72,7 @@ def split_structured(text: str) -> list[Sentence]:
     """Sentences with their paragraph number; a Markdown line (heading, list item) is its own sentence."""
     out: list[Sentence] = []
     paragraph = 0
+    at = 0  # pieces are stripped substrings of ``text`` in order: each is found after the last
     for block in re.split(r"\n\s*\n", text):
         lines = [ln for ln in block.split("\n") if ln.strip()]
         if not lines:
@@ -71,17 +81,20 @@ def split_structured(text: str) -> list[Sentence]:
             heading = bool(_HEADING.match(line))
             for s in _SENTENCE_END.split(line.strip()):
                 if s.strip():
-                    out.append(Sentence(s.strip(), paragraph, heading))
+                    start = text.find(s.strip(), at)
+                    at = start + len(s.strip())
+                    out.append(Sentence(s.strip(), paragraph, heading, start, at))
         paragraph += 1
     return out
 
 
 @functools.lru_cache(maxsize=256)
 def name_pattern(names: tuple[str, ...]) -> re.Pattern[str]:
-    """Any of ``names`` as whole words (longest first), any case, any whitespace between words."""
+    """Any of ``names`` as whole words (longest first), any case, any whitespace between words; a closing
+    quote may follow ("'happy birthday Dev'"), a contraction may not ("Dev'll" is not a mention)."""
     alts = sorted({n.strip() for n in names if n.strip()}, key=len, reverse=True)
     body = "|".join(r"\s+".join(re.escape(w) for w in n.split()) for n in alts)
-    return re.compile(rf"(?<![\w-])(?:{body})(?:['\u2019]s\b)?(?![\w-]|['\u2019](?!s\b))", re.IGNORECASE)
+    return re.compile(rf"(?<![\w-])(?:{body})(?:['\u2019]s\b)?(?![\w-]|['\u2019](?!s\b)\w)", re.IGNORECASE)
 
 
 def _is_other_person(sentence: str, end: int, subject: DeferenceSubject) -> str | None:
@@ -95,6 +108,13 @@ def _is_other_person(sentence: str, end: int, subject: DeferenceSubject) -> str 
     if m.group(1).casefold() in known:
         return None
     return candidate
+
+
+def _is_title(sentences: list[Sentence], i: int) -> bool:
+    """A paragraph that is one short sentence, followed by more text: a poem's or letter's title line."""
+    s = sentences[i]
+    alone = all(t.paragraph != s.paragraph for j, t in enumerate(sentences) if j != i)
+    return alone and i + 1 < len(sentences) and len(s.text.split()) <= TITLE_WORDS
 
 
 def resolve(text: str, subject: DeferenceSubject) -> SubjectContext | None:
@@ -119,11 +139,12 @@ def resolve(text: str, subject: DeferenceSubject) -> SubjectContext | None:
         return SubjectContext(subject.name, (), (), tuple(others)) if others else None
     about: set[int] = set()
     written = [w for _, w in mentions]
-    if len(sentences) <= SHORT_CHUNK_SENTENCES:
+    few_words = len(text.split()) <= SHORT_CHUNK_WORDS and not any(s.heading for s in sentences)
+    if len(sentences) <= SHORT_CHUNK_SENTENCES or few_words:
         about.update(range(len(sentences)))
     for i, _ in mentions:
         about.update(range(max(0, i - 1), min(len(sentences), i + 2)))
-        if sentences[i].heading:  # the section under a heading that names the subject
+        if sentences[i].heading or _is_title(sentences, i):  # the section under it
             j = i + 1
             while j < len(sentences) and not sentences[j].heading:
                 about.add(j)
@@ -136,7 +157,13 @@ def resolve(text: str, subject: DeferenceSubject) -> SubjectContext | None:
                 about.add(j)
                 written.append(p.group(0))
     ordered = sorted(about)
-    return SubjectContext(subject.name, tuple(written), tuple(sentences[i].text for i in ordered), tuple(others))
+    return SubjectContext(
+        subject.name,
+        tuple(written),
+        tuple(sentences[i].text for i in ordered),
+        tuple(others),
+        tuple((sentences[i].start, sentences[i].end) for i in ordered),
+    )
 
 
 def resolve_all(text: str, subjects: Sequence[DeferenceSubject]) -> list[SubjectContext]:

@@ -22,6 +22,7 @@ REVIEW_COLUMNS = (
     "lexical_score",
     "vector_score",
     "nearest",
+    "prototype",
 )
 
 

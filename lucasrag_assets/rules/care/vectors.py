@@ -1,21 +1,30 @@
-"""Vector evidence: a logistic model over sentence embeddings, stacked on the lexical model.
+"""Vector evidence: a logistic model over contextual span vectors, stacked on the lexical model.
 
-The vector of a (chunk, subject) pair is the normalised mean of the embeddings
-of the sentences about the subject (``mentions.SubjectContext.sentences``),
-embedded through the ingest's ``EmbeddingCache`` (a sentence is embedded once,
-ever; a re-ingest embeds nothing). Measured on the tuning half (out of fold,
-grouped by family; docs/care.md): this view beats the whole-chunk vector that
-the index stores (which would have cost no embedding call) by about five points
-of recall, so it is the one used, and its extra embedding calls are counted
-(``benchmarks/care_cost.py``). It does not depend on phrasing: an understatement,
-a kept object or a poem lands near other grief in the embedding space even with
-no affect word. The combined score is
+The vector of a (chunk, subject) pair comes from ONE forward pass of the
+embedding model over exactly the text the index embeds for the chunk: the
+model's token outputs are mean-pooled over the tokens of the sentences about
+the subject (``mentions.SubjectContext.spans``) and normalised. The same pass
+gives the chunk's passage vector, which goes into the shared ``EmbeddingCache``,
+so the index step finds it there: the detector adds no embedding call
+(``Embedder.embed_spans``, ``EmbeddingCache.embed_spans``; counted by
+``benchmarks/care_cost.py``). Each token has read the whole chunk, so a span
+vector carries the context a sentence embedded alone would lose, and it does not
+depend on phrasing: an understatement, a kept object or a poem lands near other
+grief with no affect word. The chunk's passage vector stands in, and the
+evidence says so (``vector_view``), when the sentences lie past the model's
+window (``max_tokens``; the rest of a long text is truncated away) and when the
+cache held the chunk's passage vector already (routing embedded the same text,
+as for a short note whose one chunk is its routing text): a second pass over
+it would be an extra call. The combined score is
 
     sigmoid(lexical_weight * logit(p_lexical) + vector · w + b)
 
-and is cut at its own two thresholds (chosen like the lexical ones, out of fold
-on the tuning half). The weights are only valid for the embedding model they
-were trained on (``embedding_model`` in ``weights.json``); a chunk vector from
+plus, from ``care-lr-4``, prototype evidence: the similarity of the span
+vector and of the chunk's passage vector to short descriptions of charged and
+neutral situations (``prototypes``, embedded at training time and shipped as
+vectors), as ``prototype_weights · standardised margins``. It is cut at its own
+two thresholds (chosen like the lexical ones, out of fold on the tuning data). The weights are only valid for the embedding model they
+were trained on (``embedding_model`` in ``weights.json``); a vector from
 another model (or of another dimension) is not used, and the detector falls back
 to the lexical evidence with a warning (see ``vector_warning``).
 """
@@ -28,7 +37,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-Embed = Callable[[list[str]], np.ndarray]
+from .prototypes import MARGIN, prototype_features
+
+#: ``(chunk text, one list of (start, end) character spans per subject)`` → the chunk's passage vector
+#: and one span vector per subject (None: past the model's window). ``EmbeddingCache.embed_spans``.
+SpanEmbed = Callable[[str, Sequence[Sequence[tuple[int, int]]]], tuple[np.ndarray, list[np.ndarray | None]]]
 
 
 def logit(p: float) -> float:
@@ -58,6 +71,55 @@ class Centroid:
 
 
 @dataclass(frozen=True)
+class Prototypes:
+    """Charged and neutral situation descriptions as unit vectors (``prototypes``), and how their
+    similarity margins enter the combined score: ``weights[0]`` for the span view, ``weights[1]`` for the
+    chunk's passage vector, each margin standardised by the tuning data's mean and deviation."""
+
+    charged_names: tuple[str, ...]
+    charged: np.ndarray  # (n, dim) unit rows
+    neutral: np.ndarray  # (m, dim) unit rows
+    weights: tuple[float, float]
+    mean: float
+    std: float
+
+    def margin(self, vector: np.ndarray) -> float:
+        return float(prototype_features(vector, self.charged, self.neutral) @ MARGIN)
+
+    def term(self, span: np.ndarray, chunk: np.ndarray) -> float:
+        margins = (self.margin(span), self.margin(chunk))
+        return sum(w * (m - self.mean) / self.std for w, m in zip(self.weights, margins))
+
+    def nearest(self, vector: np.ndarray) -> tuple[str, float]:
+        sims = self.charged @ vector
+        best = int(np.argmax(sims))
+        return self.charged_names[best], float(sims[best])
+
+    def to_json(self) -> dict:
+        return {
+            "weights": list(self.weights),
+            "margin_mean": round(self.mean, 6),
+            "margin_std": round(self.std, 6),
+            "charged_float16_base64": [
+                {"text": t, "vector": _pack(v)} for t, v in zip(self.charged_names, self.charged)
+            ],
+            "neutral_float16_base64": [_pack(v) for v in self.neutral],
+        }
+
+    @classmethod
+    def from_json(cls, raw: dict) -> Prototypes:
+        charged = raw["charged_float16_base64"]
+        return cls(
+            tuple(c["text"] for c in charged),
+            np.stack([_unpack(c["vector"]) for c in charged]),
+            np.stack([_unpack(v) for v in raw["neutral_float16_base64"]]),
+            tuple(float(w) for w in raw["weights"]),
+            float(raw["margin_mean"]),
+            float(raw["margin_std"]),
+        )
+
+
+@dataclass(frozen=True)
 class VectorModel:
     embedding_model: str  # the model the chunk vectors must come from
     dim: int
@@ -67,6 +129,8 @@ class VectorModel:
     charged_at: float
     uncertain_at: float
     centroids: tuple[Centroid, ...] = ()
+    span_weight: float = 1.0  # of the span model's logit in the combined score
+    prototypes: Prototypes | None = None
 
     def usable(self, vector: np.ndarray | None) -> bool:
         return vector is not None and vector.shape == (self.dim,)
@@ -74,8 +138,13 @@ class VectorModel:
     def vector_probability(self, vector: np.ndarray) -> float:
         return sigmoid(float(vector @ self.weights) + self.bias)
 
-    def probability(self, p_lexical: float, vector: np.ndarray) -> float:
-        return sigmoid(self.lexical_weight * logit(p_lexical) + float(vector @ self.weights) + self.bias)
+    def probability(self, p_lexical: float, vector: np.ndarray, chunk_vector: np.ndarray | None = None) -> float:
+        """The combined score of a pair: its lexical probability, its span vector and the chunk's passage
+        vector (``vector`` stands in when None)."""
+        z = self.lexical_weight * logit(p_lexical) + self.span_weight * (float(vector @ self.weights) + self.bias)
+        if self.prototypes is not None:
+            z += self.prototypes.term(vector, vector if chunk_vector is None else chunk_vector)
+        return sigmoid(z)
 
     def outcome(self, p: float) -> str:
         return "charged" if p >= self.charged_at else "uncertain" if p >= self.uncertain_at else "neutral"
@@ -93,6 +162,8 @@ class VectorModel:
             "dim": self.dim,
             "bias": round(self.bias, 6),
             "lexical_weight": self.lexical_weight,
+            "span_weight": self.span_weight,
+            **({"prototypes": self.prototypes.to_json()} if self.prototypes else {}),
             "thresholds": {"charged": self.charged_at, "uncertain": self.uncertain_at},
             "weights": [round(float(w), 5) for w in self.weights],
             "centroids_float16_base64": [
@@ -112,17 +183,9 @@ class VectorModel:
             float(t["charged"]),
             float(t["uncertain"]),
             tuple(Centroid(c["label"], c["name"], _unpack(c["vector"])) for c in raw["centroids_float16_base64"]),
+            float(raw.get("span_weight", 1.0)),
+            Prototypes.from_json(raw["prototypes"]) if raw.get("prototypes") else None,
         )
-
-
-def context_vector(sentences: Sequence[str], embed: Embed) -> np.ndarray | None:
-    """The normalised mean embedding of the sentences about a subject (None: nothing to embed)."""
-    texts = [s for s in sentences if s.strip()]
-    if not texts:
-        return None
-    mean = np.asarray(embed(texts), dtype=np.float64).mean(axis=0)
-    norm = float(np.linalg.norm(mean))
-    return (mean / norm).astype(np.float32) if norm else None
 
 
 def vector_warning(model: VectorModel | None, configured_model: str | None) -> str | None:

@@ -2,10 +2,11 @@
 
 ``generate_corpus(seed)`` returns passages, each about one deference subject of
 :data:`SUBJECTS`, labelled ``charged`` or ``neutral`` and tagged with its family,
-register and half. The split is **by template family** (alternating within each
-register in name order, per batch of families: the second batch in
-``_families_more`` is split on its own so the first batch's families keep their
-halves), so the test half holds ways of writing the tuning half never showed. Deterministic: ``random.Random(seed)`` only.
+register and half. Every family of the four batches in :data:`BATCHES` is
+tuning data (``half == "tune"``): they were split by template family
+(``split_of``: alternating within each register in name order, per batch) until
+their test half had been looked at too often to stay a test; a batch of
+held-out families, written apart from them, is the test half. Deterministic: ``random.Random(seed)`` only.
 
 Run ``python -m lucasrag_harness.evaluation.care_corpus`` to print counts.
 """
@@ -20,10 +21,23 @@ from datetime import date
 from lucasrag.vocabulary import DeferenceSubject
 
 from ._families import CHARGED, NEUTRAL, Family
+from ._families_flat import CHARGED_FLAT, NEUTRAL_FLAT
 from ._families_more import CHARGED_MORE, NEUTRAL_MORE, NEUTRAL_SHORT
+from ._families_registers import CHARGED_REGISTERS, NEUTRAL_REGISTERS
 
-#: Families in the order they were written; each batch is split into halves on its own.
-BATCHES = ((CHARGED, NEUTRAL), (CHARGED_MORE, NEUTRAL_MORE), ((), NEUTRAL_SHORT))
+#: Families in the order they were written (each batch was split into halves on its own until corpus v4).
+BATCHES = (
+    (CHARGED, NEUTRAL),
+    (CHARGED_MORE, NEUTRAL_MORE),
+    ((), NEUTRAL_SHORT),
+    (CHARGED_REGISTERS, NEUTRAL_REGISTERS),
+)
+#: Tuning-only batches written after batches 1-4 became tuning data (``_families_flat``: batch 5). Their
+#: passages are generated after those of ``BATCHES``, so the earlier passages stay byte-identical.
+TUNING_BATCHES = ((CHARGED_FLAT, NEUTRAL_FLAT),)
+
+#: The half every family of ``BATCHES`` belongs to (they were split tune/test by ``split_of`` until corpus v4).
+TUNING = "tune"
 
 PER_CHARGED_FAMILY = 8
 PER_NEUTRAL_FAMILY = 8
@@ -146,11 +160,17 @@ _WORKSPACE = {"admin": "administrative", "technical": "technical", "recipe": "pe
 
 def generate_corpus(seed: int = 11) -> list[Passage]:
     rng = random.Random(seed)
-    halves = {name: half for charged, neutral in BATCHES for name, half in split_of(charged + neutral).items()}
+    # Batches 1-4 are all tuning data now: their test half was looked at six times across sessions, so it
+    # no longer measures writing the detector never saw. ``split_of`` still gives the half each family had
+    # (the history in docs/care.md); a fresh held-out batch is the test half.
+    halves = {name: TUNING for charged, neutral in BATCHES for name in split_of(charged + neutral)}
+    halves |= {f.name: TUNING for charged, neutral in TUNING_BATCHES for f in charged + neutral}
     out: list[Passage] = []
-    charged = tuple(f for c, _ in BATCHES for f in c)
-    neutral = tuple(f for _, n in BATCHES for f in n)
-    for families, per in ((charged, PER_CHARGED_FAMILY), (neutral, PER_NEUTRAL_FAMILY)):
+    groups = []
+    for batches in (BATCHES, TUNING_BATCHES):
+        groups.append((tuple(f for c, _ in batches for f in c), PER_CHARGED_FAMILY))
+        groups.append((tuple(f for _, n in batches for f in n), PER_NEUTRAL_FAMILY))
+    for families, per in groups:
         for f in families:
             personas = _personas_for(f)
             for k in range(per):

@@ -5,7 +5,11 @@
 register and half. The split is **by template family** (alternating within each
 register in name order, per batch of families: the later batches in
 ``_families_more`` and ``_families_registers`` are each split on their own so
-earlier families keep their halves), so the test half holds ways of writing the tuning half never showed. Deterministic: ``random.Random(seed)`` only.
+earlier families keep their halves), so the test half holds ways of writing the tuning half never showed.
+The held-out batch (``HELDOUT``, ``_families_heldout``) is all ``test``: written
+apart and never tuned on; it is generated after every other batch (so their
+passages are the same with or without it) and alone uses the held-out-only
+personas. Deterministic: ``random.Random(seed)`` only.
 
 Run ``python -m lucasrag_harness.evaluation.care_corpus`` to print counts.
 """
@@ -20,6 +24,7 @@ from datetime import date
 from lucasrag.vocabulary import DeferenceSubject
 
 from ._families import CHARGED, NEUTRAL, Family
+from ._families_heldout import CHARGED_HELDOUT, NEUTRAL_HELDOUT
 from ._families_more import CHARGED_MORE, NEUTRAL_MORE, NEUTRAL_SHORT
 from ._families_registers import CHARGED_REGISTERS, NEUTRAL_REGISTERS
 
@@ -30,6 +35,10 @@ BATCHES = (
     ((), NEUTRAL_SHORT),
     (CHARGED_REGISTERS, NEUTRAL_REGISTERS),
 )
+#: Written apart and never tuned on: every family of it is in the test half.
+HELDOUT = (CHARGED_HELDOUT, NEUTRAL_HELDOUT)
+#: The kinds a family of kind ``any`` fits (not ``pet``).
+ANY_KINDS = ("loss", "ex", "estranged")
 
 PER_CHARGED_FAMILY = 8
 PER_NEUTRAL_FAMILY = 8
@@ -38,11 +47,12 @@ PER_NEUTRAL_FAMILY = 8
 @dataclass(frozen=True)
 class Persona:
     subject: DeferenceSubject
-    kind: str  # loss | ex
+    kind: str  # loss | ex | estranged | pet
     pronouns: tuple[str, str, str]  # he, him, his
     starts: tuple[str, ...]  # as written at a sentence start
     mids: tuple[str, ...]  # as written mid-sentence
     surname: str | None = None  # a namesake's surname (another person, same first name)
+    heldout: bool = False  # written about by the held-out batch only
 
 
 PERSONAS = (
@@ -84,6 +94,40 @@ PERSONAS = (
         ("Daniel", "dan", "Dan"),
         "Okafor",
     ),
+    Persona(
+        DeferenceSubject("Nana Joan", ("nana", "nan")),
+        "loss",
+        ("she", "her", "her"),
+        ("Nana", "Nana Joan", "Nan"),
+        ("nana", "Nana", "nan", "Nana Joan"),
+        heldout=True,
+    ),
+    Persona(
+        DeferenceSubject("Josh Reilly", ("josh",)),
+        "loss",
+        ("he", "him", "his"),
+        ("Josh", "Josh Reilly"),
+        ("Josh", "josh", "Josh Reilly"),
+        "Whitaker",
+        heldout=True,
+    ),
+    Persona(
+        DeferenceSubject("Callum", ("cal", "my brother")),
+        "estranged",
+        ("he", "him", "his"),
+        ("Callum", "Cal"),
+        ("Callum", "cal", "my brother"),
+        "Price",
+        heldout=True,
+    ),
+    Persona(
+        DeferenceSubject("Mabel", ("mabes",)),
+        "pet",
+        ("she", "her", "her"),
+        ("Mabel", "Mabes"),
+        ("Mabel", "mabel", "Mabes"),
+        heldout=True,
+    ),
 )
 SUBJECTS = tuple(p.subject for p in PERSONAS)
 PLACES = ("the seafront", "the allotment", "the old house", "the chapel", "the park", "Whitby")
@@ -117,7 +161,7 @@ def _fill(template: str, p: Persona, rng: random.Random, year: int) -> str:
     apos = rng.choice(("'s", "\u2019s"))
     starts, mids = p.starts, p.mids
     if p.surname and "{surname}" in template:  # a namesake shares the first name only
-        starts = mids = tuple({f.split()[0] for f in p.starts})
+        starts = mids = tuple(dict.fromkeys(f.split()[0] for f in p.starts))  # ordered: a set's order varies by process
     start, mid = rng.choice(starts), rng.choice(mids)
     values = {
         "S": start,
@@ -141,10 +185,11 @@ def _fill(template: str, p: Persona, rng: random.Random, year: int) -> str:
     return out
 
 
-def _personas_for(f: Family) -> list[Persona]:
+def _personas_for(f: Family, heldout: bool = False) -> list[Persona]:
+    pool = [p for p in PERSONAS if heldout or not p.heldout]
     if f.kind == "namesake":
-        return [p for p in PERSONAS if p.surname]
-    return [p for p in PERSONAS if f.kind in ("any", p.kind)]
+        return [p for p in pool if p.surname]
+    return [p for p in pool if f.kind == p.kind or (f.kind == "any" and p.kind in ANY_KINDS)]
 
 
 _WORKSPACE = {"admin": "administrative", "technical": "technical", "recipe": "personal", "message": "personal"}
@@ -153,14 +198,17 @@ _WORKSPACE = {"admin": "administrative", "technical": "technical", "recipe": "pe
 def generate_corpus(seed: int = 11) -> list[Passage]:
     rng = random.Random(seed)
     halves = {name: half for charged, neutral in BATCHES for name, half in split_of(charged + neutral).items()}
+    halves |= {f.name: "test" for f in HELDOUT[0] + HELDOUT[1]}
     out: list[Passage] = []
     charged = tuple(f for c, _ in BATCHES for f in c)
     neutral = tuple(f for _, n in BATCHES for f in n)
-    for families, per in ((charged, PER_CHARGED_FAMILY), (neutral, PER_NEUTRAL_FAMILY)):
-        for f in families:
-            personas = _personas_for(f)
-            for k in range(per):
-                p = personas[k % len(personas)]
+    groups = ((charged, PER_CHARGED_FAMILY, False), (neutral, PER_NEUTRAL_FAMILY, False))
+    groups += ((HELDOUT[0], PER_CHARGED_FAMILY, True), (HELDOUT[1], PER_NEUTRAL_FAMILY, True))
+    for families, per, heldout in groups:
+        for i, f in enumerate(families):
+            personas = _personas_for(f, heldout)
+            for k in range(per):  # held-out families start at another persona each, so every persona is written
+                p = personas[(k + i * heldout) % len(personas)]
                 template = f.templates[k % len(f.templates)]
                 archival = k % 2 == 1
                 d = date(

@@ -5,8 +5,12 @@
 register and half. Every family of the four batches in :data:`BATCHES` is
 tuning data (``half == "tune"``): they were split by template family
 (``split_of``: alternating within each register in name order, per batch) until
-their test half had been looked at too often to stay a test; a batch of
-held-out families, written apart from them, is the test half. Deterministic: ``random.Random(seed)`` only.
+their test half had been looked at too often to stay a test; batch 5
+(:data:`TUNING_BATCHES`) was written as tuning data. The held-out batch
+(``HELDOUT``, ``_families_heldout``) is the test half: all ``test``, written
+apart by another author and never tuned on; it is generated after every other
+batch (so their passages are the same with or without it) and alone uses the
+held-out-only personas. Deterministic: ``random.Random(seed)`` only.
 
 Run ``python -m lucasrag_harness.evaluation.care_corpus`` to print counts.
 """
@@ -22,6 +26,7 @@ from lucasrag.vocabulary import DeferenceSubject
 
 from ._families import CHARGED, NEUTRAL, Family
 from ._families_flat import CHARGED_FLAT, NEUTRAL_FLAT
+from ._families_heldout import CHARGED_HELDOUT, NEUTRAL_HELDOUT
 from ._families_more import CHARGED_MORE, NEUTRAL_MORE, NEUTRAL_SHORT
 from ._families_registers import CHARGED_REGISTERS, NEUTRAL_REGISTERS
 
@@ -38,6 +43,10 @@ TUNING_BATCHES = ((CHARGED_FLAT, NEUTRAL_FLAT),)
 
 #: The half every family of ``BATCHES`` belongs to (they were split tune/test by ``split_of`` until corpus v4).
 TUNING = "tune"
+#: Written apart and never tuned on: every family of it is in the test half.
+HELDOUT = (CHARGED_HELDOUT, NEUTRAL_HELDOUT)
+#: The kinds a family of kind ``any`` fits (not ``pet``).
+ANY_KINDS = ("loss", "ex", "estranged")
 
 PER_CHARGED_FAMILY = 8
 PER_NEUTRAL_FAMILY = 8
@@ -46,11 +55,12 @@ PER_NEUTRAL_FAMILY = 8
 @dataclass(frozen=True)
 class Persona:
     subject: DeferenceSubject
-    kind: str  # loss | ex
+    kind: str  # loss | ex | estranged | pet
     pronouns: tuple[str, str, str]  # he, him, his
     starts: tuple[str, ...]  # as written at a sentence start
     mids: tuple[str, ...]  # as written mid-sentence
     surname: str | None = None  # a namesake's surname (another person, same first name)
+    heldout: bool = False  # written about by the held-out batch only
 
 
 PERSONAS = (
@@ -92,6 +102,40 @@ PERSONAS = (
         ("Daniel", "dan", "Dan"),
         "Okafor",
     ),
+    Persona(
+        DeferenceSubject("Nana Joan", ("nana", "nan")),
+        "loss",
+        ("she", "her", "her"),
+        ("Nana", "Nana Joan", "Nan"),
+        ("nana", "Nana", "nan", "Nana Joan"),
+        heldout=True,
+    ),
+    Persona(
+        DeferenceSubject("Josh Reilly", ("josh",)),
+        "loss",
+        ("he", "him", "his"),
+        ("Josh", "Josh Reilly"),
+        ("Josh", "josh", "Josh Reilly"),
+        "Whitaker",
+        heldout=True,
+    ),
+    Persona(
+        DeferenceSubject("Callum", ("cal", "my brother")),
+        "estranged",
+        ("he", "him", "his"),
+        ("Callum", "Cal"),
+        ("Callum", "cal", "my brother"),
+        "Price",
+        heldout=True,
+    ),
+    Persona(
+        DeferenceSubject("Mabel", ("mabes",)),
+        "pet",
+        ("she", "her", "her"),
+        ("Mabel", "Mabes"),
+        ("Mabel", "mabel", "Mabes"),
+        heldout=True,
+    ),
 )
 SUBJECTS = tuple(p.subject for p in PERSONAS)
 PLACES = ("the seafront", "the allotment", "the old house", "the chapel", "the park", "Whitby")
@@ -125,7 +169,7 @@ def _fill(template: str, p: Persona, rng: random.Random, year: int) -> str:
     apos = rng.choice(("'s", "\u2019s"))
     starts, mids = p.starts, p.mids
     if p.surname and "{surname}" in template:  # a namesake shares the first name only
-        starts = mids = tuple({f.split()[0] for f in p.starts})
+        starts = mids = tuple(dict.fromkeys(f.split()[0] for f in p.starts))  # ordered: a set's order varies by process
     start, mid = rng.choice(starts), rng.choice(mids)
     values = {
         "S": start,
@@ -149,10 +193,11 @@ def _fill(template: str, p: Persona, rng: random.Random, year: int) -> str:
     return out
 
 
-def _personas_for(f: Family) -> list[Persona]:
+def _personas_for(f: Family, heldout: bool = False) -> list[Persona]:
+    pool = [p for p in PERSONAS if heldout or not p.heldout]
     if f.kind == "namesake":
-        return [p for p in PERSONAS if p.surname]
-    return [p for p in PERSONAS if f.kind in ("any", p.kind)]
+        return [p for p in pool if p.surname]
+    return [p for p in pool if f.kind == p.kind or (f.kind == "any" and p.kind in ANY_KINDS)]
 
 
 _WORKSPACE = {"admin": "administrative", "technical": "technical", "recipe": "personal", "message": "personal"}
@@ -162,19 +207,20 @@ def generate_corpus(seed: int = 11) -> list[Passage]:
     rng = random.Random(seed)
     # Batches 1-4 are all tuning data now: their test half was looked at six times across sessions, so it
     # no longer measures writing the detector never saw. ``split_of`` still gives the half each family had
-    # (the history in docs/care.md); a fresh held-out batch is the test half.
+    # (the history in docs/care.md); the held-out batch is the test half.
     halves = {name: TUNING for charged, neutral in BATCHES for name in split_of(charged + neutral)}
     halves |= {f.name: TUNING for charged, neutral in TUNING_BATCHES for f in charged + neutral}
+    halves |= {f.name: "test" for f in HELDOUT[0] + HELDOUT[1]}
     out: list[Passage] = []
     groups = []
-    for batches in (BATCHES, TUNING_BATCHES):
-        groups.append((tuple(f for c, _ in batches for f in c), PER_CHARGED_FAMILY))
-        groups.append((tuple(f for _, n in batches for f in n), PER_NEUTRAL_FAMILY))
-    for families, per in groups:
-        for f in families:
-            personas = _personas_for(f)
-            for k in range(per):
-                p = personas[k % len(personas)]
+    for batches, heldout in ((BATCHES, False), (TUNING_BATCHES, False), ((HELDOUT,), True)):
+        groups.append((tuple(f for c, _ in batches for f in c), PER_CHARGED_FAMILY, heldout))
+        groups.append((tuple(f for _, n in batches for f in n), PER_NEUTRAL_FAMILY, heldout))
+    for families, per, heldout in groups:
+        for i, f in enumerate(families):
+            personas = _personas_for(f, heldout)
+            for k in range(per):  # held-out families start at another persona each, so every persona is written
+                p = personas[(k + i * heldout) % len(personas)]
                 template = f.templates[k % len(f.templates)]
                 archival = k % 2 == 1
                 d = date(

@@ -3,7 +3,8 @@
 With a llama.cpp cross-encoder: its scores, times a gentle temporal preference
 (newer, or inside the asked-for period). Without one (the fallback): a weighted
 reciprocal-rank fusion of embedding similarity, keyword match (BM25), entity-graph
-reach and time fit."""
+reach and time fit, whose head a learned linear model then re-orders (``_rescore``;
+``LUCASRAG_RESCORE=0`` leaves the fused order as it is)."""
 
 from __future__ import annotations
 

@@ -16,7 +16,7 @@ import numpy as np
 
 from lucasrag import lexical
 from lucasrag.settings import Settings
-from lucasrag_query._rescore import rescore
+from lucasrag_query._rescore import RescoreUnavailable, rescore
 from lucasrag_query.options import DEFAULT_OPTIONS, QueryOptions
 from lucasrag_query.policy import Candidate, period_strength, temporal_weight
 from lucasrag_query.rerank import LlamaCppReranker, RerankUnavailable, similarity_scores
@@ -199,6 +199,9 @@ def rank_pool(
     if settings.rescore and name == "embedding-similarity":
         n_docs, df = stats
         idf = {t: lexical.idf(max(n_docs, df.get(t, 0)), df.get(t, 0)) for t in keywords}
-        scored = rescore(scored, signals, keywords, idf, reached)
-        note = f"{note}; its head rescored by the learned second stage (LUCASRAG_RESCORE)"
+        try:
+            scored = rescore(scored, signals, keywords, idf, reached)
+            note = f"{note}; its head rescored by the learned second stage (LUCASRAG_RESCORE)"
+        except RescoreUnavailable as exc:  # like a reranker's failure, never the query's
+            note = f"{note}; the learned second stage was skipped: {exc}"
     return Ranked(scored, name, note, signals)

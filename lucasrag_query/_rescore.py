@@ -88,9 +88,23 @@ class RescoreModel:
         return ((matrix[:, columns] - self.mean) / self.scale) @ self.weights
 
 
+class RescoreUnavailable(RuntimeError):
+    """The model file is missing or unreadable: the query keeps the fused order and says why."""
+
+
 @lru_cache(maxsize=4)
-def load_model(path: Path = MODEL_PATH) -> RescoreModel:
-    return RescoreModel.from_dict(json.loads(path.read_text(encoding="utf-8")))
+def _load(path: Path) -> RescoreModel:
+    try:
+        return RescoreModel.from_dict(json.loads(path.read_text(encoding="utf-8")))
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise RescoreUnavailable(
+            f"{path} does not load ({exc}); reinstall LucasRAG, or set LUCASRAG_RESCORE=0"
+        ) from None
+
+
+def load_model() -> RescoreModel:
+    """The shipped model (:data:`MODEL_PATH`), read once."""
+    return _load(MODEL_PATH)
 
 
 def _bigrams(sequence: Sequence[str]) -> set[tuple[str, str]]:

@@ -190,3 +190,15 @@ def test_the_setting_off_is_the_fused_order_and_on_applies_the_model(ingested, m
         assert len(before) >= 3
         assert [c for c, _ in after] == [c for c, _ in before[:3]][::-1] + [c for c, _ in before[3:]]
         assert [s for _, s in after] == [s for _, s in before]
+
+
+def test_a_missing_model_file_keeps_the_fused_order_and_says_why(ingested, monkeypatch, tmp_path):
+    from lucasrag_query import query
+
+    fused = query("where do I live now?", settings=replace(ingested, rescore=False))
+    monkeypatch.setattr(_rescore, "MODEL_PATH", tmp_path / "missing.json")
+    with pytest.raises(_rescore.RescoreUnavailable, match="LUCASRAG_RESCORE=0"):
+        _rescore.load_model()
+    skipped = query("where do I live now?", settings=replace(ingested, rescore=True))
+    assert [r.chunk_id for r in skipped.results] == [r.chunk_id for r in fused.results]
+    assert "second stage was skipped" in skipped.reranker_note and "missing.json" in skipped.reranker_note

@@ -99,6 +99,7 @@ class Settings:
     reranker_url: str | None = None
     reranker_timeout_s: float = 10.0
     rerank_max_chars: int = 1200
+    rescore: bool = True  # LUCASRAG_RESCORE=0 turns off the learned second stage over the fused top k (_rescore)
     # entity graph (see docs/graph.md)
     graph: bool = True  # LUCASRAG_GRAPH=0 turns it off (chunks only; docs/graph.md)
     llm_url: str | None = None
@@ -184,6 +185,7 @@ ENV_VARS: dict[str, str] = {
     "reranker_url": "LUCASRAG_RERANKER_URL",
     "reranker_timeout_s": "LUCASRAG_RERANKER_TIMEOUT",
     "rerank_max_chars": "LUCASRAG_RERANK_MAX_CHARS",
+    "rescore": "LUCASRAG_RESCORE",
     "graph": "LUCASRAG_GRAPH",
     "llm_url": "LUCASRAG_LLM_URL",
     "llm_model": "LUCASRAG_LLM_MODEL",

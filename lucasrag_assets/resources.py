@@ -42,6 +42,7 @@ class LucasragSettings(ConfigurableResource):
     reranker_url: str | None = None
     reranker_timeout_s: float | None = None
     rerank_max_chars: int | None = None
+    rescore: bool | None = None
     graph: bool | None = None
     llm_url: str | None = None
     llm_model: str | None = None

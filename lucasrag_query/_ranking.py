@@ -3,7 +3,8 @@
 With a llama.cpp cross-encoder: its scores, times a gentle temporal preference
 (newer, or inside the asked-for period). Without one (the fallback): a weighted
 reciprocal-rank fusion of embedding similarity, keyword match (BM25), entity-graph
-reach and time fit."""
+reach and time fit, whose head a learned linear model then re-orders (``_rescore``;
+``LUCASRAG_RESCORE=0`` leaves the fused order as it is)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ import numpy as np
 
 from lucasrag import lexical
 from lucasrag.settings import Settings
+from lucasrag_query._rescore import RescoreUnavailable, rescore
 from lucasrag_query.options import DEFAULT_OPTIONS, QueryOptions
 from lucasrag_query.policy import Candidate, period_strength, temporal_weight
 from lucasrag_query.rerank import LlamaCppReranker, RerankUnavailable, similarity_scores
@@ -63,16 +65,21 @@ def _signals(pool: Sequence[Candidate], components: Mapping[str, Sequence[float]
     return out
 
 
-def _keyword_scores(keywords: Sequence[str], pool: Sequence[Candidate], stores: Mapping) -> list[float]:
-    """BM25 of each candidate against the query's terms, with document frequencies
-    summed over the workspaces in the pool: one scale for the whole pool, which
-    per-workspace index scores would not give."""
+def _collection_stats(keywords: Sequence[str], pool: Sequence[Candidate], stores: Mapping) -> tuple[int, dict]:
+    """(chunks, chunks holding each query term), summed over the workspaces in the pool:
+    one scale for the whole pool, which per-workspace index scores would not give."""
     n_docs, df = 0, {}
     for ws in dict.fromkeys(c.workspace for c in pool):
         n, counts = stores[ws].term_stats(keywords)
         n_docs += n
         for term, count in counts.items():
             df[term] = df.get(term, 0) + count
+    return n_docs, df
+
+
+def _keyword_scores(keywords: Sequence[str], pool: Sequence[Candidate], stats: tuple[int, dict]) -> list[float]:
+    """BM25 of each candidate against the query's terms, over the collection ``stats``."""
+    n_docs, df = stats
     return lexical.bm25(keywords, [lexical.chunk_terms(c.text, c.date) for c in pool], df, n_docs)
 
 
@@ -87,6 +94,7 @@ def _relevance(
     reached: Collection[str] = frozenset(),
     time_fit: Sequence[float] | None = None,
     time_weight: float = RECENCY_WEIGHT,
+    stats: tuple[int, dict] = (0, {}),
 ):
     """Scores in [0, 1] for each candidate, the name of the ranker that made them, a note,
     whether ``time_fit`` (the temporal preference) is already in the scores, and the
@@ -119,7 +127,7 @@ def _relevance(
     # are where dense similarity alone ranks worst; a chunk reached through an
     # entity the query named may share no word with it at all.
     if keywords:
-        components["keywords"] = _keyword_scores(keywords, pool, stores)
+        components["keywords"] = _keyword_scores(keywords, pool, stats)
         lists.append(components["keywords"])
         weights.append(KEYWORD_WEIGHT)
         names.append("keyword match (BM25)")
@@ -163,6 +171,7 @@ def rank_pool(
         return Ranked([], "llama.cpp" if settings.reranker_url and options.rerank else "embedding-similarity")
     time_fit = [_temporal(c, settings, temporal) for c in pool] if options.temporal_preference else None
     strength = period_strength(temporal.periods)
+    stats = _collection_stats(keywords, pool, stores) if keywords else (0, {})
     relevance, name, note, timed, components = _relevance(
         text,
         vector,
@@ -174,6 +183,7 @@ def rank_pool(
         reached,
         time_fit,
         PERIOD_WEIGHT * strength if temporal.periods else RECENCY_WEIGHT,
+        stats,
     )
     if time_fit is not None and (not timed or temporal.periods):
         # A named period also scales the scores by its time fit, as strongly as it is precise:
@@ -185,4 +195,13 @@ def rank_pool(
     scored.sort(key=lambda cs: (-cs[1], cs[0].chunk_id))
     if time_fit is not None:
         components = {**components, "time_fit": time_fit}
-    return Ranked(scored, name, note, _signals(pool, components))
+    signals = _signals(pool, components)
+    if settings.rescore and name == "embedding-similarity":
+        n_docs, df = stats
+        idf = {t: lexical.idf(max(n_docs, df.get(t, 0)), df.get(t, 0)) for t in keywords}
+        try:
+            scored = rescore(scored, signals, keywords, idf, reached)
+            note = f"{note}; its head rescored by the learned second stage (LUCASRAG_RESCORE)"
+        except RescoreUnavailable as exc:  # like a reranker's failure, never the query's
+            note = f"{note}; the learned second stage was skipped: {exc}"
+    return Ranked(scored, name, note, signals)

@@ -46,6 +46,7 @@ NON_DEFAULT: dict[str, tuple[object, str]] = {
     "reranker_url": ("http://rr:8012", "http://rr:8012"),
     "reranker_timeout_s": (2.5, "2.5"),
     "rerank_max_chars": (640, "640"),
+    "rescore": (False, "0"),
     "graph": (False, "0"),
     "llm_url": (f"http://llm:{SECRET}@llm.lan:8080/v1", f"http://llm:{SECRET}@llm.lan:8080/v1"),
     "llm_model": ("qwen-small", "qwen-small"),

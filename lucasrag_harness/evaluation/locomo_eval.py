@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -50,8 +51,10 @@ BM25_TURNS = "BM25, one turn per document"
 BM25_TURNS_EQUAL = "BM25, one turn per document, k × turns-per-chunk turns"
 BM25_SESSIONS = "BM25, one session per document (k1 1.5, b 0.75)"
 LUCASRAG_SESSION_SUM = "LucasRAG query(), session score = sum of its chunks' scores"
+#: the fused order as it was before the learned second stage (LUCASRAG_RESCORE=0), beside it in one run
+RESCORE_OFF = "LucasRAG, second stage off (fused order)"
 #: the systems of the session-level protocol (each ranked list mapped to sessions by first appearance)
-SESSION_SYSTEMS = (LUCASRAG, LUCASRAG_SESSION_SUM, FLAT, BM25_CHUNKS, BM25_SESSIONS)
+SESSION_SYSTEMS = (LUCASRAG, RESCORE_OFF, LUCASRAG_SESSION_SUM, FLAT, BM25_CHUNKS, BM25_SESSIONS)
 
 #: The fixed split for honest tuning: locomo10.json's conversations in file order, the first five
 #: (conv-26, -30, -41, -42, -43) to tune on, the last five (conv-44, -47, -48, -49, -50) to report.
@@ -197,6 +200,8 @@ def _evaluate(
                     sessions[LUCASRAG].add(category, gold, ranked_sessions([r.text for r in result.results]))
                     by_sum = session_sum_ranking([(r.text, r.score) for r in result.results], chunk_sessions)
                     sessions[LUCASRAG_SESSION_SUM].add(category, gold, by_sum)
+                    fused = query(q.text, top_k=TOP_K, settings=replace(settings, rescore=False), options=options)
+                    sessions[RESCORE_OFF].add(category, gold, ranked_sessions([r.text for r in fused.results]))
             t0 = time.perf_counter()
             vector = get_embedder(settings.embedding_model).embed_query([q.text])[0]
             hits = _loop.run(flat.search(q.text, TOP_K, vector))

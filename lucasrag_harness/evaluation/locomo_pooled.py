@@ -11,6 +11,7 @@ of fewer than ten conversations is a smaller haystack, and easier, than the anch
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from pathlib import Path
 
 from lucasrag.settings import Settings
@@ -21,6 +22,7 @@ from lucasrag_harness.evaluation.locomo_eval import (
     BM25_SESSIONS,
     FLAT,
     LUCASRAG,
+    RESCORE_OFF,
     TEMPORAL_OFF,
     TOP_K,
     Ingest,
@@ -31,7 +33,7 @@ from lucasrag_harness.evaluation.sessions import SessionScores, chunk_sessions, 
 
 #: temporal preference off as well: in a pool "now" follows the latest conversation, so the
 #: recency preference ranks an older conversation's sessions lower whatever the question
-POOLED_SYSTEMS = (LUCASRAG, TEMPORAL_OFF, FLAT, BM25_CHUNKS, BM25_SESSIONS)
+POOLED_SYSTEMS = (LUCASRAG, RESCORE_OFF, TEMPORAL_OFF, FLAT, BM25_CHUNKS, BM25_SESSIONS)
 
 
 def _conversation_of(path: str) -> str:
@@ -86,6 +88,7 @@ def run_pooled(
     halves = dict.fromkeys(h for h, _ in chosen)
     scores = {h: {name: SessionScores(name) for name in POOLED_SYSTEMS} for h in halves}
     flat = _loop.run(FlatIndex.open(settings))
+    fused_order = replace(settings, rescore=False)
     started, asked = time.perf_counter(), 0
     try:
         for half, conv in chosen:
@@ -99,11 +102,12 @@ def run_pooled(
                 asked += 1
                 category = SESSION_CATEGORIES[q.category]
                 gold = set(evidence_sessions(q.evidence, f"{conv.sample_id}/"))
-                for name, options in (
-                    (LUCASRAG, QueryOptions()),
-                    (TEMPORAL_OFF, QueryOptions(temporal_preference=False)),
+                for name, options, asked_with in (
+                    (LUCASRAG, QueryOptions(), settings),
+                    (RESCORE_OFF, QueryOptions(), fused_order),
+                    (TEMPORAL_OFF, QueryOptions(temporal_preference=False), settings),
                 ):
-                    result = query(q.text, top_k=TOP_K, settings=settings, options=options)
+                    result = query(q.text, top_k=TOP_K, settings=asked_with, options=options)
                     scores[half][name].add(
                         category, gold, ranked_sessions([r.text for r in result.results], sessions_of)
                     )

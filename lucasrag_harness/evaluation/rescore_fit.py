@@ -1,0 +1,260 @@
+"""Fit and cross-validate the learned second stage (``lucasrag_query._rescore``) on LoCoMo.
+
+Reads the conversations a ``lucasrag eval locomo`` run left under ``--out`` (it ingests
+nothing). Each question is asked of ``query()`` once and its final-ranking pool recorded
+(``locomo_sweep.record_pools``); the product's ``rank_pool`` then ranks the pool with the
+second stage switched on, and the inputs it hands the stage (the fused order, the signals,
+the query terms and their idf, the graph reach) are kept, so the features fitted on are
+the features the query path computes. A candidate is relevant when it holds a turn of a
+gold session (the session-level Hit@1 protocol).
+
+The model: a linear score over standardised features, fitted by pairwise logistic
+regression (every relevant × irrelevant pair of a question's top k, each question
+weighing the same) with an L2 penalty, by Newton's method. Cross-validation leaves one
+conversation out at a time (five folds on the tuning half); per setting it prints session
+Hit@1 / R@5 / MRR of the held-out folds together, against the fused order, and the
+per-question wins and losses of Hit@1.
+
+    python -m lucasrag_harness.evaluation.rescore_fit --out /tmp/quality-locomo --half tune
+    python -m lucasrag_harness.evaluation.rescore_fit ... --write lucasrag_query/rescore_model.json \\
+        --features fused,keyword --k 10 --l2 1
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import math
+import os
+import pickle
+import shlex
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from lucasrag_harness.evaluation.locomo import SESSION_CATEGORIES, load_locomo
+from lucasrag_harness.evaluation.locomo_eval import TOP_K, select_conversations
+from lucasrag_harness.evaluation.locomo_sweep import Recorded, record_pools
+from lucasrag_harness.evaluation.sessions import chunk_sessions, evidence_sessions, session_metrics
+from lucasrag_query import _rescore
+
+#: the deepest top k a fit may rescore (features are extracted this deep once)
+MAX_K = 20
+
+
+@dataclass
+class Question:
+    conversation: str
+    category: str
+    gold: frozenset[str]
+    sessions: list[list[str]]  # the sessions of each of the fused top TOP_K, in order
+    matrix: np.ndarray  # features of the fused top MAX_K (rows) × _rescore.FEATURES
+    relevant: np.ndarray  # per row: holds a turn of a gold session
+    ranking_ms: float  # the final ranking (rank_pool) with the shipped stage off (best of two) …
+    rescored_ms: float  # … and on (best of two; both nan when no model is shipped)
+
+
+def collect(recorded: Recorded, conversation: str) -> Question:
+    """Rank ``recorded``'s pool with the second stage on, keeping the inputs the stage receives."""
+    from lucasrag_query import _ranking
+
+    seen = {}
+
+    def capture(items, signals, keywords, idf, reached, model=None):
+        seen.update(items=list(items), signals=signals, keywords=keywords, idf=idf, reached=frozenset(reached))
+        return list(items)
+
+    args = list(recorded.args)
+    settings = args[4]  # rank_pool(text, vector, pool, stores, settings, …)
+    cost = []
+    if _rescore.MODEL_PATH.exists():  # the final ranking with the shipped stage off and on, side by side
+        for on in (False, True, False, True):
+            args[4] = dataclasses.replace(settings, rescore=on)
+            started = time.perf_counter()
+            _ranking.rank_pool(*args, **recorded.kwargs)
+            cost.append((time.perf_counter() - started) * 1000)
+    args[4] = dataclasses.replace(settings, rescore=True)
+    real, _ranking.rescore = _ranking.rescore, capture
+    try:
+        _ranking.rank_pool(*args, **recorded.kwargs)
+    finally:
+        _ranking.rescore = real
+    items = seen["items"]
+    matrix = _rescore.features(items, seen["signals"], seen["keywords"], seen["idf"], seen["reached"], MAX_K)
+    gold = frozenset(evidence_sessions(recorded.evidence))
+    sessions = [chunk_sessions(c.text) for c, _ in items[:TOP_K]]
+    relevant = np.array([bool(gold & set(s)) for s in sessions[:MAX_K]], dtype=bool)
+    off, on = (min(cost[0::2]), min(cost[1::2])) if cost else (float("nan"), float("nan"))
+    return Question(conversation, SESSION_CATEGORIES[recorded.category], gold, sessions, matrix, relevant, off, on)
+
+
+def collect_all(chosen, out: Path) -> list[Question]:
+    questions = []
+    for number, conv in chosen:
+        for r in record_pools([(number, conv)], out):
+            questions.append(collect(r, conv.sample_id))
+    return questions
+
+
+def pairs(questions: list[Question], columns: list[int], k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Feature differences (relevant − irrelevant) of every pair in each question's top k, and
+    their weights (1 / the question's pair count: every question weighs the same)."""
+    diffs, weights = [], []
+    for q in questions:
+        x, y = q.matrix[:k][:, columns], q.relevant[:k]
+        pos, neg = np.flatnonzero(y), np.flatnonzero(~y)
+        if len(pos) == 0 or len(neg) == 0:
+            continue
+        d = (x[pos][:, None, :] - x[neg][None, :, :]).reshape(-1, len(columns))
+        diffs.append(d)
+        weights.append(np.full(len(d), 1.0 / len(d)))
+    if not diffs:
+        return np.zeros((0, len(columns))), np.zeros(0)
+    return np.vstack(diffs), np.concatenate(weights)
+
+
+def fit_pairwise(diffs: np.ndarray, weights: np.ndarray, l2: float, iterations: int = 30) -> np.ndarray:
+    """Weights minimising Σ wᵢ log(1 + exp(−β·dᵢ)) / Σ wᵢ + l2 |β|² (Newton's method; no intercept:
+    a pair's order does not depend on one)."""
+    beta = np.zeros(diffs.shape[1])
+    total = weights.sum() or 1.0
+    for _ in range(iterations):
+        margin = diffs @ beta
+        p = 1.0 / (1.0 + np.exp(np.clip(margin, -30, 30)))  # σ(−margin): the gradient's share per pair
+        grad = -(diffs * (weights * p)[:, None]).sum(0) / total + 2 * l2 * beta
+        hess = (diffs * (weights * p * (1 - p))[:, None]).T @ diffs / total + 2 * l2 * np.eye(len(beta))
+        step = np.linalg.solve(hess, grad)
+        beta -= step
+        if np.abs(step).max() < 1e-8:
+            break
+    return beta
+
+
+def fit(questions: list[Question], features: list[str], k: int, l2: float) -> _rescore.RescoreModel:
+    columns = [_rescore.FEATURES.index(f) for f in features]
+    stacked = np.vstack([q.matrix[:k][:, columns] for q in questions])
+    mean, scale = stacked.mean(0), stacked.std(0)
+    scale[scale < 1e-9] = 1.0
+    diffs, weights = pairs(questions, columns, k)
+    beta = fit_pairwise(diffs / scale, weights, l2)
+    return _rescore.RescoreModel(1, k, tuple(features), mean, scale, beta)
+
+
+def metrics(q: Question, model: _rescore.RescoreModel | None) -> dict[str, float]:
+    order = list(range(len(q.sessions)))
+    if model is not None:
+        k = min(model.top_k, len(order))
+        scores = model.scores(q.matrix[:k])
+        order = sorted(range(k), key=lambda i: (-scores[i], i)) + order[k:]
+    ranked = list(dict.fromkeys(s for i in order for s in q.sessions[i]))
+    return session_metrics(q.gold, ranked)
+
+
+def cross_validate(questions: list[Question], features: list[str], k: int, l2: float) -> list[dict]:
+    """Held-out metrics of every question, each fold fitted without its conversation."""
+    rows: list[dict | None] = [None] * len(questions)
+    for held in dict.fromkeys(q.conversation for q in questions):
+        train = [q for q in questions if q.conversation != held]
+        model = fit(train, features, k, l2)
+        for i, q in enumerate(questions):
+            if q.conversation == held:
+                rows[i] = metrics(q, model)
+    return rows
+
+
+def summary(rows: list[dict], base: list[dict]) -> str:
+    hit = np.mean([r["Hit@1"] for r in rows])
+    wins = sum(r["Hit@1"] > b["Hit@1"] for r, b in zip(rows, base))
+    losses = sum(r["Hit@1"] < b["Hit@1"] for r, b in zip(rows, base))
+    r5, mrr = np.mean([r["R@5"] for r in rows]), np.mean([r["MRR"] for r in rows])
+    p = sign_test(wins, losses)
+    return f"{hit:.3f} | {r5:.3f} | {mrr:.3f} | +{wins} / −{losses} | {p:.3f}"
+
+
+def sign_test(wins: int, losses: int) -> float:
+    """Two-sided exact sign test p-value."""
+    n = wins + losses
+    if n == 0:
+        return 1.0
+    tail = sum(math.comb(n, i) for i in range(0, min(wins, losses) + 1)) / 2**n
+    return min(1.0, 2 * tail)
+
+
+def forward_selection(questions, base, k: int, l2: float, steps: int) -> list[tuple[list[str], float]]:
+    """Greedy: add, one at a time, the feature whose addition gives the best cross-validated Hit@1."""
+    chosen: list[str] = []
+    path = []
+    for _ in range(steps):
+        best = None
+        for f in _rescore.FEATURES:
+            if f in chosen:
+                continue
+            rows = cross_validate(questions, [*chosen, f], k, l2)
+            hit = float(np.mean([r["Hit@1"] for r in rows]))
+            if best is None or hit > best[1]:
+                best = (f, hit)
+        chosen.append(best[0])
+        path.append((list(chosen), best[1]))
+        print(f"| + {best[0]} | {best[1]:.3f} |", flush=True)
+    return path
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--data", type=Path, default=Path("../shared/data/locomo/locomo10.json"))
+    parser.add_argument("--out", type=Path, default=Path(".lucasrag_data/eval/locomo"))
+    parser.add_argument("--half", default="tune", choices=("tune", "report", "all"))
+    parser.add_argument("--conversations", type=int, default=None)
+    parser.add_argument("--features", default=",".join(_rescore.FEATURES), help="comma-separated (default: all)")
+    parser.add_argument("--k", default="5,10,15,20", help="top k values to cross-validate")
+    parser.add_argument("--l2", default="0.001,0.01,0.1,1", help="L2 penalties to cross-validate")
+    parser.add_argument("--select", type=int, default=0, help="greedy forward selection of this many features")
+    parser.add_argument("--cache", type=Path, default=None, help="keep the recorded features here (a pickle)")
+    parser.add_argument("--write", type=Path, default=None, help="fit on every question and write the model here")
+    args = parser.parse_args(argv)
+    chosen = select_conversations(load_locomo(args.data), args.half, args.conversations)
+    print(f"{args.half} half: {', '.join(c.sample_id for _, c in chosen)}")
+    started = time.perf_counter()
+    if args.cache and args.cache.exists():
+        questions = pickle.loads(args.cache.read_bytes())
+    else:
+        questions = collect_all(chosen, args.out.resolve())
+        if args.cache:
+            args.cache.write_bytes(pickle.dumps(questions))
+    print(f"{len(questions)} questions recorded in {time.perf_counter() - started:.0f} s", flush=True)
+    off, on = np.array([q.ranking_ms for q in questions]), np.array([q.rescored_ms for q in questions])
+    print(
+        f"final ranking, shipped stage off / on (ms, p50 and p95): {np.median(off):.2f} / {np.median(on):.2f}, "
+        f"{np.percentile(off, 95):.2f} / {np.percentile(on, 95):.2f}; the stage's own cost p50 "
+        f"{np.median(on - off):.2f} ms, p95 {np.percentile(on - off, 95):.2f} ms (load {os.getloadavg()[0]:.1f})"
+    )
+    base = [metrics(q, None) for q in questions]
+    print(
+        f"fused order: Hit@1 {np.mean([b['Hit@1'] for b in base]):.3f}, R@5 {np.mean([b['R@5'] for b in base]):.3f},"
+        f" MRR {np.mean([b['MRR'] for b in base]):.3f}"
+    )
+    features = args.features.split(",")
+    ks, l2s = [int(v) for v in args.k.split(",")], [float(v) for v in args.l2.split(",")]
+    if args.select:
+        print("| forward selection (k, l2 = first of each list) | CV Hit@1 |\n|---|---|")
+        forward_selection(questions, base, ks[0], l2s[0], args.select)
+    else:
+        print("| k | l2 | CV Hit@1 | R@5 | MRR | Hit@1 wins / losses | sign test p |\n|---|---|---|---|---|---|---|")
+        for k in ks:
+            for l2 in l2s:
+                print(f"| {k} | {l2:g} | {summary(cross_validate(questions, features, k, l2), base)} |", flush=True)
+    if args.write:
+        model = fit(questions, features, ks[0], l2s[0])
+        raw = model.to_dict()
+        raw["fitted_by"] = "python -m lucasrag_harness.evaluation.rescore_fit " + shlex.join(sys.argv[1:])
+        raw["questions"] = len(questions)
+        args.write.write_text(json.dumps(raw, indent=2) + "\n", encoding="utf-8")
+        print(f"wrote {args.write}")
+
+
+if __name__ == "__main__":
+    main()

@@ -150,12 +150,18 @@ def parse_grid(specs: list[str]) -> list[tuple[tuple[str, float], ...]]:
     return list(itertools.product(*axes))
 
 
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def recorded_pools_parser(description: str) -> argparse.ArgumentParser:
+    """The arguments every script over recorded LoCoMo pools takes (data, built indexes, half, how many)."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--data", type=Path, default=Path("../shared/data/locomo/locomo10.json"))
     parser.add_argument("--out", type=Path, default=Path(".lucasrag_data/eval/locomo"))
     parser.add_argument("--half", default="tune", choices=("tune", "report", "all"))
     parser.add_argument("--conversations", type=int, default=None)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = recorded_pools_parser(__doc__.split("\n\n")[0])
     parser.add_argument("--grid", action="append", default=[], help="NAME=v1,v2 (repeat for a cartesian grid)")
     args = parser.parse_args(argv)
     chosen = select_conversations(load_locomo(args.data), args.half, args.conversations)

@@ -22,7 +22,6 @@ per-question wins and losses of Hit@1.
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import json
 import math
@@ -38,7 +37,7 @@ import numpy as np
 
 from lucasrag_harness.evaluation.locomo import SESSION_CATEGORIES, load_locomo
 from lucasrag_harness.evaluation.locomo_eval import TOP_K, select_conversations
-from lucasrag_harness.evaluation.locomo_sweep import Recorded, record_pools
+from lucasrag_harness.evaluation.locomo_sweep import Recorded, record_pools, recorded_pools_parser
 from lucasrag_harness.evaluation.sessions import chunk_sessions, evidence_sessions, session_metrics
 from lucasrag_query import _rescore
 
@@ -204,11 +203,7 @@ def forward_selection(questions, base, k: int, l2: float, steps: int) -> list[tu
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--data", type=Path, default=Path("../shared/data/locomo/locomo10.json"))
-    parser.add_argument("--out", type=Path, default=Path(".lucasrag_data/eval/locomo"))
-    parser.add_argument("--half", default="tune", choices=("tune", "report", "all"))
-    parser.add_argument("--conversations", type=int, default=None)
+    parser = recorded_pools_parser(__doc__.split("\n\n")[0])
     parser.add_argument("--features", default=",".join(_rescore.FEATURES), help="comma-separated (default: all)")
     parser.add_argument("--k", default="5,10,15,20", help="top k values to cross-validate")
     parser.add_argument("--l2", default="0.001,0.01,0.1,1", help="L2 penalties to cross-validate")

@@ -154,13 +154,8 @@ class Embedder:
             for start, end in spans:
                 inside = real & (offsets[:, 0] >= start) & (offsets[:, 1] <= end)
                 if inside.any():
-                    mean = tokens[inside].mean(axis=0)
-                    per_span.append(mean / max(float(np.linalg.norm(mean)), 1e-12))
-            if not per_span:
-                out.append(None)
-                continue
-            mean = np.mean(per_span, axis=0)
-            out.append((mean / max(float(np.linalg.norm(mean)), 1e-12)).astype(np.float32))
+                    per_span.append(_unit(tokens[inside].mean(axis=0)))
+            out.append(_unit(np.mean(per_span, axis=0)).astype(np.float32) if per_span else None)
         return self._pool(hidden, mask)[0], out
 
     def _forward(self, token_ids: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:
@@ -185,6 +180,10 @@ class Embedder:
             weights = mask[..., None].astype(np.float32)
             pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
         return pooled / np.clip(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12, None)
+
+
+def _unit(vector: np.ndarray) -> np.ndarray:
+    return vector / max(float(np.linalg.norm(vector)), 1e-12)
 
 
 def get_embedder(model: str = DEFAULT_MODEL) -> Embedder:

@@ -93,17 +93,11 @@ class EmbeddingCache:
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """One unit vector per text; only texts this model never saw before reach it."""
         hashes = [text_hash(t) for t in texts]
-        try:
-            found = self._lookup(set(hashes))
-        except sqlite3.DatabaseError as exc:
-            self._set_aside(exc)
-            found = {}
+        found = self._lookup(set(hashes))
         missing = {h: t for h, t in zip(hashes, texts) if h not in found}
         if missing:
             vectors = get_embedder(self.model).embed(list(missing.values()))
-            rows = [(self.model, h, v.astype(np.float32).tobytes()) for h, v in zip(missing, vectors)]
-            with self._db:
-                self._db.executemany("INSERT OR REPLACE INTO model_vectors VALUES (?, ?, ?)", rows)
+            self._store([(self.model, h, v.astype(np.float32).tobytes()) for h, v in zip(missing, vectors)])
             found.update(zip(missing, vectors))
         self.misses += len(missing)
         self.hits += len(texts) - len(missing)
@@ -123,11 +117,7 @@ class EmbeddingCache:
         are kept under keys of their own, so a re-ingest computes nothing."""
         text_key = text_hash(text)
         span_keys = [text_hash(f"{text_key}\x00spans:{list(map(list, spans))}") for spans in span_sets]
-        try:
-            found = self._lookup({text_key, *span_keys})
-        except sqlite3.DatabaseError as exc:
-            self._set_aside(exc)
-            found = {}
+        found = self._lookup({text_key, *span_keys})
         if text_key in found:
             self.hits += 1
             # a span set past the model's window is stored as an empty vector: computed, and None
@@ -137,8 +127,7 @@ class EmbeddingCache:
         rows += [
             (self.model, k, b"" if v is None else v.astype(np.float32).tobytes()) for k, v in zip(span_keys, spans)
         ]
-        with self._db:
-            self._db.executemany("INSERT OR REPLACE INTO model_vectors VALUES (?, ?, ?)", rows)
+        self._store(rows)
         self.misses += 1
         return pooled, spans
 
@@ -151,7 +140,19 @@ class EmbeddingCache:
             self._db.executemany("INSERT OR IGNORE INTO model_vectors VALUES (?, ?, ?)", rows)
         return self._db.total_changes - before
 
+    def _store(self, rows: list[tuple[str, str, bytes]]) -> None:
+        with self._db:
+            self._db.executemany("INSERT OR REPLACE INTO model_vectors VALUES (?, ?, ?)", rows)
+
     def _lookup(self, hashes: set[str]) -> dict[str, np.ndarray]:
+        """The cached vectors of ``hashes``; a damaged cache file is set aside and holds none."""
+        try:
+            return self._read(hashes)
+        except sqlite3.DatabaseError as exc:
+            self._set_aside(exc)
+            return {}
+
+    def _read(self, hashes: set[str]) -> dict[str, np.ndarray]:
         found: dict[str, np.ndarray] = {}
         keys = list(hashes)
         for start in range(0, len(keys), 900):  # SQLite's bound-parameter limit

@@ -116,6 +116,11 @@ def idf(n_docs: int, df: int) -> float:
     return math.log(1 + (n_docs - df + 0.5) / (df + 0.5))
 
 
+def idf_weights(query: Sequence[str], df: Mapping[str, int], n_docs: int) -> dict[str, float]:
+    """The idf of each query term over a collection of ``n_docs`` documents (``df``: documents holding it)."""
+    return {t: idf(max(n_docs, df.get(t, 0)), df.get(t, 0)) for t in query}
+
+
 def bm25(
     query: Sequence[str],
     documents: Sequence[Sequence[str]],
@@ -134,7 +139,7 @@ def bm25(
         return []
     lengths = [len(d) for d in documents]
     avg = avg_len or (sum(lengths) / len(lengths)) or 1.0
-    weights = {t: idf(max(n_docs, df.get(t, 0)), df.get(t, 0)) for t in query}
+    weights = idf_weights(query, df, n_docs)
     scores = []
     for doc, length in zip(documents, lengths):
         # a chunk_terms() tuple is counted once for every question that scores it (read only here)

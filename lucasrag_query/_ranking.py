@@ -198,9 +198,8 @@ def rank_pool(
     signals = _signals(pool, components)
     if settings.rescore and name == "embedding-similarity":
         n_docs, df = stats
-        idf = {t: lexical.idf(max(n_docs, df.get(t, 0)), df.get(t, 0)) for t in keywords}
         try:
-            scored = rescore(scored, signals, keywords, idf, reached)
+            scored = rescore(scored, signals, keywords, lexical.idf_weights(keywords, df, n_docs), reached)
             note = f"{note}; its head rescored by the learned second stage (LUCASRAG_RESCORE)"
         except RescoreUnavailable as exc:  # like a reranker's failure, never the query's
             note = f"{note}; the learned second stage was skipped: {exc}"

@@ -127,6 +127,7 @@ def features(
     best_fused = items[0][1] if items else 0.0
     sims = [signals[c.chunk_id].get("similarity", (0.0, None))[0] for c, _ in items]
     fits = [signals[c.chunk_id].get("time_fit", (0.0, None))[0] for c, _ in items]
+    best_sim, best_fit = max(sims, default=0.0), max(fits, default=0.0)
     best_bm25 = max((signals[c.chunk_id].get("keywords", (0.0, None))[0] for c, _ in items), default=0.0)
     per_note: dict[str, int] = {}
     for c, _ in items:
@@ -146,7 +147,7 @@ def features(
                 best_fused - fused,
                 math.log(place + 1),
                 sim,
-                max(sims) - sim,
+                best_sim - sim,
                 math.log(sim_rank or n + 1),
                 bm25 / best_bm25 if best_bm25 > 0 else 0.0,
                 math.log(kw_rank or n + 1),
@@ -154,7 +155,7 @@ def features(
                 len(present) / len(keywords) if keywords else 0.0,
                 len(pairs & _bigrams(words)) / len(pairs) if pairs else 0.0,
                 fits[place],
-                max(fits) - fits[place],
+                best_fit - fits[place],
                 1.0 if c.chunk_id in reached else 0.0,
                 math.log(per_note[c.path]),
                 math.log(1 + len(words)),

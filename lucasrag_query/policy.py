@@ -167,7 +167,7 @@ def apply_policy(
     for c in candidates:
         archival = c.band == "archival"
         admitted = archival and archive_admits(c, temporal)
-        unbridged = care_withheld_subjects(c.charged, subjects, bridged) if c.charged else []
+        unbridged = care_withheld_subjects(c.charged, subjects, bridged)
         if unbridged and not admitted:
             withheld.add(c.chunk_id)
             for name in unbridged:

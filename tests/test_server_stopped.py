@@ -41,6 +41,7 @@ def test_postgres_stopped_under_a_query_and_an_ingest(
     monkeypatch,
     index_records,
     notes_vault,
+    production_settings,
 ):
     from lucasrag_assets.ingest import dagster_postgres_url, run_ingest
     from lucasrag_harness.services.postgres import ensure_database
@@ -86,7 +87,7 @@ def test_postgres_stopped_under_a_query_and_an_ingest(
     finally:
         server.stop()
 
-    clean = _clean_build(vault, tmp_path / "clean", settings_for, postgres_server, neo4j_server, clean_neo4j)
+    clean = _clean_build(vault, tmp_path / "clean", production_settings, neo4j_server, clean_neo4j)
     assert healed == index_records(clean)
 
 
@@ -100,6 +101,7 @@ def test_neo4j_stopped_in_the_middle_of_an_ingest(
     monkeypatch,
     index_records,
     notes_vault,
+    production_settings,
 ):
     from lucasrag.vocabulary import WORKSPACES
     from lucasrag_assets.ingest import IngestFailed, dagster_postgres_url, run_ingest
@@ -140,7 +142,7 @@ def test_neo4j_stopped_in_the_middle_of_an_ingest(
     finally:
         server.stop()
 
-    clean = _clean_build(vault, tmp_path / "clean", settings_for, postgres_server, neo4j_server, clean_neo4j)
+    clean = _clean_build(vault, tmp_path / "clean", production_settings, neo4j_server, clean_neo4j)
     assert healed == index_records(clean)
 
 
@@ -188,20 +190,11 @@ def _ingest_stopping_server_once_indexing(settings, server) -> list[BaseExceptio
     return errors
 
 
-def _clean_build(vault, data, settings_for, postgres_server, neo4j_server, clean_neo4j):
+def _clean_build(vault, data, production_settings, neo4j_server, clean_neo4j):
     """The settings of a clean production build of ``vault`` on the session's servers."""
     from lucasrag_assets.ingest import run_ingest
-    from lucasrag_harness.services.postgres import ensure_database
 
-    clean = settings_for(
-        vault,
-        data,
-        profile="production",
-        postgres_dsn=ensure_database(postgres_server.admin_dsn, f"lucasrag_cl{uuid.uuid4().hex[:10]}"),
-        neo4j_uri=neo4j_server.uri,
-        neo4j_user=neo4j_server.user,
-        neo4j_password=neo4j_server.password,
-    )
+    clean = production_settings(vault, data)
     clean_neo4j(neo4j_server)
     run_ingest(clean)
     return clean

@@ -101,7 +101,7 @@ CHARGED_HELDOUT2 = (
         "any",
         "Thu 19:00 chess w/ {s} (recurring) - deleted series. 'Delete all future events?' Yes.",
         "CALENDAR: Sun 10:00 swim, {s} - removed. Sun 10:00 now blank. Left it blank.",
-        "Recurring: 1st Sat of month, lunch {s} @ {place}. Ended after {n} yrs. Rang restaurant to cancel table.",
+        "Recurring: 1st Sat of month, lunch w/ {s} @ the Swan. Ended after {n} yrs. Rang the Swan to cancel table.",
         "Diary wk 40: Tue allotment / Wed dentist / Fri {s's} turn to host quiz - struck through.",
         "Outlook invite from {s} 'Sunday walk' still repeats every wk. Not accepted, not declined. 11 months.",
         "Cancelled season tickets (2 seats, row K). Only needed one. {S's} seat sold back to the club.",

@@ -1,4 +1,5 @@
-"""The generated care corpus: the issue's minimums, batches 1-5 as tuning data, a held-out test batch, deterministic."""
+"""The generated care corpus: the issue's minimums, batches 1-5 and held-out batch 1 as tuning data, held-out batch 2 as
+the test half, deterministic."""
 
 from __future__ import annotations
 
@@ -9,16 +10,20 @@ import subprocess
 import sys
 from collections import defaultdict
 
+import pytest
+
 import lucasrag_harness.evaluation.care_corpus as care_corpus
 from lucasrag_harness.evaluation.care_corpus import (
     BATCHES,
     HELDOUT,
+    HELDOUT2,
     PERSONAS,
     TUNING_BATCHES,
     generate_corpus,
     split_of,
 )
 from lucasrag_harness.evaluation.care_corpus._families import CHARGED, NEUTRAL
+from lucasrag_harness.evaluation.care_corpus._families_heldout2 import WRITERS
 
 PASSAGES = generate_corpus(11)
 
@@ -35,13 +40,13 @@ def test_counts_meet_the_issue():
     assert {p.band for p in charged} == {"present", "archival"}
 
 
-def test_every_family_of_batches_1_to_5_is_tuning_data_and_keeps_its_former_half_on_record():
+def test_every_family_of_batches_1_to_5_and_heldout_1_is_tuning_data_and_keeps_its_former_half_on_record():
     halves = defaultdict(set)
     for p in PASSAGES:
         halves[p.family].add(p.half)
     assert all(len(h) == 1 for h in halves.values())  # a family is never split between halves
-    tuning = {f.name for charged, neutral in BATCHES + TUNING_BATCHES for f in charged + neutral}
-    assert {f for f, h in halves.items() if h == {"tune"}} >= tuning
+    tuning = {f.name for charged, neutral in BATCHES + TUNING_BATCHES + (HELDOUT,) for f in charged + neutral}
+    assert {f for f, h in halves.items() if h == {"tune"}} == tuning
     assert {(p.label, p.half) for p in PASSAGES if p.family in tuning} == {("charged", "tune"), ("neutral", "tune")}
     former = split_of(CHARGED + NEUTRAL)  # the split the first batch had until corpus v4, for the history
     assert set(former.values()) == {"tune", "test"} and set(former) == {f.name for f in CHARGED + NEUTRAL}
@@ -68,42 +73,82 @@ def test_deterministic_across_processes():
 
 HELD_CHARGED, HELD_NEUTRAL = HELDOUT
 HELD_NAMES = {f.name for f in HELD_CHARGED + HELD_NEUTRAL}
+HELD2_CHARGED, HELD2_NEUTRAL = HELDOUT2
+HELD2_NAMES = {f.name for f in HELD2_CHARGED + HELD2_NEUTRAL}
+EARLIER = [f for charged, neutral in BATCHES + TUNING_BATCHES for f in charged + neutral]
 
 
-def test_the_heldout_batch_is_all_test_and_large_enough():
-    assert len(HELD_CHARGED) >= 24 and len(HELD_NEUTRAL) >= 12
-    assert all(len(f.templates) >= 8 for f in HELD_CHARGED + HELD_NEUTRAL)
-    assert {f.label for f in HELD_CHARGED} == {"charged"} and {f.label for f in HELD_NEUTRAL} == {"neutral"}
-    held = [p for p in PASSAGES if p.family in HELD_NAMES]
-    assert {p.half for p in held} == {"test"}
-    assert {p.family for p in held} == HELD_NAMES and len(held) == 8 * len(HELD_NAMES)
+@pytest.mark.parametrize(
+    ("charged", "neutral", "half", "minimums"),
+    [(HELD_CHARGED, HELD_NEUTRAL, "tune", (24, 12)), (HELD2_CHARGED, HELD2_NEUTRAL, "test", (28, 14))],
+    ids=["heldout-1-now-tuning", "heldout-2-the-test-half"],
+)
+def test_each_heldout_batch_is_in_one_half_and_large_enough(charged, neutral, half, minimums):
+    assert len(charged) >= minimums[0] and len(neutral) >= minimums[1]
+    assert all(len(f.templates) >= 8 for f in charged + neutral)
+    assert {f.label for f in charged} == {"charged"} and {f.label for f in neutral} == {"neutral"}
+    names = {f.name for f in charged + neutral}
+    held = [p for p in PASSAGES if p.family in names]
+    assert {p.half for p in held} == {half}
+    assert {p.family for p in held} == names and len(held) == 8 * len(names)
 
 
-def test_the_heldout_families_are_new():
-    earlier = [f for charged, neutral in BATCHES + TUNING_BATCHES for f in charged + neutral]
-    assert not HELD_NAMES & {f.name for f in earlier} and len(HELD_NAMES) == len(HELD_CHARGED + HELD_NEUTRAL)
+def test_the_test_half_is_heldout_batch_2_only():
+    assert {p.family for p in PASSAGES if p.half == "test"} == HELD2_NAMES
 
-    def words(template):
-        return set(re.findall(r"[a-z]+", template.lower()))
 
-    old = [words(t) for f in earlier for t in f.templates]
-    for f in HELD_CHARGED + HELD_NEUTRAL:
+def _words(template):
+    return set(re.findall(r"[a-z]+", template.lower()))
+
+
+@pytest.mark.parametrize(
+    ("batch", "earlier"),
+    [(HELDOUT, EARLIER), (HELDOUT2, EARLIER + list(HELDOUT[0] + HELDOUT[1]))],
+    ids=["heldout-1", "heldout-2"],
+)
+def test_the_heldout_families_are_new(batch, earlier):
+    families = batch[0] + batch[1]
+    names = {f.name for f in families}
+    assert not names & {f.name for f in earlier} and len(names) == len(families)
+    old = [_words(t) for f in earlier for t in f.templates]
+    for f in families:
         for t in f.templates:  # no template is a light rewording of an earlier one
-            assert max(len(words(t) & o) / len(words(t) | o) for o in old) < 0.5, (f.name, t)
+            assert max(len(_words(t) & o) / len(_words(t) | o) for o in old) < 0.5, (f.name, t)
 
 
-def test_the_heldout_batch_leaves_the_earlier_batches_unchanged(monkeypatch):
+def test_heldout_batch_2_has_several_writers_and_unmarked_templates_naming_their_subject_only():
+    names = {n.lower() for p in PERSONAS for n in p.subject.names}
+    by_writer = defaultdict(set)
+    for f in HELD2_CHARGED + HELD2_NEUTRAL:
+        writer, _, _ = f.name.partition("/")
+        by_writer[writer].add(f.label)
+        for t in f.templates:
+            assert re.search(r"\{[Ss](\}|'s\})", t) and "charged:" not in t, (f.name, t)
+            bare = re.sub(r"\{[^}]*\}", " ", t).lower()  # what the template says besides its slots
+            assert not any(re.search(rf"\b{re.escape(n)}\b", bare) for n in names), (f.name, t)  # no other subject
+    assert set(by_writer) <= set(WRITERS) and len(by_writer) >= 5
+    assert all(labels == {"charged", "neutral"} for labels in by_writer.values())  # a voice is no label cue
+    assert len({f.register for f in HELD2_CHARGED}) >= 20
+
+
+def test_each_heldout_batch_leaves_the_batches_before_it_unchanged(monkeypatch):
+    monkeypatch.setattr(care_corpus, "HELDOUT2", ((), ()))
+    without_2 = generate_corpus(11)
+    assert PASSAGES[: len(without_2)] == without_2
+    assert {p.family for p in PASSAGES[len(without_2) :]} == HELD2_NAMES
     monkeypatch.setattr(care_corpus, "HELDOUT", ((), ()))
-    without = generate_corpus(11)
-    assert PASSAGES[: len(without)] == without
-    assert {p.family for p in PASSAGES[len(without) :]} == HELD_NAMES
+    without_both = generate_corpus(11)
+    assert without_2[: len(without_both)] == without_both
+    assert {p.family for p in without_2[len(without_both) :]} == HELD_NAMES
 
 
-def test_heldout_personas_appear_in_the_heldout_batch_only():
-    heldout_only = {p.subject.name for p in PERSONAS if p.heldout}
-    assert len(heldout_only) >= 2
-    assert not any(p.subject in heldout_only for p in PASSAGES if p.family not in HELD_NAMES)
-    assert {p.subject for p in PASSAGES if p.family in HELD_NAMES} == {p.subject.name for p in PERSONAS}
+def test_heldout_personas_appear_from_their_batch_on_only():
+    first = {p.subject.name: p.heldout for p in PERSONAS}
+    assert sum(n == 1 for n in first.values()) >= 2 and sum(n == 2 for n in first.values()) >= 3
+    batch_of = {name: n for n, names in ((1, HELD_NAMES), (2, HELD2_NAMES)) for name in names}
+    assert all(first[p.subject] <= batch_of.get(p.family, 0) for p in PASSAGES)
+    assert {p.subject for p in PASSAGES if p.family in HELD_NAMES} == {s for s, n in first.items() if n <= 1}
+    assert {p.subject for p in PASSAGES if p.family in HELD2_NAMES} == set(first)
 
 
 def test_the_generated_vault_carries_the_corpus(tmp_path):

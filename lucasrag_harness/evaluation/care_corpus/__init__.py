@@ -6,11 +6,14 @@ register and half. Every family of the four batches in :data:`BATCHES` is
 tuning data (``half == "tune"``): they were split by template family
 (``split_of``: alternating within each register in name order, per batch) until
 their test half had been looked at too often to stay a test; batch 5
-(:data:`TUNING_BATCHES`) was written as tuning data. The held-out batch
-(``HELDOUT``, ``_families_heldout``) is the test half: all ``test``, written
-apart by another author and never tuned on; it is generated after every other
-batch (so their passages are the same with or without it) and alone uses the
-held-out-only personas. Deterministic: ``random.Random(seed)`` only.
+(:data:`TUNING_BATCHES`) was written as tuning data. Held-out batch 1
+(``HELDOUT``, ``_families_heldout``) was the test half until it had been scored
+twice; it is tuning data now. Held-out batch 2 (``HELDOUT2``,
+``_families_heldout2``) is the test half: all ``test``, written apart by several
+imagined writers and never tuned on. Each held-out batch is generated after
+every batch before it (so their passages are the same with or without it) and
+is the first to use its own personas (``Persona.heldout``), which later
+held-out batches may use too. Deterministic: ``random.Random(seed)`` only.
 
 Run ``python -m lucasrag_harness.evaluation.care_corpus`` to print counts.
 """
@@ -27,6 +30,7 @@ from lucasrag.vocabulary import DeferenceSubject
 from ._families import CHARGED, NEUTRAL, Family
 from ._families_flat import CHARGED_FLAT, NEUTRAL_FLAT
 from ._families_heldout import CHARGED_HELDOUT, NEUTRAL_HELDOUT
+from ._families_heldout2 import CHARGED_HELDOUT2, NEUTRAL_HELDOUT2
 from ._families_more import CHARGED_MORE, NEUTRAL_MORE, NEUTRAL_SHORT
 from ._families_registers import CHARGED_REGISTERS, NEUTRAL_REGISTERS
 
@@ -43,9 +47,11 @@ TUNING_BATCHES = ((CHARGED_FLAT, NEUTRAL_FLAT),)
 
 #: The half every family of ``BATCHES`` belongs to (they were split tune/test by ``split_of`` until corpus v4).
 TUNING = "tune"
-#: Written apart and never tuned on: every family of it is in the test half.
+#: Held-out batch 1: written apart, the test half until it had been scored twice; tuning data since.
 HELDOUT = (CHARGED_HELDOUT, NEUTRAL_HELDOUT)
-#: The kinds a family of kind ``any`` fits (not ``pet``).
+#: Held-out batch 2: written apart by several writers and never tuned on: every family of it is in the test half.
+HELDOUT2 = (CHARGED_HELDOUT2, NEUTRAL_HELDOUT2)
+#: The kinds a family of kind ``any`` fits (not ``pet`` or ``baby``).
 ANY_KINDS = ("loss", "ex", "estranged")
 
 PER_CHARGED_FAMILY = 8
@@ -55,12 +61,12 @@ PER_NEUTRAL_FAMILY = 8
 @dataclass(frozen=True)
 class Persona:
     subject: DeferenceSubject
-    kind: str  # loss | ex | estranged | pet
+    kind: str  # loss | ex | estranged | pet | baby (a stillborn child)
     pronouns: tuple[str, str, str]  # he, him, his
     starts: tuple[str, ...]  # as written at a sentence start
     mids: tuple[str, ...]  # as written mid-sentence
     surname: str | None = None  # a namesake's surname (another person, same first name)
-    heldout: bool = False  # written about by the held-out batch only
+    heldout: int = 0  # the held-out batch that first writes about it (0: every batch)
 
 
 PERSONAS = (
@@ -108,7 +114,7 @@ PERSONAS = (
         ("she", "her", "her"),
         ("Nana", "Nana Joan", "Nan"),
         ("nana", "Nana", "nan", "Nana Joan"),
-        heldout=True,
+        heldout=1,
     ),
     Persona(
         DeferenceSubject("Josh Reilly", ("josh",)),
@@ -117,7 +123,7 @@ PERSONAS = (
         ("Josh", "Josh Reilly"),
         ("Josh", "josh", "Josh Reilly"),
         "Whitaker",
-        heldout=True,
+        heldout=1,
     ),
     Persona(
         DeferenceSubject("Callum", ("cal", "my brother")),
@@ -126,7 +132,7 @@ PERSONAS = (
         ("Callum", "Cal"),
         ("Callum", "cal", "my brother"),
         "Price",
-        heldout=True,
+        heldout=1,
     ),
     Persona(
         DeferenceSubject("Mabel", ("mabes",)),
@@ -134,7 +140,42 @@ PERSONAS = (
         ("she", "her", "her"),
         ("Mabel", "Mabes"),
         ("Mabel", "mabel", "Mabes"),
-        heldout=True,
+        heldout=1,
+    ),
+    Persona(
+        DeferenceSubject("Iris", ("baby iris", "our iris")),
+        "baby",
+        ("she", "her", "her"),
+        ("Iris", "Baby Iris"),
+        ("Iris", "iris", "baby Iris"),
+        "Adeyemi",
+        heldout=2,
+    ),
+    Persona(
+        DeferenceSubject("Leanne Moss", ("leanne", "lee")),
+        "estranged",
+        ("she", "her", "her"),
+        ("Leanne", "Lee", "Leanne Moss"),
+        ("Leanne", "leanne", "Lee"),
+        "Kowalski",
+        heldout=2,
+    ),
+    Persona(
+        DeferenceSubject("Graham", ("my stepdad", "gray")),
+        "loss",
+        ("he", "him", "his"),
+        ("Graham", "Gray"),
+        ("Graham", "graham", "my stepdad"),
+        heldout=2,
+    ),
+    Persona(
+        DeferenceSubject("Marcus Bell", ("marcus", "marc", "my ex-husband")),
+        "ex",
+        ("he", "him", "his"),
+        ("Marcus", "Marc", "Marcus Bell"),
+        ("Marcus", "marc", "my ex-husband"),
+        "Osei",
+        heldout=2,
     ),
 )
 SUBJECTS = tuple(p.subject for p in PERSONAS)
@@ -193,8 +234,8 @@ def _fill(template: str, p: Persona, rng: random.Random, year: int) -> str:
     return out
 
 
-def _personas_for(f: Family, heldout: bool = False) -> list[Persona]:
-    pool = [p for p in PERSONAS if heldout or not p.heldout]
+def _personas_for(f: Family, heldout: int = 0) -> list[Persona]:
+    pool = [p for p in PERSONAS if p.heldout <= heldout]
     if f.kind == "namesake":
         return [p for p in pool if p.surname]
     return [p for p in pool if f.kind == p.kind or (f.kind == "any" and p.kind in ANY_KINDS)]
@@ -207,20 +248,21 @@ def generate_corpus(seed: int = 11) -> list[Passage]:
     rng = random.Random(seed)
     # Batches 1-4 are all tuning data now: their test half was looked at six times across sessions, so it
     # no longer measures writing the detector never saw. ``split_of`` still gives the half each family had
-    # (the history in docs/care.md); the held-out batch is the test half.
+    # (the history in docs/care.md). Held-out batch 1 became tuning data after two looks; batch 2 is the test half.
     halves = {name: TUNING for charged, neutral in BATCHES for name in split_of(charged + neutral)}
     halves |= {f.name: TUNING for charged, neutral in TUNING_BATCHES for f in charged + neutral}
-    halves |= {f.name: "test" for f in HELDOUT[0] + HELDOUT[1]}
+    halves |= {f.name: TUNING for f in HELDOUT[0] + HELDOUT[1]}
+    halves |= {f.name: "test" for f in HELDOUT2[0] + HELDOUT2[1]}
     out: list[Passage] = []
     groups = []
-    for batches, heldout in ((BATCHES, False), (TUNING_BATCHES, False), ((HELDOUT,), True)):
+    for batches, heldout in ((BATCHES, 0), (TUNING_BATCHES, 0), ((HELDOUT,), 1), ((HELDOUT2,), 2)):
         groups.append((tuple(f for c, _ in batches for f in c), PER_CHARGED_FAMILY, heldout))
         groups.append((tuple(f for _, n in batches for f in n), PER_NEUTRAL_FAMILY, heldout))
     for families, per, heldout in groups:
         for i, f in enumerate(families):
             personas = _personas_for(f, heldout)
             for k in range(per):  # held-out families start at another persona each, so every persona is written
-                p = personas[(k + i * heldout) % len(personas)]
+                p = personas[(k + i * bool(heldout)) % len(personas)]
                 template = f.templates[k % len(f.templates)]
                 archival = k % 2 == 1
                 d = date(

@@ -8,16 +8,18 @@ the query terms and their idf, the graph reach) are kept, so the features fitted
 the features the query path computes. A candidate is relevant when it holds a turn of a
 gold session (the session-level Hit@1 protocol).
 
-The model: a linear score over standardised features, fitted by pairwise logistic
+The model: a linear score over standardised features, fitted either by pairwise logistic
 regression (every relevant × irrelevant pair of a question's top k, each question
-weighing the same) with an L2 penalty, by Newton's method. Cross-validation leaves one
+weighing the same) with an L2 penalty, by Newton's method, or by a listwise loss (the
+softmax share of a question's top k on its relevant candidates; ``--loss listwise``, the
+shipped model's). Cross-validation leaves one
 conversation out at a time (five folds on the tuning half); per setting it prints session
 Hit@1 / R@5 / MRR of the held-out folds together, against the fused order, and the
 per-question wins and losses of Hit@1.
 
     python -m lucasrag_harness.evaluation.rescore_fit --out /tmp/quality-locomo --half tune
     python -m lucasrag_harness.evaluation.rescore_fit ... --write lucasrag_query/rescore_model.json \\
-        --features fused,keyword --k 10 --l2 1
+        --loss listwise --k 10 --l2 0.001
 """
 
 from __future__ import annotations
@@ -133,13 +135,57 @@ def fit_pairwise(diffs: np.ndarray, weights: np.ndarray, l2: float, iterations: 
     return beta
 
 
-def fit(questions: list[Question], features: list[str], k: int, l2: float) -> _rescore.RescoreModel:
+def lists(questions: list[Question], columns: list[int], k: int, mean: np.ndarray, scale: np.ndarray):
+    """Each question's standardised top k as one padded array (questions × k × features), with the
+    masks of its real rows and of its relevant rows; only questions with a relevant and an
+    irrelevant candidate in their top k (the others carry no order to learn)."""
+    x = np.zeros((len(questions), k, len(columns)))
+    real, relevant = np.zeros((len(questions), k), bool), np.zeros((len(questions), k), bool)
+    for i, q in enumerate(questions):
+        rows = q.matrix[:k][:, columns]
+        x[i, : len(rows)], real[i, : len(rows)], relevant[i, : len(rows)] = (rows - mean) / scale, True, q.relevant[:k]
+    keep = (relevant & real).any(1) & (~relevant & real).any(1)
+    return x[keep], real[keep], relevant[keep]
+
+
+def fit_listwise(
+    x: np.ndarray, real: np.ndarray, relevant: np.ndarray, l2: float, steps: int = 400, rate: float = 0.03
+) -> np.ndarray:
+    """Weights minimising the mean over questions of −log(the softmax share of a question's top k that
+    falls on its relevant candidates) + l2 |β|²: it rewards putting *a* relevant candidate first,
+    which is what Hit@1 counts, where the pairwise loss counts every pair alike. The loss is not
+    convex, so Adam from zero, a fixed number of steps (deterministic)."""
+    beta, m, v = np.zeros(x.shape[2]), np.zeros(x.shape[2]), np.zeros(x.shape[2])
+    for step in range(1, steps + 1):
+        s = np.where(real, x @ beta, -np.inf)
+        p = np.exp(s - s.max(1, keepdims=True))
+        p /= p.sum(1, keepdims=True)
+        on_relevant = np.where(relevant, p, 0.0)
+        on_relevant /= on_relevant.sum(1, keepdims=True)
+        grad = np.einsum("qk,qkd->d", p - on_relevant, x) / len(x) + 2 * l2 * beta
+        m, v = 0.9 * m + 0.1 * grad, 0.999 * v + 0.001 * grad**2
+        beta -= rate * (m / (1 - 0.9**step)) / (np.sqrt(v / (1 - 0.999**step)) + 1e-8)
+    return beta
+
+
+#: the losses a fit may use
+LOSSES = ("pairwise", "listwise")
+
+
+def fit(
+    questions: list[Question], features: list[str], k: int, l2: float, loss: str = "pairwise"
+) -> _rescore.RescoreModel:
     columns = [_rescore.FEATURES.index(f) for f in features]
     stacked = np.vstack([q.matrix[:k][:, columns] for q in questions])
     mean, scale = stacked.mean(0), stacked.std(0)
     scale[scale < 1e-9] = 1.0
-    diffs, weights = pairs(questions, columns, k)
-    beta = fit_pairwise(diffs / scale, weights, l2)
+    if loss == "listwise":
+        beta = fit_listwise(*lists(questions, columns, k, mean, scale), l2)
+    elif loss == "pairwise":
+        diffs, weights = pairs(questions, columns, k)
+        beta = fit_pairwise(diffs / scale, weights, l2)
+    else:
+        raise ValueError(f"unknown loss {loss!r} (expected one of {', '.join(LOSSES)})")
     return _rescore.RescoreModel(1, k, tuple(features), mean, scale, beta)
 
 
@@ -153,12 +199,14 @@ def metrics(q: Question, model: _rescore.RescoreModel | None) -> dict[str, float
     return session_metrics(q.gold, ranked)
 
 
-def cross_validate(questions: list[Question], features: list[str], k: int, l2: float) -> list[dict]:
+def cross_validate(
+    questions: list[Question], features: list[str], k: int, l2: float, loss: str = "pairwise"
+) -> list[dict]:
     """Held-out metrics of every question, each fold fitted without its conversation."""
     rows: list[dict | None] = [None] * len(questions)
     for held in dict.fromkeys(q.conversation for q in questions):
         train = [q for q in questions if q.conversation != held]
-        model = fit(train, features, k, l2)
+        model = fit(train, features, k, l2, loss)
         for i, q in enumerate(questions):
             if q.conversation == held:
                 rows[i] = metrics(q, model)
@@ -183,7 +231,9 @@ def sign_test(wins: int, losses: int) -> float:
     return min(1.0, 2 * tail)
 
 
-def forward_selection(questions, base, k: int, l2: float, steps: int) -> list[tuple[list[str], float]]:
+def forward_selection(
+    questions, base, k: int, l2: float, steps: int, loss: str = "pairwise"
+) -> list[tuple[list[str], float]]:
     """Greedy: add, one at a time, the feature whose addition gives the best cross-validated Hit@1."""
     chosen: list[str] = []
     path = []
@@ -192,7 +242,7 @@ def forward_selection(questions, base, k: int, l2: float, steps: int) -> list[tu
         for f in _rescore.FEATURES:
             if f in chosen:
                 continue
-            rows = cross_validate(questions, [*chosen, f], k, l2)
+            rows = cross_validate(questions, [*chosen, f], k, l2, loss)
             hit = float(np.mean([r["Hit@1"] for r in rows]))
             if best is None or hit > best[1]:
                 best = (f, hit)
@@ -207,6 +257,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--features", default=",".join(_rescore.FEATURES), help="comma-separated (default: all)")
     parser.add_argument("--k", default="5,10,15,20", help="top k values to cross-validate")
     parser.add_argument("--l2", default="0.001,0.01,0.1,1", help="L2 penalties to cross-validate")
+    parser.add_argument("--loss", default="pairwise", choices=LOSSES, help="pairwise or listwise (see fit_listwise)")
     parser.add_argument("--select", type=int, default=0, help="greedy forward selection of this many features")
     parser.add_argument("--cache", type=Path, default=None, help="keep the recorded features here (a pickle)")
     parser.add_argument("--write", type=Path, default=None, help="fit on every question and write the model here")
@@ -236,15 +287,19 @@ def main(argv: list[str] | None = None) -> None:
     ks, l2s = [int(v) for v in args.k.split(",")], [float(v) for v in args.l2.split(",")]
     if args.select:
         print("| forward selection (k, l2 = first of each list) | CV Hit@1 |\n|---|---|")
-        forward_selection(questions, base, ks[0], l2s[0], args.select)
+        forward_selection(questions, base, ks[0], l2s[0], args.select, args.loss)
     else:
         print("| k | l2 | CV Hit@1 | R@5 | MRR | Hit@1 wins / losses | sign test p |\n|---|---|---|---|---|---|---|")
         for k in ks:
             for l2 in l2s:
-                print(f"| {k} | {l2:g} | {summary(cross_validate(questions, features, k, l2), base)} |", flush=True)
+                print(
+                    f"| {k} | {l2:g} | {summary(cross_validate(questions, features, k, l2, args.loss), base)} |",
+                    flush=True,
+                )
     if args.write:
-        model = fit(questions, features, ks[0], l2s[0])
+        model = fit(questions, features, ks[0], l2s[0], args.loss)
         raw = model.to_dict()
+        raw["loss"] = args.loss
         raw["fitted_by"] = "python -m lucasrag_harness.evaluation.rescore_fit " + shlex.join(sys.argv[1:])
         raw["questions"] = len(questions)
         args.write.write_text(json.dumps(raw, indent=2) + "\n", encoding="utf-8")

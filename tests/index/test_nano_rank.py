@@ -95,3 +95,25 @@ def test_ranking_is_lightrags_on_one_blas_thread_whatever_the_process_thread_cou
     differs = asyncio.run(run())
     if max(process_threads) >= 2:  # the process's own split does reorder the copies: the limit matters
         assert any(differs)
+
+
+def test_one_blas_thread_holds_in_any_thread_and_restores_the_count():
+    """threadpoolctl lets one Python thread at a time set OpenBLAS's (process-wide) count and silently
+    ignores the others: the limit must hold in the query loop's thread even after another thread set it."""
+    import threading
+
+    libraries = _blas_libraries()
+    process = [lib.get_num_threads() for lib in libraries]
+    seen: dict[str, list[int]] = {}
+
+    def limited(name: str) -> None:
+        with one_blas_thread():
+            seen[name] = [lib.get_num_threads() for lib in libraries]
+
+    limited("this thread")  # takes threadpoolctl's control here
+    other = threading.Thread(target=limited, args=("another thread",))
+    other.start()
+    other.join()
+    limited("this thread again")
+    assert seen == {name: [1] * len(libraries) for name in ("this thread", "another thread", "this thread again")}
+    assert [lib.get_num_threads() for lib in libraries] == process

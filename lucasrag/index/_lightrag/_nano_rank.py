@@ -10,7 +10,8 @@ the rows against LightRAG's query.
 
 The product runs on one BLAS thread (``one_blas_thread``). OpenBLAS splits a product of this size
 over every core, and on a busy machine the hand-off costs more than the product (13 ms on two busy
-threads against 0.7 ms on one for 4,000 × 384). Where the split falls also changes the last bit of
+threads against 0.7 ms on one for 4,000 × 384), and the idle worker then spins for a while,
+slowing the query's own work after the product. Where the split falls also changes the last bit of
 some scores, so the ranking of exact copies (equal vectors, equal scores but for that bit) depended on
 the machine's core count; on one thread it does not. The rows are exactly LightRAG's query run on
 one BLAS thread (the test checks both). docs/evaluation.md, "Query speed at scale".

@@ -9,9 +9,9 @@ import datetime as dt
 
 import numpy as np
 
+from lucasrag.blas import _blas_libraries, one_blas_thread
 from lucasrag.embedding import DIM
 from lucasrag.index import open_workspace_index
-from lucasrag.index._lightrag._nano_rank import _blas_libraries, one_blas_thread
 from lucasrag.settings import Settings
 from lucasrag.vocabulary import ChunkRecord
 

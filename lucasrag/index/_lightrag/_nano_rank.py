@@ -8,7 +8,7 @@ same BLAS call on the same values (so the same bits: numpy's mixed-type dot conv
 then the same ``argsort`` (ties included) and threshold cut: ``tests/index/test_nano_rank.py`` checks
 the rows against LightRAG's query.
 
-The product runs on one BLAS thread (``one_blas_thread``). OpenBLAS splits a product of this size
+The product runs on one BLAS thread (``lucasrag.blas.one_blas_thread``). OpenBLAS splits a product of this size
 over every core, and on a busy machine the hand-off costs more than the product (13 ms on two busy
 threads against 0.7 ms on one for 4,000 × 384), and the idle worker then spins for a while,
 slowing the query's own work after the product. Where the split falls also changes the last bit of
@@ -19,41 +19,10 @@ one BLAS thread (the test checks both). docs/evaluation.md, "Query speed at scal
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Iterator
-from contextlib import contextmanager
-
 import numpy as np
 from nano_vectordb.dbs import normalize
-from threadpoolctl import ThreadpoolController
 
-
-@functools.cache
-def _blas_libraries() -> list:
-    """threadpoolctl's controllers of the BLAS libraries loaded (numpy's OpenBLAS), found once."""
-    return ThreadpoolController().select(user_api="blas").lib_controllers
-
-
-@contextmanager
-def one_blas_thread() -> Iterator[None]:
-    """BLAS runs on one thread inside the block, and as before after it.
-
-    OpenBLAS's thread count is the process's, so this is only for short products on the query loop.
-    threadpoolctl lets one Python thread at a time set it; the block takes that role (no other code
-    here sets BLAS threads), so that the limit holds in whichever thread runs the query loop."""
-    libraries = _blas_libraries()
-    before = [lib.get_num_threads() for lib in libraries]
-    for lib in libraries:
-        lib.set_num_threads(1)
-        release = getattr(type(lib), "clear_controlling_thread", None)  # OpenBLAS's pool is the process's
-        if lib.get_num_threads() != 1 and release is not None:  # another (earlier) thread holds control
-            release(force=True)
-            lib.set_num_threads(1)
-    try:
-        yield
-    finally:
-        for lib, threads in zip(libraries, before, strict=True):
-            lib.set_num_threads(threads)
+from lucasrag.blas import one_blas_thread
 
 
 class NanoRanker:

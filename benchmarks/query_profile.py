@@ -9,7 +9,14 @@ Reads the vault and data folder that ``benchmarks/scale.py --work DIR`` left
 vault's first ``--queries`` generated questions is asked, in turn, of the federated
 ``query()`` and of the flat index (LightRAG's chunk vector store, top 30, the
 question embedded each time), so both columns see the same machine load; the
-load average is printed with the figures.
+load average is printed with the figures. The flat search is timed twice per
+question: as LightRAG runs it (BLAS on the process's threads) and with BLAS on
+one thread around it (threadpoolctl), the setting the federated query's vector
+products use; a ratio is given against each. Each timed call starts ``--gap``
+seconds after the last one ended: after a product on several threads, OpenBLAS's
+idle workers spin (yielding) for a while, and on a busy two-core machine that
+slows whatever runs next by a third or more, so back-to-back calls would charge
+one column's threads to the next column.
 
 Spans: the query path's stages are wrapped with perf_counter timers for the
 timed rounds (the product code is unchanged); each span's total is divided by
@@ -39,6 +46,7 @@ sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _common import all_chunks, pct  # noqa: E402
+from threadpoolctl import ThreadpoolController  # noqa: E402
 
 NOW = "2026-06-01"
 
@@ -146,6 +154,7 @@ def main() -> None:
     ap.add_argument("--queries", type=int, default=50)
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--cprofile", type=int, default=0, help="also print the top N functions by own time")
+    ap.add_argument("--gap", type=float, default=0.2, help="seconds between timed calls (see above)")
     ap.add_argument("--no-profile", action="store_true", help="the side-by-side timing only")
     args = ap.parse_args()
 
@@ -174,31 +183,45 @@ def main() -> None:
     def baseline(c):
         return _loop.run(flat.search(c.query, 30, graph=False))
 
-    federated(cases[0]), baseline(cases[0])  # open the indexes, warm the caches
-    fed_ms, flat_ms = [], []
+    # found once: threadpool_limits() looks for the loaded libraries on every call, which costs
+    # milliseconds in this process (more than the product it limits)
+    blas = ThreadpoolController().select(user_api="blas")
+
+    async def flat_one_thread(c):  # in the query loop's thread, like the federated side's own limit
+        with blas.limit(limits=1):
+            return await flat.search(c.query, 30, graph=False)
+
+    def baseline_one_thread(c):
+        return _loop.run(flat_one_thread(c))
+
+    federated(cases[0]), baseline(cases[0]), baseline_one_thread(cases[0])  # open the indexes, warm the caches
+    fed_ms, flat_ms, flat1_ms = [], [], []
     load_before = os.getloadavg()
     for _ in range(args.rounds):
         for c in cases:
-            t0 = time.perf_counter()
-            baseline(c)
-            flat_ms.append((time.perf_counter() - t0) * 1000)
-            t0 = time.perf_counter()
-            federated(c)
-            fed_ms.append((time.perf_counter() - t0) * 1000)
+            for fn, times in ((baseline, flat_ms), (baseline_one_thread, flat1_ms), (federated, fed_ms)):
+                time.sleep(args.gap)
+                t0 = time.perf_counter()
+                fn(c)
+                times.append((time.perf_counter() - t0) * 1000)
     load_after = os.getloadavg()
-    print(f"notes {args.notes}, {len(cases)} queries x {args.rounds} rounds, interleaved")
+    print(f"notes {args.notes}, {len(cases)} queries x {args.rounds} rounds, interleaved, {args.gap} s apart")
     print(
         f"load average before {load_before[0]:.2f} {load_before[1]:.2f}, after {load_after[0]:.2f} {load_after[1]:.2f}"
     )
     print(f"federated query() p50 {pct(fed_ms, 0.5):.1f} ms  p95 {pct(fed_ms, 0.95):.1f} ms")
-    print(f"flat LightRAG     p50 {pct(flat_ms, 0.5):.1f} ms  p95 {pct(flat_ms, 0.95):.1f} ms")
-    print(f"ratio p50 {pct(fed_ms, 0.5) / pct(flat_ms, 0.5):.2f}  p95 {pct(fed_ms, 0.95) / pct(flat_ms, 0.95):.2f}")
+    for label, times in (("flat LightRAG    ", flat_ms), ("flat, 1 BLAS thr.", flat1_ms)):
+        print(
+            f"{label} p50 {pct(times, 0.5):.1f} ms  p95 {pct(times, 0.95):.1f} ms   ratio p50 "
+            f"{pct(fed_ms, 0.5) / pct(times, 0.5):.2f}  p95 {pct(fed_ms, 0.95) / pct(times, 0.95):.2f}"
+        )
     # the first round asks every question for the first time (the read caches hold only what earlier
     # questions brought in); later rounds repeat them
-    first_fed, first_flat = fed_ms[: len(cases)], flat_ms[: len(cases)]
+    n = len(cases)
     print(
-        f"first round only: federated p50 {pct(first_fed, 0.5):.1f} ms, flat p50 {pct(first_flat, 0.5):.1f} ms, "
-        f"ratio p50 {pct(first_fed, 0.5) / pct(first_flat, 0.5):.2f}"
+        f"first round only: federated p50 {pct(fed_ms[:n], 0.5):.1f} ms, flat p50 {pct(flat_ms[:n], 0.5):.1f} / "
+        f"{pct(flat1_ms[:n], 0.5):.1f} ms (1 BLAS thread), ratio p50 {pct(fed_ms[:n], 0.5) / pct(flat_ms[:n], 0.5):.2f}"
+        f" / {pct(fed_ms[:n], 0.5) / pct(flat1_ms[:n], 0.5):.2f}"
     )
     if args.no_profile:
         _loop.run(flat.close())

@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from lucasrag import lexical
+from lucasrag.blas import one_blas_thread
 from lucasrag.embedding import DIM
 from lucasrag.index.keyword_index import KeywordIndex, varints
 from lucasrag.vocabulary import ChunkRecord
@@ -288,7 +289,8 @@ class SqliteChunkStore:
         rows = np.flatnonzero(inside)
         if not len(rows):
             return []
-        scores = vectors[rows] @ vector
+        with one_blas_thread():  # the same rule as the vector ranking's (lucasrag.blas)
+            scores = vectors[rows] @ vector
         best = np.argsort(-scores)[:k]
         return [ids[rows[i]] for i in best]
 

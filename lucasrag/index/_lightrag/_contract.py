@@ -15,7 +15,7 @@ private symbol              ``LightRAG._build_global_config()``                 
 private symbol              ``NetworkXStorage._get_graph()``                            ``_graph_read.graph_counts``
 copied algorithm            ``NanoVectorDBStorage.query`` / ``.client_storage`` and     ``_nano_rank.NanoRanker``
                             ``NanoVectorDB._cosine_query`` (float64 dot, ``argsort``,   (``test_nano_rank.py``)
-                            threshold cut), reproduced bit for bit
+                            threshold cut), reproduced bit for bit on one BLAS thread
 private symbol              ``Neo4JStorage._driver`` / ``._DATABASE`` /                 ``graph_counts``, batch deletes
                             ``._get_workspace_label()``
 private symbol              ``ClientManager.get_config`` / ``._build_vector_signature``  ``_production`` pools

@@ -6,15 +6,23 @@ converts the whole matrix to float64 on every call, and every returned row is co
 Here the float64 copy is made once per matrix and only the ids and texts are kept. The product is the
 same BLAS call on the same values (so the same bits: numpy's mixed-type dot converts, then calls it),
 then the same ``argsort`` (ties included) and threshold cut: ``tests/index/test_nano_rank.py`` checks
-the rows against LightRAG's query. (Not done: one BLAS thread would be 4–20× faster on a shared
-machine, but OpenBLAS's split over threads changes the last bit of some scores, hence the order of
-ties; docs/evaluation.md, "Query speed at scale".)
+the rows against LightRAG's query.
+
+The product runs on one BLAS thread (``lucasrag.blas.one_blas_thread``). OpenBLAS splits a product of this size
+over every core, and on a busy machine the hand-off costs more than the product (13 ms on two busy
+threads against 0.7 ms on one for 4,000 × 384), and the idle worker then spins for a while,
+slowing the query's own work after the product. Where the split falls also changes the last bit of
+some scores, so the ranking of exact copies (equal vectors, equal scores but for that bit) depended on
+the machine's core count; on one thread it does not. The rows are exactly LightRAG's query run on
+one BLAS thread (the test checks both). docs/evaluation.md, "Query speed at scale".
 """
 
 from __future__ import annotations
 
 import numpy as np
 from nano_vectordb.dbs import normalize
+
+from lucasrag.blas import one_blas_thread
 
 
 class NanoRanker:
@@ -42,7 +50,8 @@ class NanoRanker:
         data = storage["data"]
         matrix = self._float64(storage["matrix"])
         query = normalize(vector.astype(np.float64))  # query() hands nano-vectordb a list of Python floats
-        scores = np.dot(matrix, query)
+        with one_blas_thread():
+            scores = np.dot(matrix, query)
         order = np.argsort(scores)[-top_k:][::-1]
         threshold = self._vdb.cosine_better_than_threshold
         rows = []

@@ -142,7 +142,7 @@ def _event_log_held_open(instance, run_id: str) -> Iterator[None]:
     try:
         for shard in (run_id, INDEX_SHARD_NAME):
             connection = sqlite3.connect(storage.path_for_shard(shard), timeout=30)
-            connection.execute("SELECT count(*) FROM sqlite_master").fetchone()  # joins the WAL; holds no lock
+            connection.execute("SELECT count(*) FROM sqlite_master").fetchone()  # joins the WAL; blocks no writer
             held.append(connection)
         yield
     finally:

@@ -1,6 +1,9 @@
 """A one-note change, from saving the file to a query that finds it (a benchmark, not a test).
 
     python benchmarks/one_note.py --work /tmp/speed-scale --notes 1000             # in-process, CLI, sensor
+    python benchmarks/one_note.py --work W --notes 10000 --compare BASE_CODE --base-work W_BASE
+        # side by side: BASE_CODE (e.g. `git archive main | tar -x -C BASE_CODE`) on its own copy W_BASE,
+        # then this tree on W, each in a process of its own; one table with both, load averages, steps
 
 Reads the vault and data folder ``benchmarks/scale.py --work DIR`` left
 (``vault-n<N>-s7``, ``data-n<N>-s7``; the vault is edited, so give it a copy you
@@ -26,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import json
 import os
 import subprocess
 import sys
@@ -33,7 +37,9 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
+# --code DIR: the tree whose lucasrag packages are timed (another checkout, e.g. the base of a change)
+CODE = Path(sys.argv[sys.argv.index("--code") + 1]).resolve() if "--code" in sys.argv else REPO
+sys.path.insert(0, str(CODE))
 
 NOW = "2026-06-01"
 
@@ -41,7 +47,7 @@ NOW = "2026-06-01"
 def _env(vault: Path, data: Path) -> dict[str, str]:
     return {
         **os.environ,
-        "PYTHONPATH": str(REPO),
+        "PYTHONPATH": str(CODE),
         "LUCASRAG_VAULT": str(vault),
         "LUCASRAG_DATA": str(data),
         "LUCASRAG_NOW": NOW,
@@ -142,12 +148,15 @@ def sensor(settings, note: Path, n: int) -> dict:
     request, _ = tick(cursor)
     t_sensor = time.perf_counter()
     assert isinstance(request, RunRequest), request
-    run_ingest(settings)  # the requested job (ingest), executed in process
+    summary = run_ingest(settings)  # the requested job (ingest), executed in process
     t1 = time.perf_counter()
     ok = edit.found(settings)
     t2 = time.perf_counter()
+    steps = dict(sorted(summary.step_seconds.items(), key=lambda kv: -kv[1]))
     return {
         "path": "sensor tick + ingest job in process",
+        "steps": steps,
+        "dagster_s": summary.seconds - sum(steps.values()),
         "sensor_s": t_sensor - t0,
         "ingest_s": t1 - t0,
         "query_s": t2 - t1,
@@ -157,7 +166,8 @@ def sensor(settings, note: Path, n: int) -> dict:
 
 
 def import_seconds() -> dict:
-    """Fresh-process import costs: Python itself, Dagster, the code location, the CLI."""
+    """Fresh-process costs: Python itself, Dagster, the code location, the CLI; and what a one-note run needs
+    on top (the embedding model for the changed note, LightRAG for its workspace's index step)."""
     out = {}
     for name, code in (
         ("python", "pass"),
@@ -167,9 +177,14 @@ def import_seconds() -> dict:
             "import lucasrag_cli (+ ingest imports)",
             "import lucasrag_cli.app, lucasrag_assets.ingest, lucasrag_assets.definitions",
         ),
+        (
+            "load the embedding model, embed one text",
+            "from lucasrag.embedding import get_embedder; get_embedder().embed(['x'])",
+        ),
+        ("import LightRAG", "import lightrag.lightrag"),
     ):
         t0 = time.perf_counter()
-        subprocess.run([sys.executable, "-c", code], check=True, env={**os.environ, "PYTHONPATH": str(REPO)})
+        subprocess.run([sys.executable, "-c", code], check=True, env={**os.environ, "PYTHONPATH": str(CODE)})
         out[name] = time.perf_counter() - t0
     return out
 
@@ -179,7 +194,14 @@ def main() -> None:
     ap.add_argument("--work", type=Path, required=True, help="the --work folder of benchmarks/scale.py")
     ap.add_argument("--notes", type=int, default=1000)
     ap.add_argument("--rounds", type=int, default=2, help="rounds of each in-process path")
+    ap.add_argument("--code", type=Path, default=REPO, help="the tree whose packages are timed (default: this one)")
+    ap.add_argument("--json", type=Path, help="also write the figures here")
+    ap.add_argument("--compare", type=Path, help="a base tree: time it on --base-work, then this tree, side by side")
+    ap.add_argument("--base-work", type=Path, help="the base's own copy of the --work folder (its vault is edited)")
     args = ap.parse_args()
+    if args.compare:
+        compare(args)
+        return
 
     from lucasrag.settings import Settings
 
@@ -199,6 +221,8 @@ def main() -> None:
         rows.append(sensor(settings, note, n := n + 1))
     rows.append(cli(settings, vault, data, note, n := n + 1))
     load1 = os.getloadavg()
+    if args.json:
+        args.json.write_text(json.dumps({"imports": imports, "rows": rows, "load": [load0, load1]}, indent=1))
 
     print(f"notes {args.notes} (edited: {note.relative_to(vault)})")
     print(
@@ -218,6 +242,40 @@ def main() -> None:
             parts = ", ".join(f"{k} {v:.2f}" for k, v in r["steps"].items())
             extra = f"; outside steps {r['dagster_s']:.2f}" if "dagster_s" in r else ""
             print(f"\n{r['path']} steps (s): {parts}{extra}")
+
+
+def _row_label(r: dict) -> str:
+    return r["path"]
+
+
+def compare(args) -> None:
+    """This script on the base tree, then on this one (each its own process and data copy), and one table."""
+    runs = {}
+    for name, code, work in (("base", args.compare.resolve(), args.base_work), ("branch", REPO, args.work)):
+        out = Path(f"/tmp/one_note-{name}-{os.getpid()}.json")
+        cmd = [sys.executable, __file__, "--code", str(code), "--work", str(work), "--notes", str(args.notes)]
+        subprocess.run([*cmd, "--rounds", str(args.rounds), "--json", str(out)], check=True, stdout=subprocess.DEVNULL)
+        runs[name] = json.loads(out.read_text())
+        out.unlink()
+    base, branch = runs["base"], runs["branch"]
+    print(f"notes {args.notes}; base {args.compare}, branch {REPO}")
+    for name, run in runs.items():
+        (a, b) = run["load"]
+        print(f"load average ({name}) before {a[0]:.2f} {a[1]:.2f} {a[2]:.2f}, after {b[0]:.2f} {b[1]:.2f} {b[2]:.2f}")
+    print("\n| fresh process | base s | branch s |\n|---|---|---|")
+    for name in branch["imports"]:
+        print(f"| {name} | {base['imports'].get(name, float('nan')):.2f} | {branch['imports'][name]:.2f} |")
+    print("\n| path (save → found s; first query s) | base | branch | found |\n|---|---|---|---|")
+    for rb, rn in zip(base["rows"], branch["rows"]):
+        cells = [f"{r['total_s']:.2f} ({r['query_s']:.2f})" for r in (rb, rn)]
+        print(f"| {_row_label(rn)} | {cells[0]} | {cells[1]} | {rb['found']} / {rn['found']} |")
+    steps_b = [r for r in base["rows"] if r.get("steps")]
+    steps_n = [r for r in branch["rows"] if r.get("steps")]
+    for k, (rb, rn) in enumerate(zip(steps_b, steps_n), 1):
+        print(f"\n| {steps_n[k - 1]['path']}, run {k}: step s | base | branch |\n|---|---|---|")
+        for step in sorted(set(rb["steps"]) | set(rn["steps"]), key=lambda s: -rb["steps"].get(s, 0)):
+            print(f"| {step} | {rb['steps'].get(step, 0):.2f} | {rn['steps'].get(step, 0):.2f} |")
+        print(f"| outside the steps (Dagster) | {rb['dagster_s']:.2f} | {rn['dagster_s']:.2f} |")
 
 
 if __name__ == "__main__":

@@ -19,6 +19,7 @@ Opening a workspace (the store kinds follow ``Settings.profile``, one table in
 - ``IndexBusy`` (an ``IndexDamaged``): a workspace whose chunk store another program keeps locked (nothing damaged)
 
 Writing a workspace: ``sync_workspace(...)`` → ``SyncReport`` (incremental by document);
+``in_line_report(settings, ws, rows_digest)`` → the ``SyncReport`` of a sync with nothing to do, or ``None``;
 ``read_graph_counts(settings, ws)`` reads the graph counts its last run recorded.
 """
 
@@ -35,7 +36,7 @@ from lucasrag.index.stores import (
     open_workspace,
     open_workspace_index,
 )
-from lucasrag.index.sync import SyncReport, read_graph_counts, sync_workspace
+from lucasrag.index.sync import SyncReport, in_line_report, read_graph_counts, sync_workspace
 
 __all__ = [
     "ChunkStore",
@@ -47,6 +48,7 @@ __all__ = [
     "WorkspaceIndex",
     "WorkspaceStores",
     "drop_workspace",
+    "in_line_report",
     "index_exists",
     "index_stamp",
     "open_chunk_store",

@@ -199,6 +199,7 @@ class SqliteChunkStore:
         ids = list(doc_ids)
         self._changed()
         with self._writing():
+            self._db.execute("DELETE FROM meta WHERE key = 'rows_digest'")
             for start in range(0, len(ids), 900):
                 batch = ids[start : start + 900]
                 marks = ",".join("?" * len(batch))
@@ -209,6 +210,7 @@ class SqliteChunkStore:
     def add_chunks(self, records: Sequence[ChunkRecord], vectors: np.ndarray) -> None:
         self._changed()
         with self._writing():
+            self._db.execute("DELETE FROM meta WHERE key = 'rows_digest'")
             for start in range(0, len(records), 900):
                 self._forget_terms("chunk_id", [r.chunk_id for r in records[start : start + 900]])
             self._db.executemany(
@@ -355,6 +357,15 @@ class SqliteChunkStore:
     def stamp_embedding_model(self, model: str) -> None:
         with self._writing():
             self._db.execute("INSERT OR REPLACE INTO meta VALUES ('embedding_model', ?)", (model,))
+
+    def rows_digest(self) -> str | None:
+        """The digest of the chunk rows the last complete sync wrote (cleared by every other write)."""
+        row = self._db.execute("SELECT value FROM meta WHERE key = 'rows_digest'").fetchone()
+        return row[0] if row else None
+
+    def record_rows_digest(self, digest: str) -> None:
+        with self._writing():
+            self._db.execute("INSERT OR REPLACE INTO meta VALUES ('rows_digest', ?)", (digest,))
 
     def writes_in_flight(self) -> dict[str, list[str]]:
         """doc id → chunk ids that a sync was writing into LightRAG when it stopped (killed, failed) before

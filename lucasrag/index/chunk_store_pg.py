@@ -190,6 +190,9 @@ class PostgresChunkStore:
             return
         with self._db.transaction():
             self._db.execute(
+                f"DELETE FROM {META_TABLE} WHERE workspace = %s AND key = 'rows_digest'", (self.workspace,)
+            )
+            self._db.execute(
                 f"DELETE FROM {CHUNKS_TABLE} WHERE workspace = %s AND doc_id = ANY(%s)", (self.workspace, ids)
             )
             self._db.execute(
@@ -218,6 +221,7 @@ class PostgresChunkStore:
             for r, v in zip(records, vectors)
         ]
         with self._db.transaction(), self._db.cursor() as cur:
+            cur.execute(f"DELETE FROM {META_TABLE} WHERE workspace = %s AND key = 'rows_digest'", (self.workspace,))
             cur.executemany(
                 f"INSERT INTO {CHUNKS_TABLE} (workspace, chunk_id, doc_id, path, chunk_index, text, band, band_rule,"
                 " date, charged, content_hash, vector, terms)"
@@ -340,6 +344,20 @@ class PostgresChunkStore:
             f"INSERT INTO {META_TABLE} VALUES (%s, 'embedding_model', %s)"
             " ON CONFLICT (workspace, key) DO UPDATE SET value = EXCLUDED.value",
             (self.workspace, model),
+        )
+
+    def rows_digest(self) -> str | None:
+        """The digest of the chunk rows the last complete sync wrote (see the SQLite store)."""
+        row = self._db.execute(
+            f"SELECT value FROM {META_TABLE} WHERE workspace = %s AND key = 'rows_digest'", (self.workspace,)
+        ).fetchone()
+        return row[0] if row else None
+
+    def record_rows_digest(self, digest: str) -> None:
+        self._db.execute(
+            f"INSERT INTO {META_TABLE} VALUES (%s, 'rows_digest', %s)"
+            " ON CONFLICT (workspace, key) DO UPDATE SET value = EXCLUDED.value",
+            (self.workspace, digest),
         )
 
     def writes_in_flight(self) -> dict[str, list[str]]:

@@ -47,6 +47,14 @@ class ChunkStore(Protocol):
         """Record documents as indexed: doc id → (vault path, fingerprint)."""
         ...
 
+    def rows_digest(self) -> str | None:
+        """The digest of the chunk rows the last complete sync wrote (``None`` once anything else wrote)."""
+        ...
+
+    def record_rows_digest(self, digest: str) -> None:
+        """Record it (inside the final transaction, after the writes; ``remove_docs`` and ``add_chunks`` clear it)."""
+        ...
+
     def writes_in_flight(self) -> dict[str, list[str]]:
         """doc id → chunk ids a sync was writing into LightRAG when it stopped before its final transaction
         (killed, failed): what the next sync removes from LightRAG before it writes (no orphan rows)."""

@@ -120,6 +120,32 @@ def _default_meta(record: ChunkRecord):
     return note_meta(record.path)
 
 
+def in_line_report(settings: Settings, workspace: str, rows_digest: str) -> SyncReport | None:
+    """The report of a sync with nothing to do, without reading a chunk row: when the workspace's last
+    complete sync recorded ``rows_digest`` (a digest of every chunk-row field the document fingerprints,
+    the document paths and the grouping depend on, and of the graph mode and model; see
+    ``sync_workspace``), no write has happened since (``remove_docs`` and ``add_chunks`` clear it), no
+    stopped run left writes in flight and the index was built with this embedding model. ``None``: sync."""
+    with damage_reported(settings, workspace):
+        store = open_chunk_store(settings, workspace)
+    try:
+        with damage_reported(settings, workspace):
+            if (
+                store.rows_digest() != rows_digest
+                or store.writes_in_flight()
+                or store.embedding_model() != settings.embedding_model
+            ):
+                return None
+            report = SyncReport(workspace)
+            report.docs_total, report.chunks_total = store.counts()
+        report.docs_unchanged = report.docs_total
+        if graph_mode(settings):
+            report.graph_entities, report.graph_relations = read_graph_counts(settings, workspace)
+        return report
+    finally:
+        store.close()
+
+
 async def sync_workspace(
     settings: Settings,
     workspace: str,
@@ -128,7 +154,11 @@ async def sync_workspace(
     cache: EmbeddingCache,
     progress: Progress | None = None,
     note_meta: NoteMetaFor | None = None,
+    rows_digest: str | None = None,
 ) -> SyncReport:
+    """Bring ``workspace`` in line with ``records``. ``rows_digest`` (optional), a digest of ``records``, the
+    graph mode and the embedding model, is recorded with the result so that the next sync with the same
+    digest can be answered by :func:`in_line_report` without reading a row."""
     report = SyncReport(workspace)
     by_doc: dict[str, list[ChunkRecord]] = defaultdict(list)
     for r in records:
@@ -161,8 +191,10 @@ async def sync_workspace(
         report.docs_added = len(fresh)
         report.docs_unchanged = len(wanted) - len(fresh)
         if not stale and not fresh and not orphans:
-            with damage_reported(settings, workspace):
+            with damage_reported(settings, workspace), store.transaction():
                 store.stamp_embedding_model(settings.embedding_model)
+                if rows_digest is not None:
+                    store.record_rows_digest(rows_digest)
             report.docs_total, report.chunks_total = store.counts()
             if mode:
                 report.graph_entities, report.graph_relations = read_graph_counts(settings, workspace)
@@ -225,6 +257,8 @@ async def sync_workspace(
                     store.add_chunks(batch, vectors)
                 store.mark_docs({d: (by_doc[d][0].path, wanted[d]) for d in fresh})
                 store.stamp_embedding_model(settings.embedding_model)
+                if rows_digest is not None:
+                    store.record_rows_digest(rows_digest)
                 store.record_writes_in_flight({})
             report.write_seconds += time.perf_counter() - t0
             report.graph_entities, report.graph_relations = await index.graph_counts()

@@ -5,16 +5,44 @@ workspace folder, so a rebuild or failure in one never touches the others.
 """
 
 import asyncio
+import hashlib
+import json
 
 import polars as pl
 from dagster import AssetExecutionContext, AssetsDefinition, MaterializeResult, ResourceParam, asset
 
-from lucasrag.index import sync_workspace
+from lucasrag.index import SyncReport, in_line_report, sync_workspace
+from lucasrag.index.sync import graph_mode
 from lucasrag.progress import Progress
 from lucasrag.settings import Settings
 from lucasrag.vocabulary import WORKSPACES, ChunkRecord
 from lucasrag_assets.resources import LucasragSettings
 from lucasrag_assets.rules.chunking import doc_id
+
+#: Every chunk-row field a workspace's sync reads except the text (document fingerprints: ids, band, its rule,
+#: date, charged; the file hash with the graph on; paths; order), so equal digests mean equal fingerprints.
+_SYNCED_COLUMNS = (
+    "chunk_id",
+    "doc_id",
+    "workspace",
+    "path",
+    "chunk_index",
+    "band",
+    "band_rule",
+    "date",
+    "charged",
+    "content_hash",
+)
+
+
+def chunk_rows_digest(chunks: pl.DataFrame, settings: Settings) -> str:
+    """A digest of one workspace's chunk rows as the sync sees them, its graph mode and embedding model: equal to
+    the one its last complete sync recorded means nothing to do (``in_line_report``). Rows are JSON-encoded
+    by polars in one pass (0.03 s for 5,000 rows), not turned into records and fingerprinted one by one."""
+    encoded = chunks.select(pl.struct(_SYNCED_COLUMNS).struct.json_encode()).to_series()
+    digest = hashlib.blake2b(json.dumps([graph_mode(settings), settings.embedding_model]).encode(), digest_size=16)
+    digest.update("\n".join(encoded.to_list()).encode("utf-8", "surrogatepass"))
+    return digest.hexdigest()
 
 
 def chunk_records(chunks: pl.DataFrame) -> list[ChunkRecord]:
@@ -75,6 +103,36 @@ def name_a_server_gone(settings: Settings) -> None:
     require_neo4j(settings.neo4j_uri, auth=(settings.neo4j_user, settings.neo4j_password), timeout=3)
 
 
+def _sync(
+    settings: Settings,
+    lucasrag: LucasragSettings,
+    progress: Progress,
+    workspace: str,
+    mine: pl.DataFrame,
+    routed_documents: pl.DataFrame,
+    rows_digest: str,
+) -> SyncReport:
+    """``sync_workspace`` for the workspace's rows ``mine``, with the note bodies and frontmatter it writes."""
+    docs = routed_documents.filter(pl.col("workspace") == workspace)
+    full_texts = {doc_id(p): body for p, body in zip(docs["path"], docs["body"])}
+    cache = lucasrag.embedding_cache()
+    try:
+        return asyncio.run(
+            sync_workspace(
+                settings,
+                workspace,
+                chunk_records(mine),
+                full_texts,
+                cache,
+                progress=progress,
+                note_meta=note_meta_reader(settings, docs),
+                rows_digest=rows_digest,
+            )
+        )
+    finally:
+        cache.close()
+
+
 def index_asset(workspace: str) -> AssetsDefinition:
     @asset(
         name=f"{workspace}_index",
@@ -90,26 +148,14 @@ def index_asset(workspace: str) -> AssetsDefinition:
     ) -> MaterializeResult:
         settings = lucasrag.get()
         mine = banded_chunks.filter(pl.col("workspace") == workspace)
-        docs = routed_documents.filter(pl.col("workspace") == workspace)
-        full_texts = {doc_id(p): body for p, body in zip(docs["path"], docs["body"])}
-        cache = lucasrag.embedding_cache()
+        rows_digest = chunk_rows_digest(mine, settings)
         try:
-            report = asyncio.run(
-                sync_workspace(
-                    settings,
-                    workspace,
-                    chunk_records(mine),
-                    full_texts,
-                    cache,
-                    progress=progress,
-                    note_meta=note_meta_reader(settings, docs),
-                )
+            report = in_line_report(settings, workspace, rows_digest) or _sync(
+                settings, lucasrag, progress, workspace, mine, routed_documents, rows_digest
             )
         except Exception:
             name_a_server_gone(settings)  # a server that went away mid-step: its name and setting, not a driver error
             raise
-        finally:
-            cache.close()
         if report.model_changed_from:
             context.log.info(
                 f"{workspace}: rebuilt for embedding model {settings.embedding_model!r} "

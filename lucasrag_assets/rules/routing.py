@@ -246,31 +246,35 @@ def folder_evidence(
     FOLDER_EVIDENCE_MIN_NOTES other voting notes; otherwise the nearest ancestor that does
     (its whole subtree); a note with no such folder gets no evidence (all zeros).
     """
+    # each note's folders, innermost last, worked out once (the two loops below read them)
+    chains = [_folder_chain(path) for path in paths]
     sums: dict[str, np.ndarray] = defaultdict(lambda: np.zeros(len(WORKSPACES)))
     counts: dict[str, int] = defaultdict(int)
     votes = []
-    for path, dist in zip(paths, distributions):
+    for chain, dist in zip(chains, distributions):
         vote = np.array([dist.get(ws, 0.0) for ws in WORKSPACES]) if dist else None
         votes.append(vote)
         if vote is None:
             continue
-        parents = PurePosixPath(path).parts[:-1]
-        for depth in range(1, len(parents) + 1):
-            folder = "/".join(parents[:depth])
+        for folder in chain:
             sums[folder] += vote
             counts[folder] += 1
     out = []
-    for path, vote in zip(paths, votes):
-        parents = PurePosixPath(path).parts[:-1]
+    for chain, vote in zip(chains, votes):
         share = np.zeros(len(WORKSPACES))
-        for depth in range(len(parents), 0, -1):
-            folder = "/".join(parents[:depth])
+        for folder in reversed(chain):
             others = counts[folder] - (vote is not None)
             if others >= FOLDER_EVIDENCE_MIN_NOTES:
                 share = (sums[folder] - (vote if vote is not None else 0.0)) / others
                 break
         out.append(dict(zip(WORKSPACES, share.tolist())))
     return out
+
+
+def _folder_chain(path: str) -> list[str]:
+    """The folders holding ``path``, outermost first: ``a/b/n.md`` → ``["a", "a/b"]``."""
+    parents = PurePosixPath(path).parts[:-1]
+    return ["/".join(parents[:depth]) for depth in range(1, len(parents) + 1)]
 
 
 ROUTING_TEXT_CHARS = 2000  # the head of a note says what it is about; the tail adds cost, not signal

@@ -1,0 +1,53 @@
+"""The runs ``run_ingest`` records stay whole for Dagster's own readers (the UI, ``dagster asset`` commands) when one
+process keeps its instance between runs and holds the run's event-log shards open during each run."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+from dagster import AssetKey, DagsterEventType, DagsterRunStatus
+
+from lucasrag_assets.ingest import dagster_home, open_instance, run_ingest
+
+pytestmark = pytest.mark.slow
+
+EXPECTED_EVENTS = (
+    DagsterEventType.RUN_START,
+    DagsterEventType.STEP_START,
+    DagsterEventType.ASSET_MATERIALIZATION,
+    DagsterEventType.STEP_SUCCESS,
+    DagsterEventType.RUN_SUCCESS,
+)
+
+
+def _runs(settings):
+    """What a fresh instance (another process: the UI) reads: runs, newest first, and each run's event types."""
+    with open_instance(settings) as instance:
+        runs = instance.get_runs()
+        events = {
+            r.run_id: {e.dagster_event.event_type for e in instance.all_logs(r.run_id) if e.is_dagster_event}
+            for r in runs
+        }
+        latest = instance.get_latest_materialization_event(AssetKey("technical_index"))
+        return runs, events, latest.run_id if latest else None
+
+
+def test_runs_and_lineage_read_back_after_runs_in_one_process(fresh_vault):
+    settings = fresh_vault
+    run_ingest(settings)
+    (settings.vault / "journal" / "2026-05-30.md").write_text("A new diary entry about the cat and the plants.\n")
+    run_ingest(settings)
+
+    runs, events, latest = _runs(settings)
+    assert [r.status for r in runs] == [DagsterRunStatus.SUCCESS] * 2
+    for run in runs:
+        assert set(EXPECTED_EVENTS) <= events[run.run_id], run.run_id
+    assert latest == runs[0].run_id  # the asset's lineage points at the newest run
+
+    # the instance's files deleted between two runs of one process: the kept instance is not reused
+    shutil.rmtree(dagster_home(settings))
+    run_ingest(settings)
+    runs, events, latest = _runs(settings)
+    assert len(runs) == 1 and runs[0].status == DagsterRunStatus.SUCCESS
+    assert set(EXPECTED_EVENTS) <= events[runs[0].run_id] and latest == runs[0].run_id

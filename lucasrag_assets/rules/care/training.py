@@ -1,9 +1,12 @@
 """Fit the care classifier on the tuning data of the generated corpus and write its weights.
 
     python -m lucasrag_assets.rules.care.training [--cache /tmp/care-emb.sqlite] [--out weights.json]
+        [--no-rewrites] [--no-focus]
 
-Only the ``tune`` half is read (every family of corpus batches 1-4; the held-out
-batch is the test half and is never read here). Two logistic regressions (L2,
+Only the ``tune`` half is read (batches 1-5 and, from ``care-lr-5``, held-out
+batch 1; a test half is never read here). Each pair is fitted on with two
+register rewrites of its passage (``augment``; ``pairs``), and scored over its
+context and its focus lines. Two logistic regressions (L2,
 class-balanced) fitted with full-batch Adam in numpy: the lexical model over
 ``features``, and the vector model over the contextual span vector of the
 sentences about the subject (one forward pass of the configured embedding model
@@ -21,31 +24,31 @@ false positives at ``UNCERTAIN_FP`` (the issue's 0.05), ``charged`` the lowest
 that keeps them at ``CHARGED_FP`` — or lower, until at most ``UNCERTAIN_BUDGET``
 of all out-of-fold pairs fall between the two (the issue's 0.15). The report
 (also in ``weights.json``) gives the pooled out-of-fold figures at those cuts
-and each assignment's own.
+and each assignment's own, and the **leave-one-author-out** check: the same
+choice made on batches 1-5 alone (one author), scored on held-out batch 1
+(another author's writing).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import random
 from collections.abc import Callable
-from dataclasses import dataclass
 from itertools import product
 from pathlib import Path
 
 import numpy as np
 
 from lucasrag.embedding_cache import EmbeddingCache
-from lucasrag_assets.rules.care.augment import rewrite
 from lucasrag_assets.rules.care.detector import vectorise
-from lucasrag_assets.rules.care.evaluation import _query_level
+from lucasrag_assets.rules.care.evaluation import query_level
 from lucasrag_assets.rules.care.features import HASH_DIM, N_FEATURES
 from lucasrag_assets.rules.care.mentions import resolve
 from lucasrag_assets.rules.care.model import CareModel, Exemplar
+from lucasrag_assets.rules.care.pairs import HELDOUT_AUTHOR, Pairs, build_pairs
 from lucasrag_assets.rules.care.prototypes import CHARGED_PROTOTYPES, MARGIN, NEUTRAL_PROTOTYPES, prototype_features
 from lucasrag_assets.rules.care.vectors import Centroid, Prototypes, SpanEmbed, VectorModel, embedding_model_id
-from lucasrag_harness.evaluation.care_corpus import HELDOUT, PERSONAS, Passage, generate_corpus
+from lucasrag_harness.evaluation.care_corpus import PERSONAS, Passage, generate_corpus
 
 VERSION = "care-lr-5"
 L2 = 1e-2
@@ -70,9 +73,6 @@ SPAN_WEIGHTS = (0.5, 1.0)
 PROTOTYPE_WEIGHTS = (0.0, 0.5, 1.0)
 #: Candidate weights of the focus lines' raise (``vectors.raise_by_focus``: 0 the context alone, 1 the higher).
 FOCUS_WEIGHTS = (0.0, 0.5, 1.0)
-#: Held-out batch 1, written by another author than batches 1-5: the leave-one-author-out check scores it.
-HELDOUT_AUTHOR = "held-out batch 1"
-_HELDOUT_FAMILIES = frozenset(f.name for f in HELDOUT[0] + HELDOUT[1])
 
 
 def passage_vector(p: Passage) -> np.ndarray | None:
@@ -229,69 +229,6 @@ def _pick_lexical(parts: dict[str, np.ndarray], y: np.ndarray, focus_weights: tu
     return best[1], best[2]
 
 
-@dataclass
-class Pairs:
-    """Every (passage, subject) pair of the tuning data and of its rewrites (``augment``), as arrays."""
-
-    passages: list[Passage]  # the passage each row comes from
-    x: np.ndarray  # lexical features of the context
-    x_focus: np.ndarray  # of the focus lines
-    y: np.ndarray
-    families: np.ndarray
-    authors: np.ndarray
-    real: np.ndarray  # False: a rewrite (fitted on, never scored)
-    span: np.ndarray | None = None  # span vector of the context (the passage vector past the window)
-    span_focus: np.ndarray | None = None
-    chunk: np.ndarray | None = None  # the passage vector
-
-
-def author_of(p: Passage) -> str:
-    return HELDOUT_AUTHOR if p.family in _HELDOUT_FAMILIES else "batches 1-5"
-
-
-def _pair(text: str, p: Passage, embed: SpanEmbed | None):
-    subject = next(x.subject for x in PERSONAS if x.subject.name == p.subject)
-    context = resolve(text, subject)
-    if context is None or not context.mentions:
-        return None, None
-    x, _ = vectorise(text, subject, context)
-    xf, _ = vectorise(text, subject, context, focus=True)
-    if embed is None:
-        return (x, xf, None, None, None), context
-    pooled, (span, focus) = embed(text, [context.spans, context.focus_spans])
-    span = pooled if span is None else span
-    return (x, xf, span, span if focus is None else focus, pooled), context
-
-
-def build_pairs(tune: list[Passage], embed: SpanEmbed | None, *, rewrites: bool, seed: int) -> Pairs:
-    """The pairs of ``tune`` and, with ``rewrites``, two rewrites of each (one of lowercase/bullets, one of
-    among-chores/thread; not of a namesake's passage, whose surname lowercasing would drop)."""
-    rows: list[tuple[Passage, bool, tuple]] = []
-    for i, p in enumerate(tune):
-        got, context = _pair(p.text, p, embed)
-        if got is None:
-            continue
-        rows.append((p, True, got))
-        if not rewrites or context.others:
-            continue
-        rng = random.Random(f"{seed}:{i}")
-        for kind in (rng.choice(("lowercase", "bullets")), rng.choice(("among_chores", "thread"))):
-            extra, _ = _pair(rewrite(p.text, kind, rng, list(context.sentences)), p, embed)
-            if extra is not None:
-                rows.append((p, False, extra))
-    col = lambda k: np.stack([r[2][k] for r in rows]).astype(np.float64)  # noqa: E731
-    return Pairs(
-        [p for p, _, _ in rows],
-        col(0),
-        col(1),
-        np.array([1.0 if p.label == "charged" else 0.0 for p, _, _ in rows]),
-        np.array([p.family for p, _, _ in rows]),
-        np.array([author_of(p) for p, _, _ in rows]),
-        np.array([real for _, real, _ in rows]),
-        *((col(2), col(3), col(4)) if embed is not None else ()),
-    )
-
-
 def _fit_and_score(pairs: Pairs, train: np.ndarray, score: np.ndarray, vectors: bool) -> dict[str, np.ndarray]:
     """Logits of each view for the ``score`` rows, by models fitted on the ``train`` rows."""
     w, b = fit(pairs.x[train], pairs.y[train])
@@ -399,7 +336,7 @@ def leave_one_author_out(pairs: Pairs, vectors: bool, margins, focus_weights) ->
         }
     outcomes = outcomes_at(final, chosen["cuts"] if vectors else chosen["lexical_cuts"])
     names = ("neutral", "uncertain", "charged")
-    report |= _query_level([(pairs.passages[i], names[o], None) for i, o in zip(scored, outcomes)])
+    report |= query_level([(pairs.passages[i], names[o], None) for i, o in zip(scored, outcomes)])
     return report
 
 

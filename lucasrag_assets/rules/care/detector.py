@@ -12,7 +12,10 @@ teaches the detector). (Until ``care-lr-3`` a rule-table cue lifted a pair to
 positive cut than it bought: the cue stays a feature and in the evidence.)
 Given a span embedder, one forward pass over the chunk gives a contextual vector
 of the sentences about each subject, and a vector model (``vectors``) stacks on
-the lexical one. Every pair carries its evidence:
+the lexical one. From ``care-lr-5`` each pair is scored twice, over its context
+and over its focus (only the lines naming the subject: a grief aside in a list of
+chores), from the same pass, and the focus raises the score when it is higher
+(``focus_weight``). Every pair carries its evidence:
 the mention as written, the rule's cue, the lexical, vector and combined scores
 and the labelled example it resembles most.
 """
@@ -61,15 +64,21 @@ class CareAssessment:
         return asdict(self)
 
 
-def masked_context(context: SubjectContext, subject: DeferenceSubject) -> str:
-    """The sentences about the subject with each name mention replaced by one placeholder token."""
-    return name_pattern(subject.names).sub(SUBJECT_TOKEN, context.text)
+def masked_context(context: SubjectContext, subject: DeferenceSubject, *, focus: bool = False) -> str:
+    """The sentences about the subject (``focus``: only those naming it or referring back) with each name
+    mention replaced by one placeholder token."""
+    return name_pattern(subject.names).sub(SUBJECT_TOKEN, context.focus_text if focus else context.text)
 
 
-def vectorise(text: str, subject: DeferenceSubject, context: SubjectContext) -> tuple[np.ndarray, str | None]:
+def vectorise(
+    text: str, subject: DeferenceSubject, context: SubjectContext, *, focus: bool = False
+) -> tuple[np.ndarray, str | None]:
+    """The lexical features of the pair (``focus``: of its focus lines, ``mentions.SubjectContext``) and
+    the rule table's cue."""
     cues = charging_evidence(text, (subject,)).get(subject.name, [])  # the rule's own sentence window
     cue = f"{cues[0].cue} ({cues[0].why})" if cues else None
-    return featurise(masked_context(context, subject), rule_cue=bool(cues), sentences=list(context.sentences)), cue
+    sentences = context.focus_sentences if focus else context.sentences
+    return featurise(masked_context(context, subject, focus=focus), rule_cue=bool(cues), sentences=list(sentences)), cue
 
 
 def _nearest(vec: np.ndarray, exemplars: Sequence[Exemplar]) -> tuple[Exemplar | None, float]:
@@ -110,17 +119,21 @@ def assess_chunk(
     vector_model = model.vector if model.vector is not None and embed is not None and inferred else None
     pair_vectors: dict[str, tuple[np.ndarray, str]] = {}
     pooled = None
-    if vector_model is not None:
-        pooled, spans = embed(text, [c.spans for c in inferred])
-        for c, v in zip(inferred, spans):
+    focus_vectors: dict[str, np.ndarray] = {}
+    if vector_model is not None:  # one pass: every pair's context and focus spans
+        pooled, spans = embed(text, [c.spans for c in inferred] + [c.focus_spans for c in inferred])
+        for c, v, f in zip(inferred, spans, spans[len(inferred) :]):
             pair_vectors[c.subject] = (v, "span") if v is not None else (pooled, "chunk")
+            focus_vectors[c.subject] = f if f is not None else pair_vectors[c.subject][0]
     for context in contexts:
         name, mention = context.subject, context.mentions[0]
         if name in declared_names:
             found[name] = CareAssessment(name, "charged", 1.0, "declared", mention)
             continue
         vec, cue = vectorise(text, by_name[name], context)
-        p = p_lexical = model.probability(vec)
+        focus_vec = vectorise(text, by_name[name], context, focus=True)[0]
+        p_lexical = model.probability(vec)
+        p = model.focused_probability(vec, focus_vec)
         p_vector = prototype = None
         examples = (vault_examples or {}).get(name, [])
         near, sim = _nearest(vec, [*examples, *model.exemplars])
@@ -128,7 +141,8 @@ def assess_chunk(
         pair_vector, view = pair_vectors.get(name, (None, None))
         if vector_model is not None and vector_model.usable(pair_vector):
             p_vector = vector_model.vector_probability(pair_vector)
-            p = vector_model.probability(p_lexical, pair_vector, pooled)
+            focus = (model.probability(focus_vec), focus_vectors.get(name, pair_vector))
+            p = vector_model.probability(p_lexical, pair_vector, pooled, focus)
             outcome = vector_model.outcome(p)
             if vector_model.prototypes is not None:
                 text_of, psim = vector_model.prototypes.nearest(pair_vector)

@@ -92,11 +92,11 @@ def _half_figures(rows: list[tuple[Passage, str, float | None]]) -> dict:
         "recall_by_register": {r: round(sum(v) / len(v), 4) for r, v in sorted(by_register.items())},
         "missed_by_family": dict(sorted(missed_families.items())),
         "false_positives_by_family": dict(sorted(fp_families.items())),
-        **_query_level(rows),
+        **query_level(rows),
     }
 
 
-def _query_level(rows: list[tuple[Passage, str, float | None]]) -> dict:
+def query_level(rows: list[tuple[Passage, str, float | None]]) -> dict:
     from lucasrag_query.policy import Candidate, apply_policy
     from lucasrag_query.temporal import TemporalSignals
 

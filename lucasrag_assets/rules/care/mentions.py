@@ -14,6 +14,10 @@ a heading. The sentences *about* the subject are then:
 * the whole chunk when it is short (a one-line entry, a poem's few lines, a
   message): a few sentences, or a few words under no heading.
 
+The *focus* is narrower: only the sentences, list items or lines that name the
+subject or refer back to it. It is what a grief aside in a shopping list or a
+bullet journal is, when the rest of the chunk is chores.
+
 A name followed by a capitalised surname the subject does not have ("Maya Chen",
 "Tom Hargreaves") is another person with the same first name: that mention, and
 every bare mention of the same name in the chunk, is not the subject.
@@ -62,10 +66,19 @@ class SubjectContext:
     sentences: tuple[str, ...]  # the sentences about the subject, in order
     others: tuple[str, ...] = ()  # same-name other people seen ("Tom Hargreaves")
     spans: tuple[tuple[int, int], ...] = ()  # where those sentences lie in the chunk text (start, end)
+    #: The focus: only the sentences (list items, lines) that name the subject or refer back to it, without
+    #: neighbours or the rest of a short chunk. In a list or a message thread a grief aside is one line among
+    #: neutral ones, and the wider context is dominated by them; the focus is scored too (``detector``).
+    focus_sentences: tuple[str, ...] = ()
+    focus_spans: tuple[tuple[int, int], ...] = ()
 
     @property
     def text(self) -> str:
         return " ".join(self.sentences)
+
+    @property
+    def focus_text(self) -> str:
+        return " ".join(self.focus_sentences)
 
 
 def split_structured(text: str) -> list[Sentence]:
@@ -138,6 +151,7 @@ def resolve(text: str, subject: DeferenceSubject) -> SubjectContext | None:
     if not mentions:
         return SubjectContext(subject.name, (), (), tuple(others)) if others else None
     about: set[int] = set()
+    focus = {i for i, _ in mentions}
     written = [w for _, w in mentions]
     few_words = len(text.split()) <= SHORT_CHUNK_WORDS and not any(s.heading for s in sentences)
     if len(sentences) <= SHORT_CHUNK_SENTENCES or few_words:
@@ -155,14 +169,17 @@ def resolve(text: str, subject: DeferenceSubject) -> SubjectContext | None:
                 break
             if p := _PRONOUN.search(sentences[j].text):
                 about.add(j)
+                focus.add(j)
                 written.append(p.group(0))
-    ordered = sorted(about)
+    ordered, focused = sorted(about), sorted(focus)
     return SubjectContext(
         subject.name,
         tuple(written),
         tuple(sentences[i].text for i in ordered),
         tuple(others),
         tuple((sentences[i].start, sentences[i].end) for i in ordered),
+        tuple(sentences[i].text for i in focused),
+        tuple((sentences[i].start, sentences[i].end) for i in focused),
     )
 
 

@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from .features import HASH_DIM, N_FEATURES
-from .vectors import VectorModel
+from .vectors import VectorModel, raise_by_focus, sigmoid
 
 WEIGHTS_FILE = "weights.json"
 
@@ -47,10 +47,16 @@ class CareModel:
     uncertain_at: float
     exemplars: tuple[Exemplar, ...] = ()
     vector: VectorModel | None = None  # evidence from the chunk's embedding (see ``vectors``)
+    #: How far the focus lines' score raises the context's when higher (``vectors.raise_by_focus``).
+    focus_weight: float = 0.0
 
     def probability(self, vec: np.ndarray) -> float:
+        return sigmoid(float(vec @ self.weights) + self.bias)
+
+    def focused_probability(self, vec: np.ndarray, focus_vec: np.ndarray) -> float:
+        """The lexical score of a pair from its context's features and its focus lines' (``mentions``)."""
         z = float(vec @ self.weights) + self.bias
-        return float(1.0 / (1.0 + np.exp(-max(min(z, 30.0), -30.0))))
+        return sigmoid(raise_by_focus(z, float(focus_vec @ self.weights) + self.bias, self.focus_weight))
 
     def outcome(self, p: float) -> str:
         return "charged" if p >= self.charged_at else "uncertain" if p >= self.uncertain_at else "neutral"
@@ -62,6 +68,7 @@ class CareModel:
             "n_features": N_FEATURES,
             "bias": round(self.bias, 6),
             "thresholds": {"charged": self.charged_at, "uncertain": self.uncertain_at},
+            "focus_weight": self.focus_weight,
             "weights": [round(float(w), 5) for w in self.weights],
             "exemplars": [
                 {
@@ -96,6 +103,7 @@ class CareModel:
             float(t["uncertain"]),
             tuple(exemplars),
             VectorModel.from_json(raw["vector"]) if raw.get("vector") else None,
+            float(raw.get("focus_weight", 0.0)),
         )
 
     def save(self, path: Path, **provenance) -> None:

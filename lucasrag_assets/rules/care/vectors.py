@@ -53,6 +53,13 @@ def sigmoid(z: float) -> float:
     return float(1.0 / (1.0 + np.exp(-max(min(z, 30.0), -30.0))))
 
 
+def raise_by_focus(z_context: float, z_focus: float, weight: float) -> float:
+    """The pair's logit: its context's, raised by ``weight`` times how far its focus lines' is higher (1: the
+    higher of the two; 0: the context alone). A grief aside in a list of chores scores higher alone than
+    the list does; a neutral mention is neutral either way."""
+    return z_context + weight * max(0.0, z_focus - z_context)
+
+
 def _pack(v: np.ndarray) -> str:
     return base64.b64encode(np.asarray(v, dtype="<f2").tobytes()).decode("ascii")
 
@@ -131,6 +138,7 @@ class VectorModel:
     centroids: tuple[Centroid, ...] = ()
     span_weight: float = 1.0  # of the span model's logit in the combined score
     prototypes: Prototypes | None = None
+    focus_weight: float = 0.0  # how far the focus lines' combined logit raises the context's
 
     def usable(self, vector: np.ndarray | None) -> bool:
         return vector is not None and vector.shape == (self.dim,)
@@ -138,12 +146,26 @@ class VectorModel:
     def vector_probability(self, vector: np.ndarray) -> float:
         return sigmoid(float(vector @ self.weights) + self.bias)
 
-    def probability(self, p_lexical: float, vector: np.ndarray, chunk_vector: np.ndarray | None = None) -> float:
-        """The combined score of a pair: its lexical probability, its span vector and the chunk's passage
-        vector (``vector`` stands in when None)."""
+    def logit(self, p_lexical: float, vector: np.ndarray, chunk_vector: np.ndarray | None = None) -> float:
+        """The combined logit of one view of a pair: its lexical probability, its span vector and the
+        chunk's passage vector (``vector`` stands in when None)."""
         z = self.lexical_weight * logit(p_lexical) + self.span_weight * (float(vector @ self.weights) + self.bias)
         if self.prototypes is not None:
             z += self.prototypes.term(vector, vector if chunk_vector is None else chunk_vector)
+        return z
+
+    def probability(
+        self,
+        p_lexical: float,
+        vector: np.ndarray,
+        chunk_vector: np.ndarray | None = None,
+        focus: tuple[float, np.ndarray] | None = None,
+    ) -> float:
+        """The combined score of a pair; ``focus`` = (lexical probability, span vector) of its focus lines
+        raises it by ``focus_weight`` where higher."""
+        z = self.logit(p_lexical, vector, chunk_vector)
+        if focus is not None and self.focus_weight:
+            z = raise_by_focus(z, self.logit(focus[0], focus[1], chunk_vector), self.focus_weight)
         return sigmoid(z)
 
     def outcome(self, p: float) -> str:
@@ -163,6 +185,7 @@ class VectorModel:
             "bias": round(self.bias, 6),
             "lexical_weight": self.lexical_weight,
             "span_weight": self.span_weight,
+            "focus_weight": self.focus_weight,
             **({"prototypes": self.prototypes.to_json()} if self.prototypes else {}),
             "thresholds": {"charged": self.charged_at, "uncertain": self.uncertain_at},
             "weights": [round(float(w), 5) for w in self.weights],
@@ -185,6 +208,7 @@ class VectorModel:
             tuple(Centroid(c["label"], c["name"], _unpack(c["vector"])) for c in raw["centroids_float16_base64"]),
             float(raw.get("span_weight", 1.0)),
             Prototypes.from_json(raw["prototypes"]) if raw.get("prototypes") else None,
+            float(raw.get("focus_weight", 0.0)),
         )
 
 

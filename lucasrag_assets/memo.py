@@ -43,20 +43,26 @@ def save_memo(settings: Settings, name: str, frame: pl.DataFrame) -> None:
     tmp.replace(path)
 
 
-def source_fingerprint(*modules: ModuleType) -> str:
-    """A digest of the modules' source files (a package: every ``.py`` and ``.json`` file of its folder, e.g.
-    the care detector's weights): a memo keyed by it is redone whenever the rules change."""
-    digest = hashlib.blake2b(digest_size=16)
+def source_files(*modules: ModuleType) -> list[Path]:
+    """The files :func:`source_fingerprint` reads: a module's source file; a package's every ``.py`` and
+    ``.json`` file of its folder (e.g. the care detector's weights)."""
+    files = []
     for module in modules:
         source = Path(module.__file__)
-        files = (
-            sorted([*source.parent.glob("*.py"), *source.parent.glob("*.json")])
-            if source.stem == "__init__"
-            else [source]
-        )
-        for file in files:
-            digest.update(file.name.encode())
-            digest.update(file.read_bytes())
+        if source.stem == "__init__":
+            files.extend(sorted([*source.parent.glob("*.py"), *source.parent.glob("*.json")]))
+        else:
+            files.append(source)
+    return files
+
+
+def source_fingerprint(*modules: ModuleType) -> str:
+    """A digest of the modules' source files (:func:`source_files`): a memo keyed by it is redone whenever
+    the rules change."""
+    digest = hashlib.blake2b(digest_size=16)
+    for file in source_files(*modules):
+        digest.update(file.name.encode())
+        digest.update(file.read_bytes())
     return digest.hexdigest()
 
 
@@ -79,24 +85,42 @@ def memoised_rows(
     keys: Sequence[str],
     compute: Callable[[pl.DataFrame], pl.DataFrame],
     schema: Mapping[str, pl.DataType],
+    *,
+    by: str | None = None,
+    sort_within: str | None = None,
 ) -> tuple[pl.DataFrame, int]:
-    """``compute(frame)`` (one row of ``schema`` per row of ``frame``), computed only for the rows whose key
-    the last run's memo ``name`` does not hold. ``keys[i]`` must cover everything row i's result depends
-    on. Returns the result in ``frame``'s order and how many rows were computed afresh; the memo is
-    rewritten with this run's rows only."""
+    """``compute(frame)`` (rows of ``schema``), computed only for the rows of ``frame`` whose key the last
+    run's memo ``name`` does not hold. ``keys[i]`` must cover everything row i's result depends on.
+
+    Without ``by``, compute gives one row per row of ``frame``, in its order. With ``by``, it gives any
+    number of rows per row (a note's chunks), each naming its row by its value in column ``by`` (unique
+    in ``frame``, and in ``schema``); ``sort_within`` orders one row's results (``chunk_index``).
+    Returns the result in ``frame``'s order and how many rows of ``frame`` were computed afresh; the
+    memo is rewritten with this run's rows only."""
     key_frame = pl.DataFrame({"key": list(keys)}, schema={"key": pl.String})
     previous = load_memo(settings, name)
     known = None
     if previous is not None and {"key", *schema} <= set(previous.columns):
         known = previous.select("key", *schema).cast(dict(schema)).join(key_frame, on="key", how="semi")
     todo = (
-        ~key_frame["key"].is_in(known["key"].implode())
+        ~key_frame["key"].is_in(known["key"].unique().implode())
         if known is not None
         else pl.repeat(True, frame.height, eager=True)
     )
-    fresh = compute(frame.filter(todo)).cast(dict(schema)).with_columns(key_frame.filter(todo)["key"])
+    fresh = compute(frame.filter(todo)).cast(dict(schema))
+    if by is None:
+        fresh = fresh.with_columns(key_frame.filter(todo)["key"])
+    else:
+        owners = frame.select(by).with_columns(key_frame["key"]).filter(todo)
+        fresh = fresh.join(owners, on=by, how="left")
     every = fresh.select("key", *schema) if known is None else pl.concat([known, fresh.select("key", *schema)])
-    every = every.unique("key", keep="first", maintain_order=True)
+    if by is None:
+        every = every.unique("key", keep="first", maintain_order=True)
     save_memo(settings, name, every)
-    result = key_frame.join(every, on="key", how="left", maintain_order="left")
+    if by is None:
+        result = key_frame.join(every, on="key", how="left", maintain_order="left")
+    else:
+        order = key_frame.with_row_index("order")
+        result = every.join(order, on="key", how="inner").sort("order", *([sort_within] if sort_within else []))
+        result = result.drop("order")
     return result.drop("key"), int(todo.sum())

@@ -10,7 +10,7 @@ from lucasrag.embedding import get_embedder
 from lucasrag.embedding_models import CALIBRATED_MODEL, embedding_model
 from lucasrag.settings import Settings
 from lucasrag.vocabulary import WORKSPACES
-from lucasrag_assets.memo import load_memo, row_keys, save_memo, source_fingerprint
+from lucasrag_assets.memo import load_memo, memoised_rows, row_keys, save_memo, source_fingerprint
 from lucasrag_assets.resources import LucasragSettings
 from lucasrag_assets.rules import banding, care, charged, chunk_table, chunking, dates, markup, obsidian
 from lucasrag_assets.rules.care.decisions import load_dismissals
@@ -67,31 +67,14 @@ def remembered_chunk_frame(
             "dismissed", [sorted(dismissed.get(p, ())) for p in routed["path"].to_list()], dtype=pl.List(pl.String)
         )
     )
-    keys = pl.DataFrame(
-        {
-            "key": row_keys(keyed, [*CHUNK_INPUTS, "dismissed"], salt),
-            "path": routed["path"],
-            "workspace": routed["workspace"],
-            "order": range(routed.height),
-        },
-        schema={"key": pl.String, "path": pl.String, "workspace": pl.String, "order": pl.Int64},
+    keys = row_keys(keyed, [*CHUNK_INPUTS, "dismissed"], salt)
+    # a note's workspace is not stored: a note that only moved keeps its rows
+    stored = {c: dtype for c, dtype in CHUNK_SCHEMA.items() if c != "workspace"}
+    rows, chunked = memoised_rows(
+        settings, "chunk_rows", routed, keys, compute, stored, by="path", sort_within="chunk_index"
     )
-    stored = [c for c in CHUNK_SCHEMA if c != "workspace"]
-    memo = load_memo(settings, "chunk_rows")
-    if memo is None or not {"key", *stored} <= set(memo.columns):
-        memo = pl.DataFrame(schema={"key": pl.String, **{c: CHUNK_SCHEMA[c] for c in stored}})
-    known = memo.join(keys.select("key"), on="key", how="semi")
-    todo = ~keys["key"].is_in(known["key"].unique().implode())
-    fresh = compute(routed.filter(todo))
-    fresh = fresh.join(keys.select("path", "key"), on="path", how="left").select("key", *stored)
-    rows = pl.concat([known.select("key", *stored).cast({c: CHUNK_SCHEMA[c] for c in stored}), fresh])
-    save_memo(settings, "chunk_rows", rows)
-    frame = (
-        rows.join(keys.select("key", "workspace", "order"), on="key", how="inner")
-        .sort("order", "chunk_index")
-        .select(list(CHUNK_SCHEMA))
-    )
-    return frame, int(todo.sum())
+    frame = rows.join(routed.select("path", "workspace"), on="path", how="left", maintain_order="left")
+    return frame.select(list(CHUNK_SCHEMA)), chunked
 
 
 @asset(

@@ -19,19 +19,21 @@ from lucasrag_assets.assets._metadata import markdown_table
 from lucasrag_assets.memo import memoised_rows, row_keys, source_fingerprint
 from lucasrag_assets.resources import LucasragSettings
 from lucasrag_assets.rules import clippings, routing_evidence
-from lucasrag_assets.rules import routing as routing_rules_module
 from lucasrag_assets.rules.changes import note_changes
-from lucasrag_assets.rules.routing import EVIDENCE_SCHEMA, note_evidence, route_frame
+from lucasrag_assets.rules.routing import route_frame
+from lucasrag_assets.rules.routing_evidence import EVIDENCE_SCHEMA, note_evidence
 from lucasrag_assets.rules.routing_rules import load_routing_rules
 
 #: What :func:`note_evidence` reads of a note: its memo key covers these and the rules' source.
 EVIDENCE_INPUTS = ("path", "title", "body", "tags", "kinds", "links", "source")
+#: The rules :func:`note_evidence` is made by: a change to any of their source files rereads every note.
+EVIDENCE_RULES = (routing_evidence, clippings)
 
 
 def remembered_evidence(settings, counted: list[int]):
     """:func:`note_evidence` through a memo under the data folder: only notes whose inputs (or the
     rules' source) changed since the last run are read again; ``counted`` gets how many were."""
-    salt = source_fingerprint(routing_rules_module, routing_evidence, clippings)
+    salt = source_fingerprint(*EVIDENCE_RULES)
 
     def evidence(valid: pl.DataFrame) -> pl.DataFrame:
         keys = row_keys(valid, [c for c in EVIDENCE_INPUTS if c in valid.columns], salt)

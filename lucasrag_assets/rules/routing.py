@@ -8,13 +8,13 @@ softmax turns them into a confidence:
   centroid (built from the prototype descriptions below plus every note the
   person labelled with ``workspace:`` — the vault teaches the router);
 * lexical: the share of the note's cue-word hits that belong to a workspace
-  (the tables below, inspectable and easy to extend);
+  (``LEXICAL_CUES`` in rules/routing_evidence.py, inspectable and easy to extend);
 * folder: a weak prior when a folder name (or the note's ``type:``/``categories:``) is a known
   synonym of a workspace;
 * code: a note written mostly as code is technical.
 
-What a note says about itself (its own words, code share, tags, folder names) is read by
-rules/routing_evidence.py.
+What a note says about itself (its own words, cue-word shares, code share, tags, folder names) is read
+by rules/routing_evidence.py (``note_evidence``); this file weighs it and decides.
 
 Below the threshold, or when the note has too few meaningful words to judge,
 the note is quarantined with its reason and best suggestion.
@@ -39,8 +39,19 @@ import numpy as np
 import polars as pl
 
 from lucasrag.vocabulary import WORKSPACES
-from lucasrag_assets.rules.clippings import failed_clipping
-from lucasrag_assets.rules.routing_evidence import code_share, folder_prior, meaningful_words, own_words, tag_words
+
+# Re-exported (F401): EVIDENCE_SCHEMA, LEXICAL_CUES and ROUTING_TEXT_CHARS were defined here before note_evidence moved.
+from lucasrag_assets.rules.routing_evidence import (  # noqa: F401
+    EVIDENCE_SCHEMA,
+    LEXICAL_CUES,
+    ROUTING_TEXT_CHARS,
+    code_share,
+    folder_prior,
+    lexical_shares,
+    meaningful_words,
+    note_evidence,
+    routing_text,
+)
 from lucasrag_assets.rules.routing_rules import RoutingRules
 
 #: Short descriptions embedded as each workspace's anchor points. Written the way people write
@@ -65,35 +76,6 @@ WORKSPACE_PROTOTYPES: Mapping[str, tuple[str, ...]] = {
     "administrative": (
         "paperwork: tax return, insurance policy, bank account, invoices, pension and contracts",
         "admin tasks: lease renewal, bills, forms, deadlines, reference numbers and payments",
-    ),
-}
-
-#: Cue words per workspace (lower case, matched as whole words in the title, tags and text).
-LEXICAL_CUES: Mapping[str, frozenset[str]] = {
-    "technical": frozenset(
-        "code bug bugs debug debugging server servers database databases postgres sql kubernetes k8s docker deploy "
-        "deployment api apis python rust golang java javascript typescript linux kernel latency cpu memory cache query "
-        "index cluster config yaml json git github commit branch merge compile compiler test tests pipeline ci "
-        "terraform nginx http https tls ssl ssh script scripts function functions refactor library framework backend "
-        "frontend algorithm cli command terminal bash shell npm node react css html sudo install macos repo "
-        "container containers cloud aws gcp azure bigquery schema dataset datasets regex column columns row rows table tables".split()
-    ),
-    "creative": frozenset(
-        "poem poems poetry verse stanza stanzas rhyme metaphor imagery story stories draft chapter character "
-        "characters plot scene dialogue novel fiction narrator protagonist haiku sonnet lyric lyrics "
-        "prose muse ink moon sea".split()
-    ),
-    "personal": frozenset(
-        "diary today tonight mum mom dad brother sister family friend friends feel felt happy sad tired "
-        "home flat cat dog birthday holiday weekend dinner walk love girlfriend boyfriend partner memories "
-        "grandad grandma wedding visited moved vacation trip travel recipe movie movies film watched rating "
-        "meditation yoga mindfulness habits".split()
-    ),
-    "administrative": frozenset(
-        "tax taxes invoice invoices insurance policy premium bank account statement pension lease rent "
-        "landlord contract bill bills payment payments deadline form forms renewal receipt receipts claim "
-        "reference hmrc iban mortgage council registration licence license passport visa salary expenses "
-        "subscription".split()
     ),
 }
 
@@ -141,12 +123,6 @@ def build_centroids(
     return centroids
 
 
-def _lexical_shares(words: Sequence[str]) -> dict[str, float]:
-    hits = {ws: sum(w in LEXICAL_CUES[ws] for w in words) for ws in WORKSPACES}
-    total = sum(hits.values())
-    return {ws: (hits[ws] / total if total else 0.0) for ws in WORKSPACES}
-
-
 def content_logits(
     words: Sequence[str],
     folders: Sequence[str],
@@ -159,7 +135,7 @@ def content_logits(
     ``words`` are the meaningful words of title, tags, kinds and text (a person's title is a strong hint);
     ``code`` is the note's code share (``code_share``); ``kinds``: what its type/categories properties
     call it, read like the innermost folder (a person's ``categories: [[Recipes]]`` is a filing decision)."""
-    return evidence_logits(_lexical_shares(words), folder_prior([*folders, *kinds]), code, note_vector, centroids)
+    return evidence_logits(lexical_shares(words), folder_prior([*folders, *kinds]), code, note_vector, centroids)
 
 
 def evidence_logits(
@@ -277,13 +253,6 @@ def _folder_chain(path: str) -> list[str]:
     return ["/".join(parents[:depth]) for depth in range(1, len(parents) + 1)]
 
 
-ROUTING_TEXT_CHARS = 2000  # the head of a note says what it is about; the tail adds cost, not signal
-
-
-def routing_text(body: str) -> str:
-    return body.strip()[:ROUTING_TEXT_CHARS]
-
-
 def _normalised(scores: Mapping[str, float]) -> dict[str, float]:
     """A note's vote among the workspaces (the reject outcome's mass left out)."""
     total = sum(scores.values()) or 1.0
@@ -296,49 +265,6 @@ def _centroids(prototypes: Mapping[str, np.ndarray], labelled: Sequence[tuple[st
         if ws:
             exemplars[ws].append(vector)
     return build_centroids(prototypes, exemplars)
-
-
-def _column(frame: pl.DataFrame, name: str) -> list:
-    """A column as a list, or Nones when the frame predates it (a hand-built frame in a test or tool)."""
-    column = frame.get_column(name, default=None)
-    return column.to_list() if column is not None else [None] * frame.height
-
-
-#: What :func:`note_evidence` returns per note (one ``lexical_<workspace>`` share per workspace).
-EVIDENCE_SCHEMA = {
-    "own_words": pl.Int64,
-    "content_free": pl.String,
-    **{f"lexical_{ws}": pl.Float64 for ws in WORKSPACES},
-    "prior": pl.String,
-    "code": pl.Float64,
-}
-
-
-def note_evidence(valid: pl.DataFrame) -> pl.DataFrame:
-    """What each note says about itself, one row per row of ``valid`` (status ``ok``): how many meaningful
-    words are its own, why it is content-free (a failed clipping) if it is, its lexical cue shares, the
-    workspace its folder names and kinds hint at, and its code share. It depends on the note alone
-    (path, title, body, tags, kinds, links, source), so a caller may keep it between runs."""
-    texts = [routing_text(b) for b in valid["body"]]
-    links = [ls or [] for ls in valid["links"].to_list()]
-    tags = [t or [] for t in valid["tags"].to_list()]
-    kinds = [k or [] for k in _column(valid, "kinds")]
-    sources = _column(valid, "source")
-    rows = []
-    for path, title, text, ls, tg, k, src in zip(valid["path"], valid["title"], texts, links, tags, kinds, sources):
-        words = meaningful_words(title) + tag_words(tg) + tag_words(k) + meaningful_words(text)
-        lexical = _lexical_shares(words)
-        rows.append(
-            {
-                "own_words": len(own_words(text, ls, title)),
-                # A clipped error, sign-in or front page holds words but none the person wanted: content-free.
-                "content_free": failed_clipping(title, text, src),
-                **{f"lexical_{ws}": lexical[ws] for ws in WORKSPACES},
-                "prior": folder_prior([*PurePosixPath(path).parts[:-1], *k]),
-                "code": code_share(text),
-            }
-        )
-    return pl.DataFrame(rows, schema=EVIDENCE_SCHEMA)
 
 
 def route_frame(

@@ -2,8 +2,8 @@
 
     python benchmarks/care_ablation.py [--cache /tmp/care-emb.sqlite]
 
-The folds and cuts of ``lucasrag_assets.rules.care.training``: folds grouped by
-template family, ``REPEATS`` fold assignments pooled, the uncertain cut at
+The folds and cuts of training (``care.out_of_fold``, ``care.combined_score``):
+folds grouped by template family, ``REPEATS`` fold assignments pooled, the uncertain cut at
 ``UNCERTAIN_FP`` out-of-fold neutral false positives. For each set of evidence
 the combination weights are picked the way training picks them (highest pooled
 recall at the uncertain cut over the same grid), so every row is scored alike.
@@ -20,6 +20,8 @@ import numpy as np
 
 from lucasrag.embedding import get_embedder
 from lucasrag.embedding_cache import EmbeddingCache
+from lucasrag_assets.rules.care import combined_score as S
+from lucasrag_assets.rules.care import out_of_fold as F
 from lucasrag_assets.rules.care import training as T
 from lucasrag_assets.rules.care.features import DENSE, FLAT_WORDS, HASH_DIM
 from lucasrag_assets.rules.care.prototypes import CHARGED_PROTOTYPES, MARGIN, NEUTRAL_PROTOTYPES, prototype_features
@@ -38,8 +40,8 @@ def main() -> None:
     fifth = np.array([p.family in {f.name for c, n in TUNING_BATCHES for f in c + n} for p, _ in rows])
     families = [p.family for p, _ in rows]
     fold_sets = []
-    for repeat in range(T.REPEATS):
-        fold_of = T.family_folds(families, repeat)
+    for repeat in range(F.REPEATS):
+        fold_of = F.family_folds(families, repeat)
         fold_sets.append(np.array([fold_of[f] for f in families]))
     views = [T.passage_span_vector(p, embed) for p, _ in rows]
     span = np.stack([s for s, _ in views]).astype(np.float64)
@@ -52,13 +54,13 @@ def main() -> None:
 
     x_old = x.copy()  # care-lr-3's lexical features: the flat-writing columns zeroed
     x_old[:, [HASH_DIM + DENSE.index(f"flat_{c}") for c in FLAT_WORDS]] = 0.0
-    y_all = np.tile(y, T.REPEATS)
-    lexical = {name: T._logit(T._oof_repeats(m, y, fold_sets)) for name, m in (("old", x_old), ("flat", x))}
-    vector = T._logit(T._oof_repeats(span, y, fold_sets, dense=True))
+    y_all = np.tile(y, F.REPEATS)
+    lexical = {name: S.logit(F.oof_repeats(m, y, fold_sets)) for name, m in (("old", x_old), ("flat", x))}
+    vector = S.logit(F.oof_repeats(span, y, fold_sets, dense=True))
     zero = np.zeros_like(y_all)
     protos = {
-        "proto_span": np.tile((m_span - mean) / std, T.REPEATS),
-        "proto_chunk": np.tile((m_chunk - mean) / std, T.REPEATS),
+        "proto_span": np.tile((m_span - mean) / std, F.REPEATS),
+        "proto_chunk": np.tile((m_chunk - mean) / std, F.REPEATS),
     }
     cases = {
         "lexical (care-lr-3 features) alone": ({"lexical": lexical["old"]}, None),
@@ -72,24 +74,24 @@ def main() -> None:
         ),
         "shipped, a rule-table cue lifting to uncertain (care-lr-3's lift)": (
             {"lexical": lexical["flat"], "span": vector, **protos},
-            np.tile(x[:, HASH_DIM] > 0, T.REPEATS),
+            np.tile(x[:, HASH_DIM] > 0, F.REPEATS),
         ),
     }
-    print(f"{len(rows)} tune pairs ({int(y.sum())} charged), {len(set(families))} families, {T.REPEATS} assignments")
+    print(f"{len(rows)} tune pairs ({int(y.sum())} charged), {len(set(families))} families, {F.REPEATS} assignments")
     for name, (given, lift) in cases.items():
         parts = {"lexical": zero, "span": zero, "proto_span": zero, "proto_chunk": zero, **given}
-        weights, cuts = T._pick(parts, y_all)
-        scores = T._combined(parts, weights)
+        weights, cuts = S.pick(parts, y_all)
+        scores = S.combined(parts, weights)
         if lift is not None:  # a lifted pair is withheld whatever its score: the cut must leave room for it
             neg = y_all == 0
-            allowed = int(np.floor(T.UNCERTAIN_FP * neg.sum())) - int((neg & lift).sum())
+            allowed = int(np.floor(S.UNCERTAIN_FP * neg.sum())) - int((neg & lift).sum())
             rest = np.sort(scores[neg & ~lift])
             cut = rest[len(rest) - allowed] + 1e-6 if allowed > 0 else rest[-1] + 1e-6
             scores = np.where(lift, np.maximum(scores, cut), scores)
             cuts = (float(cut), max(cuts[1], float(cut)))
-        fig = T.oof_figures(scores, y_all, cuts)
-        per = [T.oof_figures(s, y, cuts)["recall"] for s in np.split(scores, T.REPEATS)]
-        on_1_4 = float((scores[np.tile(~fifth, T.REPEATS) & (y_all == 1)] >= cuts[0]).mean())
+        fig = S.oof_figures(scores, y_all, cuts)
+        per = [S.oof_figures(s, y, cuts)["recall"] for s in np.split(scores, F.REPEATS)]
+        on_1_4 = float((scores[np.tile(~fifth, F.REPEATS) & (y_all == 1)] >= cuts[0]).mean())
         print(
             f"{name:<68} recall {fig['recall']:.3f} (assignments {min(per):.3f}-{max(per):.3f}; batches 1-4 "
             f"{on_1_4:.3f})  fp {fig['false_positive_rate']:.3f}  uncertain {fig['uncertain_share']:.3f}  "

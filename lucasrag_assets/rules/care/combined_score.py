@@ -77,27 +77,27 @@ def lexical_combined(parts: dict[str, np.ndarray], fw: float) -> np.ndarray:
     return 1 / (1 + np.exp(-(z + fw * np.maximum(0.0, parts["lexical_focus"] - z))))
 
 
-def pick(parts: dict[str, np.ndarray], y: np.ndarray, focus_weights: tuple[float, ...] = (0.0,)):
-    """The combination weights (and their cuts) with the highest recall at the uncertain cut."""
+def _best_recall(candidates, scores_of, y: np.ndarray):
+    """The first candidate with the highest recall at its uncertain cut, and its cuts."""
     best = None
-    for weights in product(LEXICAL_WEIGHTS, SPAN_WEIGHTS, PROTOTYPE_WEIGHTS, PROTOTYPE_WEIGHTS, focus_weights):
-        scores = combined(parts, weights)
+    for candidate in candidates:
+        scores = scores_of(candidate)
         cuts = thresholds(scores, y)
         recall = float((scores[y == 1] >= cuts[0]).mean())
         if best is None or recall > best[0] + 1e-9:
-            best = (recall, weights, cuts)
+            best = (recall, candidate, cuts)
     return best[1], best[2]
+
+
+def pick(parts: dict[str, np.ndarray], y: np.ndarray, focus_weights: tuple[float, ...] = (0.0,)):
+    """The combination weights (and their cuts) with the highest recall at the uncertain cut."""
+    candidates = product(LEXICAL_WEIGHTS, SPAN_WEIGHTS, PROTOTYPE_WEIGHTS, PROTOTYPE_WEIGHTS, focus_weights)
+    return _best_recall(candidates, lambda weights: combined(parts, weights), y)
 
 
 def pick_lexical(parts: dict[str, np.ndarray], y: np.ndarray, focus_weights: tuple[float, ...]):
-    best = None
-    for fw in focus_weights:
-        scores = lexical_combined(parts, fw)
-        cuts = thresholds(scores, y)
-        recall = float((scores[y == 1] >= cuts[0]).mean())
-        if best is None or recall > best[0] + 1e-9:
-            best = (recall, fw, cuts)
-    return best[1], best[2]
+    """The focus weight (and its cuts) of the lexical-only score with the highest recall at the uncertain cut."""
+    return _best_recall(focus_weights, lambda fw: lexical_combined(parts, fw), y)
 
 
 def weights_report(weights: tuple[float, ...]) -> dict:

@@ -28,9 +28,6 @@ from lucasrag.embedding_models import (
 __all__ = ["DIM", "Embedder", "EmbeddingModelMissing", "EmbeddingStats", "TOKENIZER", "get_embedder"]
 
 DIM = 384  # both models
-#: Texts per onnxruntime run. Texts are sorted by token count first, so a batch pads little; batch 1
-#: and 32 measured alike on the shared machine (docs/evaluation.md, "Embedding throughput").
-BATCH = 32
 #: The chunker's tokenizer (word pieces are the same BERT uncased vocabulary in both models).
 TOKENIZER = MINILM_TOKENIZER
 
@@ -69,7 +66,12 @@ class Embedder:
     """One model's sentence embeddings on onnxruntime (CPU)."""
 
     def __init__(
-        self, model: str | EmbeddingModel = DEFAULT_MODEL, *, threads: int = 2, batch: int = BATCH, spin: bool = False
+        self,
+        model: str | EmbeddingModel = DEFAULT_MODEL,
+        *,
+        threads: int = 2,
+        batch: int | None = None,
+        spin: bool = False,
     ) -> None:
         import onnxruntime as ort
         from tokenizers import Tokenizer
@@ -94,7 +96,7 @@ class Embedder:
         self._plain_tokenizer.no_truncation()
         self._plain_tokenizer.no_padding()
         self._pad_id = self._tokenizer.token_to_id("[PAD]") or 0
-        self.batch = batch
+        self.batch = batch or self.model.batch  # texts per run (sorted by token count, so little padding)
         self._lock = threading.Lock()  # one onnx run at a time: its threads already use the cores
         self.stats = EmbeddingStats()
 

@@ -62,6 +62,11 @@ class EmbeddingModel:
     query_prefix: str  # prepended to queries, never to passages
     max_tokens: int  # the tokenizer truncates here
     files: Callable[[], tuple[Path, Path]]  # (model.onnx, tokenizer.json), installed or raises
+    #: Texts per onnxruntime run, measured on an idle machine (docs/evaluation.md, "Embedding throughput"):
+    #: runs of 2-8 length-sorted texts beat 32 by a quarter. A model that quantizes activations per run
+    #: (DynamicQuantizeLinear: one scale for the whole batch) must run one text at a time, or a text's
+    #: vector depends on the texts batched with it and the cache's (model, text) key would not name it.
+    batch: int = 4
 
 
 MINILM_TOKENIZER = Path(__file__).parent / "models" / "all-MiniLM-L6-v2" / "tokenizer.json"
@@ -186,6 +191,7 @@ MODELS: dict[str, EmbeddingModel] = {
         "Represent this sentence for searching relevant passages: ",
         512,
         _jar_files(BGE_SMALL_JAR),
+        batch=1,  # its int8 graph quantizes activations per run (48 DynamicQuantizeLinear nodes)
     ),
 }
 

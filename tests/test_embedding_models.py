@@ -100,6 +100,21 @@ def test_length_sorted_batches_give_the_vectors_of_one_text_at_a_time():
     assert np.allclose(batched, alone, atol=1e-5)
 
 
+@pytest.mark.parametrize("model_id", ["minilm", "bge-small"])
+def test_a_texts_vector_does_not_depend_on_the_texts_batched_with_it(model_id):
+    try:
+        embedder = Embedder(model_id)  # the model's own batch size
+    except EmbeddingModelMissing as exc:
+        pytest.skip(f"{model_id} is not installed here: {exc}")
+    texts = ["tax return due in April", "a much longer passage about postgres vacuum settings " * 6, "the cat"] * 2
+    together = embedder.embed(texts)
+    alone = np.stack([embedder.embed([t])[0] for t in texts])
+    assert np.array_equal(together, alone)  # the cache keys a vector by (model, text) alone
+    if model_id == "bge-small":  # why it runs one text at a time: its graph quantizes activations per run
+        assert embedder.batch == 1
+        assert not np.allclose(Embedder(model_id, batch=4).embed(texts), alone, atol=1e-4)
+
+
 def test_two_models_never_share_a_vector(tmp_path, other_model):
     path = tmp_path / "emb.sqlite"
     minilm, other = EmbeddingCache(path, "minilm"), EmbeddingCache(path, other_model)

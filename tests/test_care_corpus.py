@@ -27,6 +27,7 @@ from lucasrag_harness.evaluation.care_corpus import (
 from lucasrag_harness.evaluation.care_corpus._families import CHARGED, NEUTRAL
 from lucasrag_harness.evaluation.care_corpus._families_heldout2 import WRITERS
 from lucasrag_harness.evaluation.care_corpus._families_writers import WRITERS as WRITERS_1
+from lucasrag_harness.evaluation.care_corpus._families_writers2 import WRITERS as WRITERS_2
 
 PASSAGES = generate_corpus(11)
 
@@ -84,7 +85,7 @@ WRITER_FAMILIES = [f for charged, neutral in WRITERS_BATCHES for f in charged + 
 WRITER_CHARGED = [f for charged, _ in WRITERS_BATCHES for f in charged]
 WRITER_NAMES = {f.name for f in WRITER_FAMILIES}
 #: Every writer of the writers batches, by family-name prefix, with their voice.
-WRITER_VOICES = {**WRITERS_1}
+WRITER_VOICES = {**WRITERS_1, **WRITERS_2}
 
 
 @pytest.mark.parametrize(
@@ -137,7 +138,7 @@ def test_the_heldout_and_writers_families_are_new(batch, earlier):
 
 @pytest.mark.parametrize(
     ("families", "writers", "minimum_writers", "minimum_registers"),
-    [(HELD2_CHARGED + HELD2_NEUTRAL, WRITERS, 5, 20), (tuple(WRITER_FAMILIES), WRITER_VOICES, 6, 12)],
+    [(HELD2_CHARGED + HELD2_NEUTRAL, WRITERS, 5, 20), (tuple(WRITER_FAMILIES), WRITER_VOICES, 10, 20)],
     ids=["heldout-2", "writers"],
 )
 def test_a_writers_batch_has_several_writers_and_unmarked_templates_naming_their_subject_only(
@@ -161,11 +162,12 @@ def test_a_writers_batch_has_several_writers_and_unmarked_templates_naming_their
 def test_the_writers_batches_are_large_enough_and_tuning_data():
     charged = [f for f in WRITER_FAMILIES if f.label == "charged"]
     neutral = [f for f in WRITER_FAMILIES if f.label == "neutral"]
-    assert len(charged) >= 18 and len(neutral) >= 9
+    assert len(charged) >= 36 and len(neutral) >= 18
+    assert not set(WRITERS_1) & set(WRITERS_2) and not set(WRITER_VOICES) & set(WRITERS)  # a writer is one person
     writers = [p for p in PASSAGES if p.family in WRITER_NAMES]
     assert {p.half for p in writers} == {"tune"} and len(writers) == 8 * len(WRITER_NAMES)
     neutral_registers = {f.register for f in neutral}
-    assert len(neutral_registers & {f.register for f in charged}) >= 6  # the same registers carry both labels
+    assert len(neutral_registers & {f.register for f in charged}) >= 10  # the same registers carry both labels
 
 
 def test_each_batch_leaves_the_batches_before_it_unchanged(monkeypatch):
@@ -196,7 +198,7 @@ def test_heldout_personas_appear_from_their_batch_on_only():
     assert all(first[p.subject] <= batch_of.get(p.family, 0) for p in PASSAGES)
     assert {p.subject for p in PASSAGES if p.family in HELD_NAMES} == {s for s, n in first.items() if n <= 1}
     assert {p.subject for p in PASSAGES if p.family in HELD2_NAMES} == set(first)
-    assert {p.subject for p in PASSAGES if p.family in WRITER_NAMES} <= {s for s, n in first.items() if n <= 2}
+    assert {p.subject for p in PASSAGES if p.family in WRITER_NAMES} == {s for s, n in first.items() if n <= 2}
 
 
 def test_the_generated_vault_carries_the_corpus(tmp_path):

@@ -37,6 +37,7 @@ from ._families_heldout2 import CHARGED_HELDOUT2, NEUTRAL_HELDOUT2
 from ._families_more import CHARGED_MORE, NEUTRAL_MORE, NEUTRAL_SHORT
 from ._families_registers import CHARGED_REGISTERS, NEUTRAL_REGISTERS
 from ._families_writers import CHARGED_WRITERS, NEUTRAL_WRITERS
+from ._families_writers2 import CHARGED_WRITERS2, NEUTRAL_WRITERS2
 
 #: Families in the order they were written (each batch was split into halves on its own until corpus v4).
 BATCHES = (
@@ -57,7 +58,7 @@ HELDOUT = (CHARGED_HELDOUT, NEUTRAL_HELDOUT)
 HELDOUT2 = (CHARGED_HELDOUT2, NEUTRAL_HELDOUT2)
 #: Tuning writing from many imagined writers, written after held-out batch 2 (each file one batch, drawn in
 #: this order after it, so each leaves every passage before it byte-identical). Family names are ``writer/...``.
-WRITERS_BATCHES = ((CHARGED_WRITERS, NEUTRAL_WRITERS),)
+WRITERS_BATCHES = ((CHARGED_WRITERS, NEUTRAL_WRITERS), (CHARGED_WRITERS2, NEUTRAL_WRITERS2))
 #: The held-out batch whose personas (and every earlier one's) the writers batches write about.
 WRITERS_PERSONAS = 2
 #: The kinds a family of kind ``any`` fits (not ``pet`` or ``baby``).

@@ -1,8 +1,9 @@
-"""The generated care corpus: the issue's minimums, batches 1-5 and held-out batch 1 as tuning data, held-out batch 2 as
-the test half, deterministic."""
+"""The generated care corpus: the issue's minimums, batches 1-5 and held-out batches 1-2 as tuning data, held-out
+batch 3 as the test half, deterministic."""
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import os
 import re
@@ -17,13 +18,15 @@ from lucasrag_harness.evaluation.care_corpus import (
     BATCHES,
     HELDOUT,
     HELDOUT2,
+    HELDOUT3,
     PERSONAS,
     TUNING_BATCHES,
     generate_corpus,
     split_of,
 )
 from lucasrag_harness.evaluation.care_corpus._families import CHARGED, NEUTRAL
-from lucasrag_harness.evaluation.care_corpus._families_heldout2 import WRITERS
+from lucasrag_harness.evaluation.care_corpus._families_heldout2 import WRITERS as WRITERS2
+from lucasrag_harness.evaluation.care_corpus._families_heldout3 import WRITERS as WRITERS3
 
 PASSAGES = generate_corpus(11)
 
@@ -40,12 +43,12 @@ def test_counts_meet_the_issue():
     assert {p.band for p in charged} == {"present", "archival"}
 
 
-def test_every_family_of_batches_1_to_5_and_heldout_1_is_tuning_data_and_keeps_its_former_half_on_record():
+def test_every_family_of_batches_1_to_5_and_heldout_1_and_2_is_tuning_data_and_keeps_its_former_half_on_record():
     halves = defaultdict(set)
     for p in PASSAGES:
         halves[p.family].add(p.half)
     assert all(len(h) == 1 for h in halves.values())  # a family is never split between halves
-    tuning = {f.name for charged, neutral in BATCHES + TUNING_BATCHES + (HELDOUT,) for f in charged + neutral}
+    tuning = {f.name for charged, neutral in BATCHES + TUNING_BATCHES + (HELDOUT, HELDOUT2) for f in charged + neutral}
     assert {f for f, h in halves.items() if h == {"tune"}} == tuning
     assert {(p.label, p.half) for p in PASSAGES if p.family in tuning} == {("charged", "tune"), ("neutral", "tune")}
     former = split_of(CHARGED + NEUTRAL)  # the split the first batch had until corpus v4, for the history
@@ -75,13 +78,19 @@ HELD_CHARGED, HELD_NEUTRAL = HELDOUT
 HELD_NAMES = {f.name for f in HELD_CHARGED + HELD_NEUTRAL}
 HELD2_CHARGED, HELD2_NEUTRAL = HELDOUT2
 HELD2_NAMES = {f.name for f in HELD2_CHARGED + HELD2_NEUTRAL}
+HELD3_CHARGED, HELD3_NEUTRAL = HELDOUT3
+HELD3_NAMES = {f.name for f in HELD3_CHARGED + HELD3_NEUTRAL}
 EARLIER = [f for charged, neutral in BATCHES + TUNING_BATCHES for f in charged + neutral]
 
 
 @pytest.mark.parametrize(
     ("charged", "neutral", "half", "minimums"),
-    [(HELD_CHARGED, HELD_NEUTRAL, "tune", (24, 12)), (HELD2_CHARGED, HELD2_NEUTRAL, "test", (28, 14))],
-    ids=["heldout-1-now-tuning", "heldout-2-the-test-half"],
+    [
+        (HELD_CHARGED, HELD_NEUTRAL, "tune", (24, 12)),
+        (HELD2_CHARGED, HELD2_NEUTRAL, "tune", (28, 14)),
+        (HELD3_CHARGED, HELD3_NEUTRAL, "test", (30, 15)),
+    ],
+    ids=["heldout-1-now-tuning", "heldout-2-now-tuning", "heldout-3-the-test-half"],
 )
 def test_each_heldout_batch_is_in_one_half_and_large_enough(charged, neutral, half, minimums):
     assert len(charged) >= minimums[0] and len(neutral) >= minimums[1]
@@ -93,8 +102,8 @@ def test_each_heldout_batch_is_in_one_half_and_large_enough(charged, neutral, ha
     assert {p.family for p in held} == names and len(held) == 8 * len(names)
 
 
-def test_the_test_half_is_heldout_batch_2_only():
-    assert {p.family for p in PASSAGES if p.half == "test"} == HELD2_NAMES
+def test_the_test_half_is_heldout_batch_3_only():
+    assert {p.family for p in PASSAGES if p.half == "test"} == HELD3_NAMES
 
 
 def _words(template):
@@ -103,8 +112,12 @@ def _words(template):
 
 @pytest.mark.parametrize(
     ("batch", "earlier"),
-    [(HELDOUT, EARLIER), (HELDOUT2, EARLIER + list(HELDOUT[0] + HELDOUT[1]))],
-    ids=["heldout-1", "heldout-2"],
+    [
+        (HELDOUT, EARLIER),
+        (HELDOUT2, EARLIER + list(HELDOUT[0] + HELDOUT[1])),
+        (HELDOUT3, EARLIER + list(HELDOUT[0] + HELDOUT[1] + HELDOUT2[0] + HELDOUT2[1])),
+    ],
+    ids=["heldout-1", "heldout-2", "heldout-3"],
 )
 def test_the_heldout_families_are_new(batch, earlier):
     families = batch[0] + batch[1]
@@ -116,26 +129,57 @@ def test_the_heldout_families_are_new(batch, earlier):
             assert max(len(_words(t) & o) / len(_words(t) | o) for o in old) < 0.5, (f.name, t)
 
 
-def test_heldout_batch_2_has_several_writers_and_unmarked_templates_naming_their_subject_only():
+@pytest.mark.parametrize(
+    ("batch", "writers", "least_writers"),
+    [(HELDOUT2, WRITERS2, 5), (HELDOUT3, WRITERS3, 8)],
+    ids=["heldout-2", "heldout-3"],
+)
+def test_heldout_batches_have_several_writers_and_unmarked_templates_naming_their_subject_only(
+    batch, writers, least_writers
+):
     names = {n.lower() for p in PERSONAS for n in p.subject.names}
     by_writer = defaultdict(set)
-    for f in HELD2_CHARGED + HELD2_NEUTRAL:
+    for f in batch[0] + batch[1]:
         writer, _, _ = f.name.partition("/")
         by_writer[writer].add(f.label)
         for t in f.templates:
             assert re.search(r"\{[Ss](\}|'s\})", t) and "charged:" not in t, (f.name, t)
             bare = re.sub(r"\{[^}]*\}", " ", t).lower()  # what the template says besides its slots
             assert not any(re.search(rf"\b{re.escape(n)}\b", bare) for n in names), (f.name, t)  # no other subject
-    assert set(by_writer) <= set(WRITERS) and len(by_writer) >= 5
+    assert set(by_writer) <= set(writers) and len(by_writer) >= least_writers
     assert all(labels == {"charged", "neutral"} for labels in by_writer.values())  # a voice is no label cue
-    assert len({f.register for f in HELD2_CHARGED}) >= 20
+    assert len({f.register for f in batch[0]}) >= 20
+
+
+def test_heldout_batch_3_is_written_by_writers_batch_2_did_not_have():
+    assert not set(WRITERS3) & set(WRITERS2)
+    assert not {v.split(":")[0] for v in WRITERS3.values()} & {v.split(":")[0] for v in WRITERS2.values()}
+
+
+def test_baby_families_of_heldout_3_never_use_he_since_one_of_their_subjects_is_they():
+    assert any(p.kind == "baby" and p.pronouns[0] == "they" for p in PERSONAS)
+    for f in HELD3_CHARGED + HELD3_NEUTRAL:
+        if f.kind == "baby":
+            assert not any(re.search(r"\{[Hh]e\}", t) for t in f.templates), f.name
+
+
+def test_the_test_half_is_the_same_whatever_tuning_batch_is_added_before_it(monkeypatch):
+    extra = tuple(dataclasses.replace(f, name=f"extra/{f.name}") for f in HELD2_CHARGED + HELD2_NEUTRAL)
+    monkeypatch.setattr(care_corpus, "TUNING_BATCHES", TUNING_BATCHES + ((extra[:3], extra[-2:]),))
+    with_extra = generate_corpus(11)
+    assert len(with_extra) == len(PASSAGES) + 40
+    assert [p for p in with_extra if p.half == "test"] == [p for p in PASSAGES if p.half == "test"]
 
 
 def test_each_heldout_batch_leaves_the_batches_before_it_unchanged(monkeypatch):
+    monkeypatch.setattr(care_corpus, "HELDOUT3", ((), ()))
+    without_3 = generate_corpus(11)
+    assert PASSAGES[: len(without_3)] == without_3
+    assert {p.family for p in PASSAGES[len(without_3) :]} == HELD3_NAMES
     monkeypatch.setattr(care_corpus, "HELDOUT2", ((), ()))
     without_2 = generate_corpus(11)
-    assert PASSAGES[: len(without_2)] == without_2
-    assert {p.family for p in PASSAGES[len(without_2) :]} == HELD2_NAMES
+    assert without_3[: len(without_2)] == without_2
+    assert {p.family for p in without_3[len(without_2) :]} == HELD2_NAMES
     monkeypatch.setattr(care_corpus, "HELDOUT", ((), ()))
     without_both = generate_corpus(11)
     assert without_2[: len(without_both)] == without_both
@@ -145,10 +189,12 @@ def test_each_heldout_batch_leaves_the_batches_before_it_unchanged(monkeypatch):
 def test_heldout_personas_appear_from_their_batch_on_only():
     first = {p.subject.name: p.heldout for p in PERSONAS}
     assert sum(n == 1 for n in first.values()) >= 2 and sum(n == 2 for n in first.values()) >= 3
-    batch_of = {name: n for n, names in ((1, HELD_NAMES), (2, HELD2_NAMES)) for name in names}
+    assert sum(n == 3 for n in first.values()) >= 3
+    batch_of = {name: n for n, names in ((1, HELD_NAMES), (2, HELD2_NAMES), (3, HELD3_NAMES)) for name in names}
     assert all(first[p.subject] <= batch_of.get(p.family, 0) for p in PASSAGES)
     assert {p.subject for p in PASSAGES if p.family in HELD_NAMES} == {s for s, n in first.items() if n <= 1}
-    assert {p.subject for p in PASSAGES if p.family in HELD2_NAMES} == set(first)
+    assert {p.subject for p in PASSAGES if p.family in HELD2_NAMES} == {s for s, n in first.items() if n <= 2}
+    assert {p.subject for p in PASSAGES if p.family in HELD3_NAMES} == set(first)
 
 
 def test_the_generated_vault_carries_the_corpus(tmp_path):

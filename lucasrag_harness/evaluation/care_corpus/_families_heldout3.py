@@ -242,7 +242,7 @@ CHARGED_HELDOUT3 = (
         "Direct debits: 11 active, 1 cancelled ({s's} mobile, the contract I guaranteed). Cancellation fee waived.",
         "Bills sheet, col F 'split with': {s} for the last time on the March row. Formula now divides by 1.",
         "Streaming: 3 services. Kept paying for the one {s} chose, 7 months. Cancelled today. 55.93 wasted. Not wasted.",
-        "SO report: monthly 50.00 to {s} since {year}, ended. No reversal. Balance unchanged. Everything else changed.",
+        "SO report: monthly 50.00 to {s} for {n} years, ended. No reversal. Balance unchanged. Everything else changed.",
         "| date | item | amt |\n| 03/11 | final electricity, {s's} flat | 86.14 |\n| 03/11 | key cutting | 6.00 |",
     ),
     _f(

@@ -1,8 +1,9 @@
-"""The generated care corpus: the issue's minimums, batches 1-5, held-out batch 1 and the writers batches as tuning data,
-held-out batch 2 as the test half, deterministic."""
+"""The generated care corpus: the issue's minimums, batches 1-5, held-out batches 1-2 and the writers batches as
+tuning data, held-out batch 3 as the test half, deterministic."""
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import os
 import re
@@ -17,6 +18,7 @@ from lucasrag_harness.evaluation.care_corpus import (
     BATCHES,
     HELDOUT,
     HELDOUT2,
+    HELDOUT3,
     PERSONAS,
     TUNING_BATCHES,
     WRITERS_BATCHES,
@@ -25,7 +27,8 @@ from lucasrag_harness.evaluation.care_corpus import (
     split_of,
 )
 from lucasrag_harness.evaluation.care_corpus._families import CHARGED, NEUTRAL
-from lucasrag_harness.evaluation.care_corpus._families_heldout2 import WRITERS
+from lucasrag_harness.evaluation.care_corpus._families_heldout2 import WRITERS as WRITERS2
+from lucasrag_harness.evaluation.care_corpus._families_heldout3 import WRITERS as WRITERS3
 from lucasrag_harness.evaluation.care_corpus._families_writers import WRITERS as WRITERS_1
 from lucasrag_harness.evaluation.care_corpus._families_writers2 import WRITERS as WRITERS_2
 
@@ -44,12 +47,12 @@ def test_counts_meet_the_issue():
     assert {p.band for p in charged} == {"present", "archival"}
 
 
-def test_every_family_of_batches_1_to_5_heldout_1_and_the_writers_is_tuning_data_and_keeps_its_former_half_on_record():
+def test_every_family_of_batches_1_to_5_heldout_1_and_2_and_the_writers_is_tuning_data_and_keeps_its_former_half():
     halves = defaultdict(set)
     for p in PASSAGES:
         halves[p.family].add(p.half)
     assert all(len(h) == 1 for h in halves.values())  # a family is never split between halves
-    tuned = BATCHES + TUNING_BATCHES + (HELDOUT,) + WRITERS_BATCHES
+    tuned = BATCHES + TUNING_BATCHES + (HELDOUT, HELDOUT2) + WRITERS_BATCHES
     tuning = {f.name for charged, neutral in tuned for f in charged + neutral}
     assert {f for f, h in halves.items() if h == {"tune"}} == tuning
     assert {(p.label, p.half) for p in PASSAGES if p.family in tuning} == {("charged", "tune"), ("neutral", "tune")}
@@ -80,6 +83,8 @@ HELD_CHARGED, HELD_NEUTRAL = HELDOUT
 HELD_NAMES = {f.name for f in HELD_CHARGED + HELD_NEUTRAL}
 HELD2_CHARGED, HELD2_NEUTRAL = HELDOUT2
 HELD2_NAMES = {f.name for f in HELD2_CHARGED + HELD2_NEUTRAL}
+HELD3_CHARGED, HELD3_NEUTRAL = HELDOUT3
+HELD3_NAMES = {f.name for f in HELD3_CHARGED + HELD3_NEUTRAL}
 EARLIER = [f for charged, neutral in BATCHES + TUNING_BATCHES for f in charged + neutral]
 WRITER_FAMILIES = [f for charged, neutral in WRITERS_BATCHES for f in charged + neutral]
 WRITER_CHARGED = [f for charged, _ in WRITERS_BATCHES for f in charged]
@@ -90,8 +95,12 @@ WRITER_VOICES = {**WRITERS_1, **WRITERS_2}
 
 @pytest.mark.parametrize(
     ("charged", "neutral", "half", "minimums"),
-    [(HELD_CHARGED, HELD_NEUTRAL, "tune", (24, 12)), (HELD2_CHARGED, HELD2_NEUTRAL, "test", (28, 14))],
-    ids=["heldout-1-now-tuning", "heldout-2-the-test-half"],
+    [
+        (HELD_CHARGED, HELD_NEUTRAL, "tune", (24, 12)),
+        (HELD2_CHARGED, HELD2_NEUTRAL, "tune", (28, 14)),
+        (HELD3_CHARGED, HELD3_NEUTRAL, "test", (30, 15)),
+    ],
+    ids=["heldout-1-now-tuning", "heldout-2-now-tuning", "heldout-3-the-test-half"],
 )
 def test_each_heldout_batch_is_in_one_half_and_large_enough(charged, neutral, half, minimums):
     assert len(charged) >= minimums[0] and len(neutral) >= minimums[1]
@@ -103,8 +112,8 @@ def test_each_heldout_batch_is_in_one_half_and_large_enough(charged, neutral, ha
     assert {p.family for p in held} == names and len(held) == 8 * len(names)
 
 
-def test_the_test_half_is_heldout_batch_2_only():
-    assert {p.family for p in PASSAGES if p.half == "test"} == HELD2_NAMES
+def test_the_test_half_is_heldout_batch_3_only():
+    assert {p.family for p in PASSAGES if p.half == "test"} == HELD3_NAMES
 
 
 def _words(template):
@@ -122,8 +131,9 @@ def _words(template):
                 WRITERS_BATCHES, [sum(len(c + n) for c, n in WRITERS_BATCHES[:i]) for i in range(len(WRITERS_BATCHES))]
             )
         ),
+        (HELDOUT3, EARLIER + list(HELDOUT[0] + HELDOUT[1] + HELDOUT2[0] + HELDOUT2[1]) + WRITER_FAMILIES),
     ],
-    ids=["heldout-1", "heldout-2", *(f"writers-{i + 1}" for i in range(len(WRITERS_BATCHES)))],
+    ids=["heldout-1", "heldout-2", *(f"writers-{i + 1}" for i in range(len(WRITERS_BATCHES))), "heldout-3"],
 )
 def test_the_heldout_and_writers_families_are_new(batch, earlier):
     families = batch[0] + batch[1]
@@ -138,8 +148,12 @@ def test_the_heldout_and_writers_families_are_new(batch, earlier):
 
 @pytest.mark.parametrize(
     ("families", "writers", "minimum_writers", "minimum_registers"),
-    [(HELD2_CHARGED + HELD2_NEUTRAL, WRITERS, 5, 20), (tuple(WRITER_FAMILIES), WRITER_VOICES, 10, 20)],
-    ids=["heldout-2", "writers"],
+    [
+        (HELD2_CHARGED + HELD2_NEUTRAL, WRITERS2, 5, 20),
+        (tuple(WRITER_FAMILIES), WRITER_VOICES, 10, 20),
+        (HELD3_CHARGED + HELD3_NEUTRAL, WRITERS3, 8, 20),
+    ],
+    ids=["heldout-2", "writers", "heldout-3"],
 )
 def test_a_writers_batch_has_several_writers_and_unmarked_templates_naming_their_subject_only(
     families, writers, minimum_writers, minimum_registers
@@ -163,22 +177,49 @@ def test_the_writers_batches_are_large_enough_and_tuning_data():
     charged = [f for f in WRITER_FAMILIES if f.label == "charged"]
     neutral = [f for f in WRITER_FAMILIES if f.label == "neutral"]
     assert len(charged) >= 36 and len(neutral) >= 18
-    assert not set(WRITERS_1) & set(WRITERS_2) and not set(WRITER_VOICES) & set(WRITERS)  # a writer is one person
+    assert not set(WRITERS_1) & set(WRITERS_2) and not set(WRITER_VOICES) & set(WRITERS2)  # a writer is one person
     writers = [p for p in PASSAGES if p.family in WRITER_NAMES]
     assert {p.half for p in writers} == {"tune"} and len(writers) == 8 * len(WRITER_NAMES)
     neutral_registers = {f.register for f in neutral}
     assert len(neutral_registers & {f.register for f in charged}) >= 10  # the same registers carry both labels
 
 
+def test_heldout_batch_3_is_written_by_writers_no_tuning_batch_had():
+    assert not set(WRITERS3) & (set(WRITERS2) | set(WRITER_VOICES))
+    # batch 3 was written to avoid batch 2's voices; the writers batches were written at the same time, apart,
+    # and share one profession with it (an accountant: Anjali's pasted tables, Clive's ledgers) and no voice
+    voices = {v.split(":")[0] for v in WRITERS3.values()}
+    assert not voices & {v.split(":")[0] for v in WRITERS2.values()}
+    assert voices & {v.split(":")[0] for v in WRITER_VOICES.values()} <= {"an accountant"}
+
+
+def test_baby_families_of_heldout_3_never_use_he_since_one_of_their_subjects_is_they():
+    assert any(p.kind == "baby" and p.pronouns[0] == "they" for p in PERSONAS)
+    for f in HELD3_CHARGED + HELD3_NEUTRAL:
+        if f.kind == "baby":
+            assert not any(re.search(r"\{[Hh]e\}", t) for t in f.templates), f.name
+
+
+def test_the_test_half_is_the_same_whatever_tuning_batch_is_added_before_it(monkeypatch):
+    extra = tuple(dataclasses.replace(f, name=f"extra/{f.name}") for f in HELD2_CHARGED + HELD2_NEUTRAL)
+    monkeypatch.setattr(care_corpus, "TUNING_BATCHES", TUNING_BATCHES + ((extra[:3], extra[-2:]),))
+    with_extra = generate_corpus(11)
+    assert len(with_extra) == len(PASSAGES) + 40
+    assert [p for p in with_extra if p.half == "test"] == [p for p in PASSAGES if p.half == "test"]
+
+
 def test_each_batch_leaves_the_batches_before_it_unchanged(monkeypatch):
+    monkeypatch.setattr(care_corpus, "HELDOUT3", ((), ()))
+    before = generate_corpus(11)
+    assert PASSAGES[: len(before)] == before
+    assert {p.family for p in PASSAGES[len(before) :]} == HELD3_NAMES
     for n in range(len(WRITERS_BATCHES), 0, -1):  # each writers batch, the last first
-        before = generate_corpus(11)
         monkeypatch.setattr(care_corpus, "WRITERS_BATCHES", WRITERS_BATCHES[: n - 1])
         fewer = generate_corpus(11)
         assert before[: len(fewer)] == fewer
         batch = WRITERS_BATCHES[n - 1]
         assert {p.family for p in before[len(fewer) :]} == {f.name for f in batch[0] + batch[1]}
-    assert {p.family for p in PASSAGES[len(fewer) :]} == WRITER_NAMES
+        before = fewer
     monkeypatch.setattr(care_corpus, "HELDOUT2", ((), ()))
     without_2 = generate_corpus(11)
     assert fewer[: len(without_2)] == without_2
@@ -192,13 +233,17 @@ def test_each_batch_leaves_the_batches_before_it_unchanged(monkeypatch):
 def test_heldout_personas_appear_from_their_batch_on_only():
     first = {p.subject.name: p.heldout for p in PERSONAS}
     assert sum(n == 1 for n in first.values()) >= 2 and sum(n == 2 for n in first.values()) >= 3
+    assert sum(n == 3 for n in first.values()) >= 3
     batch_of = {
-        name: n for n, names in ((1, HELD_NAMES), (2, HELD2_NAMES), (WRITERS_PERSONAS, WRITER_NAMES)) for name in names
+        name: n
+        for n, names in ((1, HELD_NAMES), (2, HELD2_NAMES), (WRITERS_PERSONAS, WRITER_NAMES), (3, HELD3_NAMES))
+        for name in names
     }
     assert all(first[p.subject] <= batch_of.get(p.family, 0) for p in PASSAGES)
     assert {p.subject for p in PASSAGES if p.family in HELD_NAMES} == {s for s, n in first.items() if n <= 1}
-    assert {p.subject for p in PASSAGES if p.family in HELD2_NAMES} == set(first)
+    assert {p.subject for p in PASSAGES if p.family in HELD2_NAMES} == {s for s, n in first.items() if n <= 2}
     assert {p.subject for p in PASSAGES if p.family in WRITER_NAMES} == {s for s, n in first.items() if n <= 2}
+    assert {p.subject for p in PASSAGES if p.family in HELD3_NAMES} == set(first)
 
 
 def test_the_generated_vault_carries_the_corpus(tmp_path):

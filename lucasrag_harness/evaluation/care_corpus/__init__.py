@@ -9,14 +9,18 @@ their test half had been looked at too often to stay a test; batch 5
 (:data:`TUNING_BATCHES`) was written as tuning data. Held-out batch 1
 (``HELDOUT``, ``_families_heldout``) was the test half until it had been scored
 twice; it is tuning data now. Held-out batch 2 (``HELDOUT2``,
-``_families_heldout2``) is the test half: all ``test``, written apart by several
-imagined writers and never tuned on. The writers batches (:data:`WRITERS_BATCHES`,
-``_families_writers*``) are tuning data from many more imagined writers, each
-writing both labels; they use the personas of held-out batch 2 and before.
-Every batch is generated after every batch before it, in the one order of
-``generate_corpus`` (so earlier passages are the same with or without it), and
-each held-out batch is the first to use its own personas (``Persona.heldout``),
-which later batches may use too. Deterministic: ``random.Random(seed)`` only.
+``_families_heldout2``) was the test half until it had been scored once and its
+per-register results published; it is tuning data now. The writers batches
+(:data:`WRITERS_BATCHES`, ``_families_writers*``) are tuning data from many more
+imagined writers, each writing both labels; they use the personas of held-out
+batch 2 and before. Held-out batch 3 (``HELDOUT3``, ``_families_heldout3``) is
+the test half: all ``test``, written apart by ten imagined writers and never
+tuned on. Every batch is generated after every batch before it, in the one
+order of ``generate_corpus`` (so earlier passages are the same with or without
+it), and each held-out batch is the first to use its own personas
+(``Persona.heldout``), which later batches may use too; the test half also
+draws from a generator of its own, so tuning data added before it never changes
+its passages. Deterministic: generators seeded from ``seed`` only.
 
 Run ``python -m lucasrag_harness.evaluation.care_corpus`` to print counts.
 """
@@ -34,6 +38,7 @@ from ._families import CHARGED, NEUTRAL, Family
 from ._families_flat import CHARGED_FLAT, NEUTRAL_FLAT
 from ._families_heldout import CHARGED_HELDOUT, NEUTRAL_HELDOUT
 from ._families_heldout2 import CHARGED_HELDOUT2, NEUTRAL_HELDOUT2
+from ._families_heldout3 import CHARGED_HELDOUT3, NEUTRAL_HELDOUT3
 from ._families_more import CHARGED_MORE, NEUTRAL_MORE, NEUTRAL_SHORT
 from ._families_registers import CHARGED_REGISTERS, NEUTRAL_REGISTERS
 from ._families_writers import CHARGED_WRITERS, NEUTRAL_WRITERS
@@ -54,13 +59,15 @@ TUNING_BATCHES = ((CHARGED_FLAT, NEUTRAL_FLAT),)
 TUNING = "tune"
 #: Held-out batch 1: written apart, the test half until it had been scored twice; tuning data since.
 HELDOUT = (CHARGED_HELDOUT, NEUTRAL_HELDOUT)
-#: Held-out batch 2: written apart by several writers and never tuned on: every family of it is in the test half.
+#: Held-out batch 2: written apart by several writers, the test half until it had been scored once; tuning data since.
 HELDOUT2 = (CHARGED_HELDOUT2, NEUTRAL_HELDOUT2)
 #: Tuning writing from many imagined writers, written after held-out batch 2 (each file one batch, drawn in
 #: this order after it, so each leaves every passage before it byte-identical). Family names are ``writer/...``.
 WRITERS_BATCHES = ((CHARGED_WRITERS, NEUTRAL_WRITERS), (CHARGED_WRITERS2, NEUTRAL_WRITERS2))
 #: The held-out batch whose personas (and every earlier one's) the writers batches write about.
 WRITERS_PERSONAS = 2
+#: Held-out batch 3: written apart by ten writers and never tuned on: every family of it is in the test half.
+HELDOUT3 = (CHARGED_HELDOUT3, NEUTRAL_HELDOUT3)
 #: The kinds a family of kind ``any`` fits (not ``pet`` or ``baby``).
 ANY_KINDS = ("loss", "ex", "estranged")
 
@@ -187,6 +194,42 @@ PERSONAS = (
         "Osei",
         heldout=2,
     ),
+    Persona(
+        DeferenceSubject("Rory", ("rory", "my twin")),
+        "loss",
+        ("he", "him", "his"),
+        ("Rory", "Ror"),
+        ("Rory", "rory", "my twin"),
+        "Gallagher",
+        heldout=3,
+    ),
+    Persona(  # a miscarried pregnancy; "they", so ``baby`` families never use {he}
+        DeferenceSubject("Pip", ("our pip", "baby pip")),
+        "baby",
+        ("they", "them", "their"),
+        ("Pip", "Baby Pip"),
+        ("Pip", "pip", "baby Pip"),
+        "Lawson",
+        heldout=3,
+    ),
+    Persona(
+        DeferenceSubject("Niamh Byrne", ("niamh", "neevs")),
+        "loss",
+        ("she", "her", "her"),
+        ("Niamh", "Neevs", "Niamh Byrne"),
+        ("Niamh", "niamh", "Neevs"),
+        "Farrell",
+        heldout=3,
+    ),
+    Persona(
+        DeferenceSubject("Chloe", ("chlo",)),  # an estranged daughter ("my daughter" is in batch 2's text already)
+        "estranged",
+        ("she", "her", "her"),
+        ("Chloe", "Chlo"),
+        ("Chloe", "chloe", "Chlo"),
+        "Brennan",
+        heldout=3,
+    ),
 )
 SUBJECTS = tuple(p.subject for p in PERSONAS)
 PLACES = ("the seafront", "the allotment", "the old house", "the chapel", "the park", "Whitby")
@@ -258,22 +301,27 @@ def generate_corpus(seed: int = 11) -> list[Passage]:
     rng = random.Random(seed)
     # Batches 1-4 are all tuning data now: their test half was looked at six times across sessions, so it
     # no longer measures writing the detector never saw. ``split_of`` still gives the half each family had
-    # (the history in docs/care.md). Held-out batch 1 became tuning data after two looks; batch 2 is the test half.
+    # (the history in docs/care.md). Held-out batch 1 became tuning data after two looks, batch 2 after one;
+    # batch 3 is the test half.
     halves = {name: TUNING for charged, neutral in BATCHES for name in split_of(charged + neutral)}
     halves |= {f.name: TUNING for charged, neutral in TUNING_BATCHES for f in charged + neutral}
-    halves |= {f.name: TUNING for f in HELDOUT[0] + HELDOUT[1]}
-    halves |= {f.name: "test" for f in HELDOUT2[0] + HELDOUT2[1]}
+    halves |= {f.name: TUNING for f in HELDOUT[0] + HELDOUT[1] + HELDOUT2[0] + HELDOUT2[1]}
     halves |= {f.name: TUNING for charged, neutral in WRITERS_BATCHES for f in charged + neutral}
+    halves |= {f.name: "test" for f in HELDOUT3[0] + HELDOUT3[1]}
     out: list[Passage] = []
     groups = []
     # The one drawing order: a batch written later is drawn after every batch before it, so its rng draws come
-    # last and every earlier passage stays byte-identical; each writers file is drawn as a batch of its own.
+    # last and every earlier passage stays byte-identical; each writers file is drawn as a batch of its own. The
+    # test half comes last and draws from its own generator, so tuning batches added before it never change it.
+    draws = {3: random.Random(f"{seed}/heldout3")}
     order = [(BATCHES, 0), (TUNING_BATCHES, 0), ((HELDOUT,), 1), ((HELDOUT2,), 2)]
     order += [((batch,), WRITERS_PERSONAS) for batch in WRITERS_BATCHES]
+    order += [((HELDOUT3,), 3)]
     for batches, heldout in order:
         groups.append((tuple(f for c, _ in batches for f in c), PER_CHARGED_FAMILY, heldout))
         groups.append((tuple(f for _, n in batches for f in n), PER_NEUTRAL_FAMILY, heldout))
     for families, per, heldout in groups:
+        draw = draws.get(heldout, rng)
         for i, f in enumerate(families):
             personas = _personas_for(f, heldout)
             for k in range(per):  # held-out families start at another persona each, so every persona is written
@@ -281,13 +329,13 @@ def generate_corpus(seed: int = 11) -> list[Passage]:
                 template = f.templates[k % len(f.templates)]
                 archival = k % 2 == 1
                 d = date(
-                    rng.randint(2008, 2020) if archival else rng.randint(2024, 2026),
-                    rng.randint(1, 12),
-                    rng.randint(1, 28),
+                    draw.randint(2008, 2020) if archival else draw.randint(2024, 2026),
+                    draw.randint(1, 12),
+                    draw.randint(1, 28),
                 )
                 out.append(
                     Passage(
-                        _fill(template, p, rng, d.year),
+                        _fill(template, p, draw, d.year),
                         p.subject.name,
                         f.label,
                         f.name,

@@ -5,14 +5,13 @@ Each candidate of the top k is described by generic features of the query path â
 fused score and rank, its similarity and keyword scores and ranks, how much of the
 query's rare vocabulary it holds, whether it repeats two query terms side by side, its
 time fit, graph reach and how many chunks of its own note are also in the pool. A linear
-model (``rescore_model.json``, fitted on the LoCoMo tuning half by a listwise loss over the
-fused top 15: ``python -m lucasrag_harness.evaluation.rescore_fit``, the command is in the
-file) scores them, and the top k is re-ordered by that score. The k candidates keep the
-fused scores of the places they take, so the scores of the list still fall from first to
-last. A model may also keep the fused top N as a set (``keep_top``, N = 5 in the shipped
-one): it re-orders them among themselves and the rest of its top k among themselves, so a
-candidate from below never pushes one of them down. The deeper window's evidence, without
-its risk to the first places (a deeper free re-ordering dropped notes out of the top 5).
+model (``rescore_model.json``, fitted by pairwise logistic regression on the LoCoMo
+tuning half: ``python -m lucasrag_harness.evaluation.rescore_fit``) scores them, and the
+top k is re-ordered by that score. The k candidates keep the fused scores of the places
+they take, so the scores of the list still fall from first to last. A model may also keep
+the fused top N as a set (``keep_top``; the shipped model has none): it re-orders them among
+themselves and the rest of its top k among themselves, so a candidate from below never
+pushes one of them down.
 
 On by default; ``LUCASRAG_RESCORE=0`` (``Settings.rescore``) turns it off. See docs/evaluation.md,
 "A learned second stage", for what it measured.

@@ -8,7 +8,10 @@ time fit, graph reach and how many chunks of its own note are also in the pool. 
 model (``rescore_model.json``, fitted by pairwise logistic regression on the LoCoMo
 tuning half: ``python -m lucasrag_harness.evaluation.rescore_fit``) scores them, and the
 top k is re-ordered by that score. The k candidates keep the fused scores of the places
-they take, so the scores of the list still fall from first to last.
+they take, so the scores of the list still fall from first to last. A model may also keep
+the fused top N as a set (``keep_top``; the shipped model has none): it re-orders them among
+themselves and the rest of its top k among themselves, so a candidate from below never
+pushes one of them down.
 
 On by default; ``LUCASRAG_RESCORE=0`` (``Settings.rescore``) turns it off. See docs/evaluation.md,
 "A learned second stage", for what it measured.
@@ -61,6 +64,8 @@ class RescoreModel:
     mean: np.ndarray
     scale: np.ndarray
     weights: np.ndarray
+    #: the fused top ``keep_top`` stay the top ``keep_top`` (re-ordered among themselves); 0: the whole top k moves
+    keep_top: int = 0
 
     @classmethod
     def from_dict(cls, raw: Mapping) -> RescoreModel:
@@ -70,7 +75,10 @@ class RescoreModel:
         arrays = [np.asarray(raw[k], dtype=np.float64) for k in ("mean", "scale", "weights")]
         if any(a.shape != (len(raw["features"]),) for a in arrays):
             raise ValueError("rescore model: mean, scale and weights need one value per feature")
-        return cls(int(raw["version"]), int(raw["top_k"]), tuple(raw["features"]), *arrays)
+        keep_top = int(raw.get("keep_top", 0))
+        if not 0 <= keep_top <= int(raw["top_k"]):
+            raise ValueError(f"rescore model: keep_top {keep_top} must lie between 0 and top_k {raw['top_k']}")
+        return cls(int(raw["version"]), int(raw["top_k"]), tuple(raw["features"]), *arrays, keep_top=keep_top)
 
     def to_dict(self) -> dict:
         return {
@@ -80,6 +88,7 @@ class RescoreModel:
             "mean": self.mean.tolist(),
             "scale": self.scale.tolist(),
             "weights": self.weights.tolist(),
+            "keep_top": self.keep_top,
         }
 
     def scores(self, matrix: np.ndarray) -> np.ndarray:
@@ -165,11 +174,14 @@ def features(
     return np.asarray(rows, dtype=np.float64).reshape(len(head), len(FEATURES))
 
 
-def reorder(items: Sequence[tuple], scores: np.ndarray) -> list[tuple]:
+def reorder(items: Sequence[tuple], scores: np.ndarray, keep_top: int = 0) -> list[tuple]:
     """``items`` with its first ``len(scores)`` re-ordered by ``scores`` (best first; ties keep
-    the fused order). Each of them takes the fused score of the place it lands on."""
+    the fused order). Each of them takes the fused score of the place it lands on. With
+    ``keep_top``, the first ``keep_top`` are re-ordered among themselves and the others of the
+    head among themselves: the first ``keep_top`` places keep their set."""
     k = len(scores)
-    order = sorted(range(k), key=lambda i: (-scores[i], i))
+    cut = min(keep_top, k)
+    order = [i for part in (range(cut), range(cut, k)) for i in sorted(part, key=lambda i: (-scores[i], i))]
     return [(items[i][0], items[place][1]) for place, i in enumerate(order)] + list(items[k:])
 
 
@@ -186,4 +198,4 @@ def rescore(
     if len(items) < 2:
         return list(items)
     matrix = features(items, signals, keywords, idf, frozenset(reached), model.top_k)
-    return reorder(items, model.scores(matrix))
+    return reorder(items, model.scores(matrix), model.keep_top)

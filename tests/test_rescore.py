@@ -98,6 +98,24 @@ def test_reorder_moves_the_head_and_keeps_the_places_scores(scores, expected):
     assert [s for _, s in out] == [0.9, 0.5, 0.3, 0.1]  # the list's scores still fall
 
 
+KEEP_TOP_CASES = [
+    # (scores of the head, keep_top, expected order of the whole list)
+    ([0.0, 1.0, 2.0, 3.0], 0, [D, C, B, A]),  # 0: the whole head moves, as without the field
+    ([0.0, 1.0, 2.0, 3.0], 2, [B, A, D, C]),  # A, B keep the first two places; C, D re-ordered below them
+    ([0.0, 1.0, 9.0], 1, [A, C, B, D]),  # C's high score cannot lift it over the kept first
+    ([3.0, 2.0, 1.0, 0.0], 2, [A, B, C, D]),
+    ([0.0, 1.0], 4, [B, A, C, D]),  # keep_top past the head: the head re-ordered freely
+]
+
+
+@pytest.mark.parametrize(("scores", "keep_top", "expected"), KEEP_TOP_CASES)
+def test_reorder_with_keep_top_never_moves_a_kept_place_out(scores, keep_top, expected):
+    items = [(A, 0.9), (B, 0.5), (C, 0.3), (D, 0.1)]
+    out = reorder(items, np.array(scores), keep_top)
+    assert [c for c, _ in out] == expected
+    assert [s for _, s in out] == [0.9, 0.5, 0.3, 0.1]
+
+
 def _model(weights: dict[str, float], top_k: int) -> RescoreModel:
     n = len(weights)
     return RescoreModel(1, top_k, tuple(weights), np.zeros(n), np.ones(n), np.array(list(weights.values())))
@@ -135,6 +153,20 @@ def test_a_bad_model_file_is_refused_with_its_reason(change, message):
     raw = {**_model({"bigram": 1.0}, 3).to_dict(), **change}
     with pytest.raises(ValueError, match=message):
         RescoreModel.from_dict(raw)
+
+
+def test_keep_top_reaches_the_model_file_and_defaults_to_none():
+    model = replace(_model({"fused_rank": 1.0}, 3), keep_top=2)
+    assert RescoreModel.from_dict(model.to_dict()).keep_top == 2
+    old = {k: v for k, v in model.to_dict().items() if k != "keep_top"}  # a file written before the field
+    assert RescoreModel.from_dict(old).keep_top == 0
+    with pytest.raises(ValueError, match="keep_top 4 must lie between 0 and top_k 3"):
+        RescoreModel.from_dict({**model.to_dict(), "keep_top": 4})
+    # the fused order reversed over the top 3, but c1 kept first: c1, then c3 over c2
+    out = rescore(ITEMS, SIGNALS, KEYWORDS, IDF, REACHED, model)
+    assert [c.chunk_id for c, _ in out] == ["c2", "c1", "c3"]
+    out = rescore(ITEMS, SIGNALS, KEYWORDS, IDF, REACHED, replace(model, keep_top=1))
+    assert [c.chunk_id for c, _ in out] == ["c1", "c3", "c2"]
 
 
 def test_the_shipped_model_loads_and_says_how_it_was_fitted():

@@ -67,3 +67,13 @@ def test_both_losses_learn_the_separating_feature_and_put_the_relevant_first(los
 def test_an_unknown_loss_is_refused_with_the_known_ones():
     with pytest.raises(ValueError, match="pairwise, listwise"):
         fit([_question("a", [1.0, 0.0], [True, False])], ["keyword"], k=2, l2=0.0, loss="hinge")
+
+
+def test_the_fitters_metrics_follow_keep_top():
+    # keyword ranks the relevant third candidate first; with keep_top 2 it cannot rise above place 3
+    q = _question("a", [0.1, 0.2, 0.9], [False, False, True])
+    model = fit([q], ["keyword"], k=3, l2=0.001, loss="listwise")
+    assert rescore_fit.metrics(q, model)["Hit@1"] == 1.0
+    kept = fit([q], ["keyword"], k=3, l2=0.001, loss="listwise", keep_top=2)
+    assert kept.keep_top == 2 and kept.weights.tolist() == model.weights.tolist()
+    assert rescore_fit.metrics(q, kept)["Hit@1"] == 0.0 and rescore_fit.metrics(q, kept)["R@3"] == 1.0

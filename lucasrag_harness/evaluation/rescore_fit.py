@@ -12,7 +12,8 @@ The model: a linear score over standardised features, fitted either by pairwise 
 regression (every relevant × irrelevant pair of a question's top k, each question
 weighing the same) with an L2 penalty, by Newton's method, or by a listwise loss (the
 softmax share of a question's top k on its relevant candidates; ``--loss listwise``, the
-shipped model's). Cross-validation leaves one
+shipped model's). ``--keep-top N`` keeps the fused top N as a set: the stage re-orders within
+it and within the rest of its top k (``_rescore.reorder``). Cross-validation leaves one
 conversation out at a time (five folds on the tuning half); per setting it prints session
 Hit@1 / R@5 / MRR of the held-out folds together, against the fused order, and the
 per-question wins and losses of Hit@1.
@@ -173,7 +174,7 @@ LOSSES = ("pairwise", "listwise")
 
 
 def fit(
-    questions: list[Question], features: list[str], k: int, l2: float, loss: str = "pairwise"
+    questions: list[Question], features: list[str], k: int, l2: float, loss: str = "pairwise", keep_top: int = 0
 ) -> _rescore.RescoreModel:
     columns = [_rescore.FEATURES.index(f) for f in features]
     stacked = np.vstack([q.matrix[:k][:, columns] for q in questions])
@@ -186,27 +187,27 @@ def fit(
         beta = fit_pairwise(diffs / scale, weights, l2)
     else:
         raise ValueError(f"unknown loss {loss!r} (expected one of {', '.join(LOSSES)})")
-    return _rescore.RescoreModel(1, k, tuple(features), mean, scale, beta)
+    return _rescore.RescoreModel(1, k, tuple(features), mean, scale, beta, keep_top=min(keep_top, k))
 
 
 def metrics(q: Question, model: _rescore.RescoreModel | None) -> dict[str, float]:
     order = list(range(len(q.sessions)))
     if model is not None:
         k = min(model.top_k, len(order))
-        scores = model.scores(q.matrix[:k])
-        order = sorted(range(k), key=lambda i: (-scores[i], i)) + order[k:]
+        head = _rescore.reorder([(i, 0.0) for i in order[:k]], model.scores(q.matrix[:k]), model.keep_top)
+        order = [i for i, _ in head] + order[k:]
     ranked = list(dict.fromkeys(s for i in order for s in q.sessions[i]))
     return session_metrics(q.gold, ranked)
 
 
 def cross_validate(
-    questions: list[Question], features: list[str], k: int, l2: float, loss: str = "pairwise"
+    questions: list[Question], features: list[str], k: int, l2: float, loss: str = "pairwise", keep_top: int = 0
 ) -> list[dict]:
     """Held-out metrics of every question, each fold fitted without its conversation."""
     rows: list[dict | None] = [None] * len(questions)
     for held in dict.fromkeys(q.conversation for q in questions):
         train = [q for q in questions if q.conversation != held]
-        model = fit(train, features, k, l2, loss)
+        model = fit(train, features, k, l2, loss, keep_top)
         for i, q in enumerate(questions):
             if q.conversation == held:
                 rows[i] = metrics(q, model)
@@ -258,6 +259,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--k", default="5,10,15,20", help="top k values to cross-validate")
     parser.add_argument("--l2", default="0.001,0.01,0.1,1", help="L2 penalties to cross-validate")
     parser.add_argument("--loss", default="pairwise", choices=LOSSES, help="pairwise or listwise (see fit_listwise)")
+    parser.add_argument(
+        "--keep-top", type=int, default=0, help="the fused top N keep their set (the stage re-orders within; 0: none)"
+    )
     parser.add_argument("--select", type=int, default=0, help="greedy forward selection of this many features")
     parser.add_argument("--cache", type=Path, default=None, help="keep the recorded features here (a pickle)")
     parser.add_argument("--write", type=Path, default=None, help="fit on every question and write the model here")
@@ -293,11 +297,12 @@ def main(argv: list[str] | None = None) -> None:
         for k in ks:
             for l2 in l2s:
                 print(
-                    f"| {k} | {l2:g} | {summary(cross_validate(questions, features, k, l2, args.loss), base)} |",
+                    f"| {k} | {l2:g} | "
+                    f"{summary(cross_validate(questions, features, k, l2, args.loss, args.keep_top), base)} |",
                     flush=True,
                 )
     if args.write:
-        model = fit(questions, features, ks[0], l2s[0], args.loss)
+        model = fit(questions, features, ks[0], l2s[0], args.loss, args.keep_top)
         raw = model.to_dict()
         raw["loss"] = args.loss
         raw["fitted_by"] = "python -m lucasrag_harness.evaluation.rescore_fit " + shlex.join(sys.argv[1:])

@@ -1,9 +1,10 @@
 """A one-note change, from saving the file to a query that finds it (a benchmark, not a test).
 
     python benchmarks/one_note.py --work /tmp/speed-scale --notes 1000             # in-process, CLI, sensor
-    python benchmarks/one_note.py --work W --notes 10000 --compare BASE_CODE --base-work W_BASE
+    python benchmarks/one_note.py --work W --notes 10000 --compare BASE_CODE --base-work W_BASE [--branch-first]
         # side by side: BASE_CODE (e.g. `git archive main | tar -x -C BASE_CODE`) on its own copy W_BASE,
-        # then this tree on W, each in a process of its own; one table with both, load averages, steps
+        # then this tree on W (or this tree first), each in a process of its own; one table with both,
+        # load averages, steps
 
 Reads the vault and data folder ``benchmarks/scale.py --work DIR`` left
 (``vault-n<N>-s7``, ``data-n<N>-s7``; the vault is edited, so give it a copy you
@@ -198,6 +199,7 @@ def main() -> None:
     ap.add_argument("--json", type=Path, help="also write the figures here")
     ap.add_argument("--compare", type=Path, help="a base tree: time it on --base-work, then this tree, side by side")
     ap.add_argument("--base-work", type=Path, help="the base's own copy of the --work folder (its vault is edited)")
+    ap.add_argument("--branch-first", action="store_true", help="with --compare: time this tree first, then the base")
     args = ap.parse_args()
     if args.compare:
         compare(args)
@@ -251,14 +253,15 @@ def _row_label(r: dict) -> str:
 def compare(args) -> None:
     """This script on the base tree, then on this one (each its own process and data copy), and one table."""
     runs = {}
-    for name, code, work in (("base", args.compare.resolve(), args.base_work), ("branch", REPO, args.work)):
+    order = [("base", args.compare.resolve(), args.base_work), ("branch", REPO, args.work)]
+    for name, code, work in reversed(order) if args.branch_first else order:  # alternate: the load drifts
         out = Path(f"/tmp/one_note-{name}-{os.getpid()}.json")
         cmd = [sys.executable, __file__, "--code", str(code), "--work", str(work), "--notes", str(args.notes)]
         subprocess.run([*cmd, "--rounds", str(args.rounds), "--json", str(out)], check=True, stdout=subprocess.DEVNULL)
         runs[name] = json.loads(out.read_text())
         out.unlink()
     base, branch = runs["base"], runs["branch"]
-    print(f"notes {args.notes}; base {args.compare}, branch {REPO}")
+    print(f"notes {args.notes}; base {args.compare}, branch {REPO}; {'branch' if args.branch_first else 'base'} first")
     for name, run in runs.items():
         (a, b) = run["load"]
         print(f"load average ({name}) before {a[0]:.2f} {a[1]:.2f} {a[2]:.2f}, after {b[0]:.2f} {b[1]:.2f} {b[2]:.2f}")

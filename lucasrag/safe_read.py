@@ -27,10 +27,14 @@ class UnreadableEntry(Exception):
     """The entry is not read; ``str(exc)`` is the reason (skipped, never fatal)."""
 
 
-def vault_relpath(root: Path, path: Path) -> tuple[str, bool]:
+def vault_relpath(root: Path, path: Path | str) -> tuple[str, bool]:
     """``(vault-relative POSIX path, is it valid UTF-8)``; a name that is not (bytes the file
-    system allows) comes back with those bytes escaped (``caf\\xe9.md``), storable anywhere."""
-    rel = path.relative_to(root).as_posix()
+    system allows) comes back with those bytes escaped (``caf\\xe9.md``), storable anywhere.
+    ``path`` as a string: a name ``vault_file_names(root)`` gave (``str(root)``, a separator, the rest)."""
+    if isinstance(path, str):
+        rel = path[len(str(root)) + 1 :].replace(os.sep, "/")  # what relative_to gives, without a Path per file
+    else:
+        rel = path.relative_to(root).as_posix()
     try:
         rel.encode("utf-8")
     except UnicodeEncodeError:
@@ -57,7 +61,7 @@ def _vault_target(root: Path, path: Path) -> Path:
     return target
 
 
-def regular_file(root: Path, path: Path) -> tuple[Path, os.stat_result]:
+def regular_file(root: Path, path: Path | str) -> tuple[Path | str, os.stat_result]:
     """``(file to read, its stat)`` for a vault entry, without opening anything.
 
     A symlink counts only when it resolves to a regular file inside ``root``."""

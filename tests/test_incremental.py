@@ -110,6 +110,13 @@ def _defer(vault):
     _append(vault / ".lucasrag/deference.yaml", "  - name: Lisbon\n    aliases: [lisboa]\n")
 
 
+def _dismiss(vault):
+    """A person's care decision: the note is not charged for Grandad Tom (its key's dismissals)."""
+    (vault / ".lucasrag/care_decisions.yaml").write_text(
+        "dismissed:\n- path: journal/2025-11-02.md\n  subject: Grandad Tom\n", encoding="utf-8"
+    )
+
+
 def _charge(vault):
     path = vault / CHARGED
     text = path.read_text(encoding="utf-8")
@@ -124,6 +131,7 @@ CHANGE_KINDS = {
     "add a labelled note (routing's self-training)": (_label, None),
     "edit the deference list": (_defer, "all"),
     "mark a note charged (the care detector's examples)": (_charge, "all"),
+    "dismiss a care subject for one note": (_dismiss, "one note's chunks"),
     "delete a note": (lambda v: (v / DELETED).unlink(), 0),
 }
 
@@ -197,5 +205,7 @@ def test_incremental_run_equals_a_clean_build(kind, memo_warm, tmp_path, setting
         assert chunked == 1 and metadata["routed_documents"]["evidence_read_afresh"].value == 1
     elif afresh == "all":
         assert chunked == routed
+    elif afresh == "one note's chunks":  # its routing evidence did not change
+        assert chunked == 1 and metadata["routed_documents"]["evidence_read_afresh"].value == 0
     elif afresh == 0:
         assert chunked == 0

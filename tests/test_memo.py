@@ -4,6 +4,7 @@ source of every rules module its computation reaches (an edit of any of them red
 
 from __future__ import annotations
 
+import datetime as dt
 import sys
 import types
 from pathlib import Path
@@ -13,7 +14,7 @@ import pytest
 
 from lucasrag_assets.assets.chunks import CHUNK_RULES
 from lucasrag_assets.assets.routing import EVIDENCE_RULES
-from lucasrag_assets.memo import memoised_rows, source_files
+from lucasrag_assets.memo import memoised_rows, row_keys, source_files
 from lucasrag_assets.rules import chunk_table, routing_evidence
 
 
@@ -105,3 +106,35 @@ def test_only_rows_whose_key_changed_are_computed_again(tmp_path, settings_for, 
 
     got, computed = _run(settings, second, compute, schema, **many)
     assert computed == [] and got.equals(_want(second, compute, many))  # the memo kept this run's rows, all of them
+
+
+KEY_SCHEMA = {"path": pl.String, "title": pl.String, "tags": pl.List(pl.String), "date": pl.Date, "body": pl.String}
+BASE_ROW = {"path": "a.md", "title": "A", "tags": ["x"], "date": dt.date(2024, 1, 2), "body": "text"}
+#: one change per row → it must get a key of its own (a column's null and empty apart, the body's edge)
+KEY_CHANGES = [
+    {"path": "b.md"},
+    {"title": "B"},
+    {"title": None},
+    {"title": ""},
+    {"tags": []},
+    {"tags": None},
+    {"tags": ["x", "y"]},
+    {"tags": ["x,y"]},
+    {"date": dt.date(2024, 1, 3)},
+    {"date": None},
+    {"body": None},
+    {"body": ""},
+    {"body": "text "},
+    {"title": 'A", "tags": ["x"]'},  # a value that spells the next column
+    {"title": "A\x00", "body": "ext"},  # the body's separator inside a value (JSON escapes it)
+]
+
+
+def test_row_keys_differ_for_every_change_of_a_keyed_column_and_only_for_those():
+    rows = [BASE_ROW, *({**BASE_ROW, **change} for change in KEY_CHANGES)]
+    frame = pl.DataFrame(rows, schema={**KEY_SCHEMA, "other": pl.String})
+    keys = row_keys(frame, list(KEY_SCHEMA), "salt")
+    assert len(set(keys)) == len(rows)
+    again = frame.with_columns(pl.lit("not keyed").alias("other"))
+    assert row_keys(again, list(KEY_SCHEMA), "salt") == keys  # a column outside ``columns`` is not read
+    assert row_keys(frame, list(KEY_SCHEMA), "salt2") != keys and row_keys(frame.head(0), list(KEY_SCHEMA), "s") == []

@@ -19,13 +19,15 @@ from lucasrag_assets.rules.care.vectors import vector_warning
 from lucasrag_assets.rules.chunk_table import CHUNK_SCHEMA, charged_examples, chunk_frame, chunk_memo_key, note_texts
 
 
-def _known_chunks(settings: Settings) -> dict[str, list[str]]:
+def _known_chunks(settings: Settings, notes: pl.DataFrame) -> dict[str, list[str]]:
+    """The last run's chunk texts of ``notes`` (their :func:`chunk_memo_key`), where it holds them."""
     memo = load_memo(settings, "chunk_texts")
     if memo is None:
         return {}
     if "key" not in memo.columns:  # written before chunk_memo_key: texts of older rules
         return {}
-    same_size = memo.filter(pl.col("chunk_tokens") == settings.chunk_tokens)
+    keys = [chunk_memo_key(h, p) for h, p in zip(notes["content_hash"], notes["path"])]
+    same_size = memo.filter((pl.col("chunk_tokens") == settings.chunk_tokens) & pl.col("key").is_in(keys))
     return dict(zip(same_size["key"], same_size["texts"].to_list()))
 
 
@@ -62,10 +64,13 @@ def remembered_chunk_frame(
     """``compute(notes)`` (their chunk rows) for the routed notes whose key the last run's memo does
     not hold; the others' rows come from the memo, with this run's workspace. Rows in ``routed``'s
     order, as :func:`chunk_frame` makes them. Returns the frame and how many notes were chunked afresh."""
-    keyed = routed.with_columns(
-        pl.Series(
-            "dismissed", [sorted(dismissed.get(p, ())) for p in routed["path"].to_list()], dtype=pl.List(pl.String)
-        )
+    # each note's dismissed subjects, sorted ([] for most): joined by path, not built note by note
+    by_path = pl.DataFrame(
+        {"path": list(dismissed), "dismissed": [sorted(subjects) for subjects in dismissed.values()]},
+        schema={"path": pl.String, "dismissed": pl.List(pl.String)},
+    )
+    keyed = routed.join(by_path, on="path", how="left", maintain_order="left").with_columns(
+        pl.col("dismissed").fill_null(pl.lit([], dtype=pl.List(pl.String)))
     )
     keys = row_keys(keyed, [*CHUNK_INPUTS, "dismissed"], salt)
     # a note's workspace is not stored: a note that only moved keeps its rows
@@ -93,7 +98,6 @@ def banded_chunks(
         context.log.warning(vector_off)
     subjects = load_deference(settings.vault)
     dismissed = load_dismissals(settings.vault)
-    known_chunks = _known_chunks(settings)
 
     def count_tokens(text: str) -> int:
         return len(get_embedder(CALIBRATED_MODEL).tokenizer.encode(text))
@@ -111,6 +115,9 @@ def banded_chunks(
         def compute(notes: pl.DataFrame) -> pl.DataFrame:
             if notes.is_empty():
                 return pl.DataFrame(schema=CHUNK_SCHEMA)
+            known_chunks = _known_chunks(
+                settings, pl.concat([f.select("content_hash", "path") for f in (notes, labelled)])
+            )
             texts = note_texts(labelled, settings, count_tokens=count_tokens, known_chunks=known_chunks)
             return chunk_frame(
                 notes,

@@ -1,11 +1,13 @@
 """vault_notes: every note file of the vault, parsed, with invalid files and their reasons."""
 
+from pathlib import Path
+
 import polars as pl
 from dagster import AssetExecutionContext, MetadataValue, asset
 
 from lucasrag.safe_read import UnreadableEntry, regular_file, vault_relpath
 from lucasrag.settings import Settings
-from lucasrag.vault_files import iter_vault_files
+from lucasrag.vault_files import vault_file_names
 from lucasrag_assets.assets._metadata import markdown_table
 from lucasrag_assets.memo import load_memo, save_memo
 from lucasrag_assets.resources import LucasragSettings
@@ -70,7 +72,7 @@ def scan_with_memo(settings: Settings) -> tuple[pl.DataFrame, int]:
     """Parse every note, reusing last run's result for files whose size and mtime
     are unchanged. Returns the frame and how many files were parsed afresh."""
     stats, unreadable = {}, set()
-    for path in iter_vault_files(settings.vault):
+    for path in vault_file_names(settings.vault):  # names, not a Path per file: most are only stat'ed
         rel, utf8 = vault_relpath(settings.vault, path)
         try:
             st = regular_file(settings.vault, path)[1] if utf8 else None
@@ -97,7 +99,7 @@ def scan_with_memo(settings: Settings) -> tuple[pl.DataFrame, int]:
     todo = [stats[p] for p in keys["path"] if p not in unchanged]
     fresh = notes_frame(
         [
-            parse_note(settings.vault, p, max_bytes=settings.max_note_bytes, conventions=conventions, scanned=st)
+            parse_note(settings.vault, Path(p), max_bytes=settings.max_note_bytes, conventions=conventions, scanned=st)
             for p, _, _, st in todo
         ]
     )

@@ -30,10 +30,8 @@ rules/routing_rules.py) sit between frontmatter and the router.
 from __future__ import annotations
 
 import math
-from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import PurePosixPath
 
 import numpy as np
 import polars as pl
@@ -52,6 +50,9 @@ from lucasrag_assets.rules.routing_evidence import (  # noqa: F401
     note_evidence,
     routing_text,
 )
+
+# Re-exported (F401): the folder evidence was defined here before it moved.
+from lucasrag_assets.rules.routing_folders import FOLDER_EVIDENCE_MIN_NOTES, folder_evidence, folder_shares  # noqa: F401
 from lucasrag_assets.rules.routing_rules import RoutingRules
 
 #: Short descriptions embedded as each workspace's anchor points. Written the way people write
@@ -94,12 +95,9 @@ MIN_MEANINGFUL_WORDS = 5
 #: Cold start. Self-training: a note the first pass routes at this confidence or more
 #: joins its workspace's centroid for the second pass.
 SELF_TRAIN_CONFIDENCE = 0.6
-#: Folder evidence: logit bonus × the share of a note's folder-mates (leave-one-out,
+#: Folder evidence (rules/routing_folders.py): logit bonus × the share of a note's folder-mates (leave-one-out,
 #: each counted by its first-pass distribution) that point to a workspace.
 FOLDER_EVIDENCE_WEIGHT = 4.0
-#: A folder speaks once it holds this many other notes; smaller folders lend the
-#: evidence of the nearest ancestor folder that does.
-FOLDER_EVIDENCE_MIN_NOTES = 2
 
 
 @dataclass(frozen=True)
@@ -163,6 +161,35 @@ def scores_from_logits(logits: Mapping[str, float]) -> dict[str, float]:
     return {ws: exp[ws] / total for ws in WORKSPACES}
 
 
+def evidence_logit_matrix(
+    lexical: np.ndarray, priors: Sequence[str | None], code: np.ndarray, vectors: np.ndarray, centroids
+) -> np.ndarray:
+    """:func:`evidence_logits` of many notes at once: row i, column j is note i's logit for ``WORKSPACES[j]``,
+    float for float the same. Each cosine is the same one-row product as ``note_vector @ centroid`` (a batch
+    of 1×d by d×1 products: one matrix-vector product sums in another order and changes last bits), and
+    the terms are added in the same order. ``lexical``: one column per workspace; ``code``: code shares."""
+    out = np.empty((len(priors), len(WORKSPACES)))
+    if not len(priors):
+        return out
+    vectors = np.ascontiguousarray(vectors)
+    for j, ws in enumerate(WORKSPACES):
+        cosine = np.matmul(vectors[:, None, :], centroids[ws][:, None])[:, 0, 0].astype(np.float64)
+        column = SEMANTIC_WEIGHT * cosine + LEXICAL_WEIGHT * lexical[:, j]
+        column = column + np.array([FOLDER_WEIGHT if ws == prior else 0.0 for prior in priors])
+        out[:, j] = column + (CODE_WEIGHT * code if ws == "technical" else 0.0)
+    return out
+
+
+def score_matrix(logits: np.ndarray) -> np.ndarray:
+    """:func:`scores_from_logits` of each row, float for float the same (``math.exp``, and Python's ``sum``
+    of a row, as the scalar version adds them)."""
+    top = np.maximum(logits.max(axis=1, initial=-math.inf), REJECT_LOGIT)
+    exp = np.fromiter(map(math.exp, (logits - top[:, None]).ravel()), float, logits.size).reshape(logits.shape)
+    reject = np.fromiter(map(math.exp, REJECT_LOGIT - top), float, len(top))
+    total = np.fromiter(map(sum, exp.tolist()), float, len(exp)) + reject
+    return exp / total[:, None]
+
+
 def decide(
     scores: Mapping[str, float],
     n_words: int,
@@ -212,58 +239,15 @@ def route(
     return decide(scores_from_logits(logits), len(words), threshold=threshold)
 
 
-def folder_evidence(
-    paths: Sequence[str], distributions: Sequence[Mapping[str, float] | None]
-) -> list[dict[str, float]]:
-    """Per note, the share of each workspace among its folder-mates (the note itself left out).
-
-    ``distributions[i]`` is note i's vote (workspace → weight, summing to at most 1; None: no
-    vote, e.g. a content-free note). The note's own folder is used when it holds at least
-    FOLDER_EVIDENCE_MIN_NOTES other voting notes; otherwise the nearest ancestor that does
-    (its whole subtree); a note with no such folder gets no evidence (all zeros).
-    """
-    # each note's folders, innermost last, worked out once (the two loops below read them)
-    chains = [_folder_chain(path) for path in paths]
-    sums: dict[str, np.ndarray] = defaultdict(lambda: np.zeros(len(WORKSPACES)))
-    counts: dict[str, int] = defaultdict(int)
-    votes = []
-    for chain, dist in zip(chains, distributions):
-        vote = np.array([dist.get(ws, 0.0) for ws in WORKSPACES]) if dist else None
-        votes.append(vote)
-        if vote is None:
-            continue
-        for folder in chain:
-            sums[folder] += vote
-            counts[folder] += 1
-    out = []
-    for chain, vote in zip(chains, votes):
-        share = np.zeros(len(WORKSPACES))
-        for folder in reversed(chain):
-            others = counts[folder] - (vote is not None)
-            if others >= FOLDER_EVIDENCE_MIN_NOTES:
-                share = (sums[folder] - (vote if vote is not None else 0.0)) / others
-                break
-        out.append(dict(zip(WORKSPACES, share.tolist())))
-    return out
-
-
-def _folder_chain(path: str) -> list[str]:
-    """The folders holding ``path``, outermost first: ``a/b/n.md`` → ``["a", "a/b"]``."""
-    parents = PurePosixPath(path).parts[:-1]
-    return ["/".join(parents[:depth]) for depth in range(1, len(parents) + 1)]
-
-
 def _normalised(scores: Mapping[str, float]) -> dict[str, float]:
     """A note's vote among the workspaces (the reject outcome's mass left out)."""
     total = sum(scores.values()) or 1.0
     return {ws: v / total for ws, v in scores.items()}
 
 
-def _centroids(prototypes: Mapping[str, np.ndarray], labelled: Sequence[tuple[str | None, np.ndarray]]):
-    exemplars: dict[str, list] = {ws: [] for ws in WORKSPACES}
-    for ws, vector in labelled:
-        if ws:
-            exemplars[ws].append(vector)
+def _centroids(prototypes: Mapping[str, np.ndarray], labels: Sequence[str | None], vectors: np.ndarray):
+    """:func:`build_centroids` with each workspace's exemplars: the rows of ``vectors`` labelled with it, in order."""
+    exemplars = {ws: [vectors[i] for i, label in enumerate(labels) if label == ws] for ws in WORKSPACES}
     return build_centroids(prototypes, exemplars)
 
 
@@ -281,59 +265,61 @@ def route_frame(
     ruled notes; pass 2 adds the notes pass 1 placed confidently to the centroids and adds
     folder evidence from pass 1's votes. ``evidence`` reads what each note says about itself
     (:func:`note_evidence`, or a caller's memo of it: the two passes read every note's).
+    Both passes score every note at once (:func:`evidence_logit_matrix`, :func:`score_matrix`,
+    :func:`folder_shares`), float for float what :func:`evidence_logits` and :func:`scores_from_logits`
+    give one note at a time; each note is then judged by :func:`decide`.
     """
     rules = rules or RoutingRules()
     valid = notes.filter(pl.col("status") == "ok")
-    texts = [routing_text(b) for b in valid["body"]]
+    texts = [routing_text(b) for b in valid["body"].to_list()]
     paths = valid["path"].to_list()
     declared = valid["declared_workspace"].to_list()
-    tags = [t or [] for t in valid["tags"].to_list()]
-    vectors = embed(texts)
+    vectors = np.asarray(embed(texts))
     prototypes = {ws: embed(list(WORKSPACE_PROTOTYPES[ws])) for ws in WORKSPACES}
     own = evidence(valid)
     empty = own["content_free"].to_list()
-    n_words = [0 if e else n for e, n in zip(empty, own["own_words"])]
-    lexical = [dict(zip(WORKSPACES, r)) for r in own.select([f"lexical_{ws}" for ws in WORKSPACES]).iter_rows()]
+    n_words = [0 if e else n for e, n in zip(empty, own["own_words"].to_list())]
+    lexical = (
+        own.select([f"lexical_{ws}" for ws in WORKSPACES]).to_numpy().astype(np.float64).reshape(-1, len(WORKSPACES))
+    )
     priors = own["prior"].to_list()
-    code = own["code"].to_list()
-    ruled = [None if d else rules.match(p, t) for p, d, t in zip(paths, declared, tags)]
+    code = own["code"].to_numpy().astype(np.float64)
+    if rules:
+        tags = [t or [] for t in valid["tags"].to_list()]
+        ruled = [None if d else rules.match(p, t) for p, d, t in zip(paths, declared, tags)]
+    else:  # no routing.yaml: no rule covers any note
+        ruled = [None] * len(paths)
     known = [d or (r[0] if r else None) for d, r in zip(declared, ruled)]  # a person's decision
 
-    centroids = _centroids(prototypes, list(zip(known, vectors)))
-    first = [
-        scores_from_logits(evidence_logits(lx, pr, c, v, centroids))
-        for lx, pr, c, v in zip(lexical, priors, code, vectors)
-    ]
-    confident = [
-        k
-        or (
-            max(s, key=s.__getitem__)
-            if n >= MIN_MEANINGFUL_WORDS and max(s.values()) >= SELF_TRAIN_CONFIDENCE
-            else None
-        )
-        for k, s, n in zip(known, first, n_words)
-    ]
-    votes = [{k: 1.0} if k else (s if n >= MIN_MEANINGFUL_WORDS else None) for k, s, n in zip(known, first, n_words)]
-    neighbours = folder_evidence(paths, votes)
-    centroids = _centroids(prototypes, list(zip(confident, vectors)))
+    first = score_matrix(evidence_logit_matrix(lexical, priors, code, vectors, _centroids(prototypes, known, vectors)))
+    best = first.argmax(axis=1).tolist() if len(first) else []
+    sure = (first.max(axis=1, initial=-math.inf) >= SELF_TRAIN_CONFIDENCE).tolist()
+    worded = [n >= MIN_MEANINGFUL_WORDS for n in n_words]
+    confident = [k or (WORKSPACES[b] if w and s else None) for k, b, w, s in zip(known, best, worded, sure)]
+    # a person's decision votes for its workspace; a note with words votes its first-pass scores
+    votes = first.copy()
+    for i, k in enumerate(known):
+        if k:
+            votes[i] = [1.0 if ws == k else 0.0 for ws in WORKSPACES]
+    voting = np.array([bool(k) or w for k, w in zip(known, worded)], dtype=bool)
+    near = folder_shares(paths, votes, voting)
+    heard = (near != 0).any(axis=1)
+    logits = evidence_logit_matrix(lexical, priors, code, vectors, _centroids(prototypes, confident, vectors))
+    logits = np.where(heard[:, None], logits + FOLDER_EVIDENCE_WEIGHT * near, logits)
+    scores = score_matrix(logits).tolist()
 
     decisions = []
-    for i, vector in enumerate(vectors):
+    for i, row in enumerate(scores):
         if declared[i]:
             decisions.append(RouteDecision(declared[i], declared[i], 1.0, "workspace set in frontmatter"))
             continue
-        logits = evidence_logits(lexical[i], priors[i], code[i], vector, centroids)
-        near = neighbours[i]
-        if any(near.values()):
-            logits = {ws: v + FOLDER_EVIDENCE_WEIGHT * near[ws] for ws, v in logits.items()}
-        evidence_kind = "content and folder" if any(near.values()) else "content"
         decisions.append(
             decide(
-                scores_from_logits(logits),
+                dict(zip(WORKSPACES, row)),
                 n_words[i],
                 threshold=threshold,
                 rule=ruled[i],
-                evidence=evidence_kind,
+                evidence="content and folder" if heard[i] else "content",
                 content_free=empty[i],
             )
         )

@@ -207,3 +207,16 @@ def test_the_fingerprint_takes_any_file_name(tmp_path):
     os.symlink("loop.md", tmp_path / "loop.md")
     first = vault_fingerprint(tmp_path)
     assert first == vault_fingerprint(tmp_path)
+
+
+def test_file_names_as_strings_give_the_paths_relative_paths(tmp_path):
+    """The scan reads names as strings (``vault_file_names``): the same files, order and relative paths as Paths."""
+    from lucasrag.safe_read import vault_relpath
+    from lucasrag.vault_files import vault_file_names
+
+    for rel in ("a.md", "b/c d.md", "b/e/f.md", "z/ü.md", os.fsdecode(b"caf\xe9.md"), ".hidden/x.md", "b/.y.md"):
+        _write(tmp_path, rel, GOOD)
+    os.symlink("a.md", tmp_path / "alias.md")
+    names = vault_file_names(tmp_path)
+    assert [Path(n) for n in names] == iter_vault_files(tmp_path) and len(names) == 6
+    assert [vault_relpath(tmp_path, n) for n in names] == [vault_relpath(tmp_path, Path(n)) for n in names]

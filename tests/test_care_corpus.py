@@ -80,8 +80,8 @@ EARLIER = [f for charged, neutral in BATCHES + TUNING_BATCHES for f in charged +
 
 @pytest.mark.parametrize(
     ("charged", "neutral", "half", "minimums"),
-    [(HELD_CHARGED, HELD_NEUTRAL, "tune", (24, 12)), (HELD2_CHARGED, HELD2_NEUTRAL, "test", (28, 14))],
-    ids=["heldout-1-now-tuning", "heldout-2-the-test-half"],
+    [(HELD_CHARGED, HELD_NEUTRAL, "tune", (24, 12)), (HELD2_CHARGED, HELD2_NEUTRAL, "tune", (28, 14))],
+    ids=["heldout-1-now-tuning", "heldout-2-now-tuning"],
 )
 def test_each_heldout_batch_is_in_one_half_and_large_enough(charged, neutral, half, minimums):
     assert len(charged) >= minimums[0] and len(neutral) >= minimums[1]
@@ -93,8 +93,8 @@ def test_each_heldout_batch_is_in_one_half_and_large_enough(charged, neutral, ha
     assert {p.family for p in held} == names and len(held) == 8 * len(names)
 
 
-def test_the_test_half_is_heldout_batch_2_only():
-    assert {p.family for p in PASSAGES if p.half == "test"} == HELD2_NAMES
+def test_no_family_of_this_branch_is_in_the_test_half():  # held-out batch 2 was scored once: tuning data now
+    assert not {p.family for p in PASSAGES if p.half == "test"}
 
 
 def _words(template):

@@ -44,7 +44,7 @@ from pathlib import Path
 import numpy as np
 
 from lucasrag.embedding_cache import EmbeddingCache
-from lucasrag_assets.rules.care.author_holdout import leave_one_author_out
+from lucasrag_assets.rules.care.author_holdout import leave_one_batch_out
 from lucasrag_assets.rules.care.combined_score import FOCUS_WEIGHTS, weights_report
 from lucasrag_assets.rules.care.detector import vectorise
 from lucasrag_assets.rules.care.features import N_FEATURES
@@ -165,7 +165,7 @@ def train(
             "thresholds": {"uncertain": cuts[0], "charged": cuts[1]},
             **{k: chosen[k] for k in ("oof", "oof_per_repeat", "oof_span_vector_alone")},
         }
-    report["leave_one_author_out"] = leave_one_author_out(pairs, vectors, margins, focus_weights)
+    report["leave_one_batch_out"] = leave_one_batch_out(pairs, vectors, margins, focus_weights)
     model = CareModel(
         VERSION,
         w.astype(np.float32),

@@ -9,8 +9,8 @@ their test half had been looked at too often to stay a test; batch 5
 (:data:`TUNING_BATCHES`) was written as tuning data. Held-out batch 1
 (``HELDOUT``, ``_families_heldout``) was the test half until it had been scored
 twice; it is tuning data now. Held-out batch 2 (``HELDOUT2``,
-``_families_heldout2``) is the test half: all ``test``, written apart by several
-imagined writers and never tuned on. Each held-out batch is generated after
+``_families_heldout2``, written apart by several imagined writers) was the test
+half until it had been scored once (``care-lr-5``); it is tuning data now. Each held-out batch is generated after
 every batch before it (so their passages are the same with or without it) and
 is the first to use its own personas (``Persona.heldout``), which later
 held-out batches may use too. Deterministic: ``random.Random(seed)`` only.
@@ -49,7 +49,7 @@ TUNING_BATCHES = ((CHARGED_FLAT, NEUTRAL_FLAT),)
 TUNING = "tune"
 #: Held-out batch 1: written apart, the test half until it had been scored twice; tuning data since.
 HELDOUT = (CHARGED_HELDOUT, NEUTRAL_HELDOUT)
-#: Held-out batch 2: written apart by several writers and never tuned on: every family of it is in the test half.
+#: Held-out batch 2: written apart by several writers; the test half until it was scored once, tuning data since.
 HELDOUT2 = (CHARGED_HELDOUT2, NEUTRAL_HELDOUT2)
 #: The kinds a family of kind ``any`` fits (not ``pet`` or ``baby``).
 ANY_KINDS = ("loss", "ex", "estranged")
@@ -248,11 +248,11 @@ def generate_corpus(seed: int = 11) -> list[Passage]:
     rng = random.Random(seed)
     # Batches 1-4 are all tuning data now: their test half was looked at six times across sessions, so it
     # no longer measures writing the detector never saw. ``split_of`` still gives the half each family had
-    # (the history in docs/care.md). Held-out batch 1 became tuning data after two looks; batch 2 is the test half.
+    # (the history in docs/care.md). Held-out batch 1 became tuning data after two looks, batch 2 after one.
     halves = {name: TUNING for charged, neutral in BATCHES for name in split_of(charged + neutral)}
     halves |= {f.name: TUNING for charged, neutral in TUNING_BATCHES for f in charged + neutral}
     halves |= {f.name: TUNING for f in HELDOUT[0] + HELDOUT[1]}
-    halves |= {f.name: "test" for f in HELDOUT2[0] + HELDOUT2[1]}
+    halves |= {f.name: TUNING for f in HELDOUT2[0] + HELDOUT2[1]}
     out: list[Passage] = []
     groups = []
     for batches, heldout in ((BATCHES, 0), (TUNING_BATCHES, 0), ((HELDOUT,), 1), ((HELDOUT2,), 2)):

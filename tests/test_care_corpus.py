@@ -1,5 +1,5 @@
-"""The generated care corpus: the issue's minimums, batches 1-5 and held-out batch 1 as tuning data, held-out batch 2 as
-the test half, deterministic."""
+"""The generated care corpus: the issue's minimums, batches 1-5, held-out batch 1 and the writers batches as tuning data,
+held-out batch 2 as the test half, deterministic."""
 
 from __future__ import annotations
 
@@ -19,11 +19,15 @@ from lucasrag_harness.evaluation.care_corpus import (
     HELDOUT2,
     PERSONAS,
     TUNING_BATCHES,
+    WRITERS_BATCHES,
+    WRITERS_PERSONAS,
     generate_corpus,
     split_of,
 )
 from lucasrag_harness.evaluation.care_corpus._families import CHARGED, NEUTRAL
 from lucasrag_harness.evaluation.care_corpus._families_heldout2 import WRITERS
+from lucasrag_harness.evaluation.care_corpus._families_writers import WRITERS as WRITERS_1
+from lucasrag_harness.evaluation.care_corpus._families_writers2 import WRITERS as WRITERS_2
 
 PASSAGES = generate_corpus(11)
 
@@ -40,12 +44,13 @@ def test_counts_meet_the_issue():
     assert {p.band for p in charged} == {"present", "archival"}
 
 
-def test_every_family_of_batches_1_to_5_and_heldout_1_is_tuning_data_and_keeps_its_former_half_on_record():
+def test_every_family_of_batches_1_to_5_heldout_1_and_the_writers_is_tuning_data_and_keeps_its_former_half_on_record():
     halves = defaultdict(set)
     for p in PASSAGES:
         halves[p.family].add(p.half)
     assert all(len(h) == 1 for h in halves.values())  # a family is never split between halves
-    tuning = {f.name for charged, neutral in BATCHES + TUNING_BATCHES + (HELDOUT,) for f in charged + neutral}
+    tuned = BATCHES + TUNING_BATCHES + (HELDOUT, HELDOUT2) + WRITERS_BATCHES
+    tuning = {f.name for charged, neutral in tuned for f in charged + neutral}
     assert {f for f, h in halves.items() if h == {"tune"}} == tuning
     assert {(p.label, p.half) for p in PASSAGES if p.family in tuning} == {("charged", "tune"), ("neutral", "tune")}
     former = split_of(CHARGED + NEUTRAL)  # the split the first batch had until corpus v4, for the history
@@ -76,6 +81,11 @@ HELD_NAMES = {f.name for f in HELD_CHARGED + HELD_NEUTRAL}
 HELD2_CHARGED, HELD2_NEUTRAL = HELDOUT2
 HELD2_NAMES = {f.name for f in HELD2_CHARGED + HELD2_NEUTRAL}
 EARLIER = [f for charged, neutral in BATCHES + TUNING_BATCHES for f in charged + neutral]
+WRITER_FAMILIES = [f for charged, neutral in WRITERS_BATCHES for f in charged + neutral]
+WRITER_CHARGED = [f for charged, _ in WRITERS_BATCHES for f in charged]
+WRITER_NAMES = {f.name for f in WRITER_FAMILIES}
+#: Every writer of the writers batches, by family-name prefix, with their voice.
+WRITER_VOICES = {**WRITERS_1, **WRITERS_2}
 
 
 @pytest.mark.parametrize(
@@ -103,39 +113,76 @@ def _words(template):
 
 @pytest.mark.parametrize(
     ("batch", "earlier"),
-    [(HELDOUT, EARLIER), (HELDOUT2, EARLIER + list(HELDOUT[0] + HELDOUT[1]))],
-    ids=["heldout-1", "heldout-2"],
+    [
+        (HELDOUT, EARLIER),
+        (HELDOUT2, EARLIER + list(HELDOUT[0] + HELDOUT[1])),
+        *(
+            (batch, EARLIER + list(HELDOUT[0] + HELDOUT[1] + HELDOUT2[0] + HELDOUT2[1]) + WRITER_FAMILIES[:start])
+            for batch, start in zip(
+                WRITERS_BATCHES, [sum(len(c + n) for c, n in WRITERS_BATCHES[:i]) for i in range(len(WRITERS_BATCHES))]
+            )
+        ),
+    ],
+    ids=["heldout-1", "heldout-2", *(f"writers-{i + 1}" for i in range(len(WRITERS_BATCHES)))],
 )
-def test_the_heldout_families_are_new(batch, earlier):
+def test_the_heldout_and_writers_families_are_new(batch, earlier):
     families = batch[0] + batch[1]
     names = {f.name for f in families}
     assert not names & {f.name for f in earlier} and len(names) == len(families)
     old = [_words(t) for f in earlier for t in f.templates]
-    for f in families:
+    for i, f in enumerate(families):
+        before = old + [_words(t) for g in families[:i] for t in g.templates]  # nor of an earlier family of its batch
         for t in f.templates:  # no template is a light rewording of an earlier one
-            assert max(len(_words(t) & o) / len(_words(t) | o) for o in old) < 0.5, (f.name, t)
+            assert max(len(_words(t) & o) / len(_words(t) | o) for o in before) < 0.5, (f.name, t)
 
 
-def test_heldout_batch_2_has_several_writers_and_unmarked_templates_naming_their_subject_only():
+@pytest.mark.parametrize(
+    ("families", "writers", "minimum_writers", "minimum_registers"),
+    [(HELD2_CHARGED + HELD2_NEUTRAL, WRITERS, 5, 20), (tuple(WRITER_FAMILIES), WRITER_VOICES, 10, 20)],
+    ids=["heldout-2", "writers"],
+)
+def test_a_writers_batch_has_several_writers_and_unmarked_templates_naming_their_subject_only(
+    families, writers, minimum_writers, minimum_registers
+):
     names = {n.lower() for p in PERSONAS for n in p.subject.names}
     by_writer = defaultdict(set)
-    for f in HELD2_CHARGED + HELD2_NEUTRAL:
+    for f in families:
         writer, _, _ = f.name.partition("/")
         by_writer[writer].add(f.label)
+        assert len(f.templates) >= 8, f.name
         for t in f.templates:
             assert re.search(r"\{[Ss](\}|'s\})", t) and "charged:" not in t, (f.name, t)
             bare = re.sub(r"\{[^}]*\}", " ", t).lower()  # what the template says besides its slots
             assert not any(re.search(rf"\b{re.escape(n)}\b", bare) for n in names), (f.name, t)  # no other subject
-    assert set(by_writer) <= set(WRITERS) and len(by_writer) >= 5
+    assert set(by_writer) == set(writers) and len(by_writer) >= minimum_writers  # every writer named, with a voice
     assert all(labels == {"charged", "neutral"} for labels in by_writer.values())  # a voice is no label cue
-    assert len({f.register for f in HELD2_CHARGED}) >= 20
+    assert len({f.register for f in families if f.label == "charged"}) >= minimum_registers
 
 
-def test_each_heldout_batch_leaves_the_batches_before_it_unchanged(monkeypatch):
+def test_the_writers_batches_are_large_enough_and_tuning_data():
+    charged = [f for f in WRITER_FAMILIES if f.label == "charged"]
+    neutral = [f for f in WRITER_FAMILIES if f.label == "neutral"]
+    assert len(charged) >= 36 and len(neutral) >= 18
+    assert not set(WRITERS_1) & set(WRITERS_2) and not set(WRITER_VOICES) & set(WRITERS)  # a writer is one person
+    writers = [p for p in PASSAGES if p.family in WRITER_NAMES]
+    assert {p.half for p in writers} == {"tune"} and len(writers) == 8 * len(WRITER_NAMES)
+    neutral_registers = {f.register for f in neutral}
+    assert len(neutral_registers & {f.register for f in charged}) >= 10  # the same registers carry both labels
+
+
+def test_each_batch_leaves_the_batches_before_it_unchanged(monkeypatch):
+    for n in range(len(WRITERS_BATCHES), 0, -1):  # each writers batch, the last first
+        before = generate_corpus(11)
+        monkeypatch.setattr(care_corpus, "WRITERS_BATCHES", WRITERS_BATCHES[: n - 1])
+        fewer = generate_corpus(11)
+        assert before[: len(fewer)] == fewer
+        batch = WRITERS_BATCHES[n - 1]
+        assert {p.family for p in before[len(fewer) :]} == {f.name for f in batch[0] + batch[1]}
+    assert {p.family for p in PASSAGES[len(fewer) :]} == WRITER_NAMES
     monkeypatch.setattr(care_corpus, "HELDOUT2", ((), ()))
     without_2 = generate_corpus(11)
-    assert PASSAGES[: len(without_2)] == without_2
-    assert {p.family for p in PASSAGES[len(without_2) :]} == HELD2_NAMES
+    assert fewer[: len(without_2)] == without_2
+    assert {p.family for p in fewer[len(without_2) :]} == HELD2_NAMES
     monkeypatch.setattr(care_corpus, "HELDOUT", ((), ()))
     without_both = generate_corpus(11)
     assert without_2[: len(without_both)] == without_both
@@ -145,10 +192,13 @@ def test_each_heldout_batch_leaves_the_batches_before_it_unchanged(monkeypatch):
 def test_heldout_personas_appear_from_their_batch_on_only():
     first = {p.subject.name: p.heldout for p in PERSONAS}
     assert sum(n == 1 for n in first.values()) >= 2 and sum(n == 2 for n in first.values()) >= 3
-    batch_of = {name: n for n, names in ((1, HELD_NAMES), (2, HELD2_NAMES)) for name in names}
+    batch_of = {
+        name: n for n, names in ((1, HELD_NAMES), (2, HELD2_NAMES), (WRITERS_PERSONAS, WRITER_NAMES)) for name in names
+    }
     assert all(first[p.subject] <= batch_of.get(p.family, 0) for p in PASSAGES)
     assert {p.subject for p in PASSAGES if p.family in HELD_NAMES} == {s for s, n in first.items() if n <= 1}
     assert {p.subject for p in PASSAGES if p.family in HELD2_NAMES} == set(first)
+    assert {p.subject for p in PASSAGES if p.family in WRITER_NAMES} == {s for s, n in first.items() if n <= 2}
 
 
 def test_the_generated_vault_carries_the_corpus(tmp_path):

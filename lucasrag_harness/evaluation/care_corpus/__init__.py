@@ -10,10 +10,13 @@ their test half had been looked at too often to stay a test; batch 5
 (``HELDOUT``, ``_families_heldout``) was the test half until it had been scored
 twice; it is tuning data now. Held-out batch 2 (``HELDOUT2``,
 ``_families_heldout2``, written apart by several imagined writers) was the test
-half until it had been scored once (``care-lr-5``); it is tuning data now. Each held-out batch is generated after
-every batch before it (so their passages are the same with or without it) and
-is the first to use its own personas (``Persona.heldout``), which later
-held-out batches may use too. Deterministic: ``random.Random(seed)`` only.
+half until it had been scored once (``care-lr-5``); it is tuning data now. The writers batches (:data:`WRITERS_BATCHES`,
+``_families_writers*``) are tuning data from many more imagined writers, each
+writing both labels; they use the personas of held-out batch 2 and before.
+Every batch is generated after every batch before it, in the one order of
+``generate_corpus`` (so earlier passages are the same with or without it), and
+each held-out batch is the first to use its own personas (``Persona.heldout``),
+which later batches may use too. Deterministic: ``random.Random(seed)`` only.
 
 Run ``python -m lucasrag_harness.evaluation.care_corpus`` to print counts.
 """
@@ -33,6 +36,8 @@ from ._families_heldout import CHARGED_HELDOUT, NEUTRAL_HELDOUT
 from ._families_heldout2 import CHARGED_HELDOUT2, NEUTRAL_HELDOUT2
 from ._families_more import CHARGED_MORE, NEUTRAL_MORE, NEUTRAL_SHORT
 from ._families_registers import CHARGED_REGISTERS, NEUTRAL_REGISTERS
+from ._families_writers import CHARGED_WRITERS, NEUTRAL_WRITERS
+from ._families_writers2 import CHARGED_WRITERS2, NEUTRAL_WRITERS2
 
 #: Families in the order they were written (each batch was split into halves on its own until corpus v4).
 BATCHES = (
@@ -51,6 +56,11 @@ TUNING = "tune"
 HELDOUT = (CHARGED_HELDOUT, NEUTRAL_HELDOUT)
 #: Held-out batch 2: written apart by several writers; the test half until it was scored once, tuning data since.
 HELDOUT2 = (CHARGED_HELDOUT2, NEUTRAL_HELDOUT2)
+#: Tuning writing from many imagined writers, written after held-out batch 2 (each file one batch, drawn in
+#: this order after it, so each leaves every passage before it byte-identical). Family names are ``writer/...``.
+WRITERS_BATCHES = ((CHARGED_WRITERS, NEUTRAL_WRITERS), (CHARGED_WRITERS2, NEUTRAL_WRITERS2))
+#: The held-out batch whose personas (and every earlier one's) the writers batches write about.
+WRITERS_PERSONAS = 2
 #: The kinds a family of kind ``any`` fits (not ``pet`` or ``baby``).
 ANY_KINDS = ("loss", "ex", "estranged")
 
@@ -253,9 +263,14 @@ def generate_corpus(seed: int = 11) -> list[Passage]:
     halves |= {f.name: TUNING for charged, neutral in TUNING_BATCHES for f in charged + neutral}
     halves |= {f.name: TUNING for f in HELDOUT[0] + HELDOUT[1]}
     halves |= {f.name: TUNING for f in HELDOUT2[0] + HELDOUT2[1]}
+    halves |= {f.name: TUNING for charged, neutral in WRITERS_BATCHES for f in charged + neutral}
     out: list[Passage] = []
     groups = []
-    for batches, heldout in ((BATCHES, 0), (TUNING_BATCHES, 0), ((HELDOUT,), 1), ((HELDOUT2,), 2)):
+    # The one drawing order: a batch written later is drawn after every batch before it, so its rng draws come
+    # last and every earlier passage stays byte-identical; each writers file is drawn as a batch of its own.
+    order = [(BATCHES, 0), (TUNING_BATCHES, 0), ((HELDOUT,), 1), ((HELDOUT2,), 2)]
+    order += [((batch,), WRITERS_PERSONAS) for batch in WRITERS_BATCHES]
+    for batches, heldout in order:
         groups.append((tuple(f for c, _ in batches for f in c), PER_CHARGED_FAMILY, heldout))
         groups.append((tuple(f for _, n in batches for f in n), PER_NEUTRAL_FAMILY, heldout))
     for families, per, heldout in groups:

@@ -87,7 +87,7 @@ def test_an_unknown_rewrite_is_refused_with_the_known_ones():
 
 def test_shipped_weights_use_the_focus():
     model = shipped_model()
-    assert model.version == "care-lr-5" and model.vector is not None and model.vector.focus_weight > 0
+    assert model.version == "care-lr-6" and model.vector is not None and model.vector.focus_weight > 0
 
 
 OUTCOMES = [
@@ -102,9 +102,9 @@ OUTCOMES = [
         "Mum",
         True,
         id="grief-bullet",
-        # a known miss of care-lr-5 (score 0.39 against the 0.76 cut): "first one without her" carries the
+        # a known miss of care-lr-5 and care-lr-6 (care-lr-5: 0.39 against its 0.76 cut): "first one without her" carries the
         # loss in four everyday words; strict, so the day it is caught the mark must go
-        marks=pytest.mark.xfail(strict=True, reason="care-lr-5 misses a loss told in four everyday words"),
+        marks=pytest.mark.xfail(strict=True, reason="care-lr-5 and care-lr-6 miss a loss told in four everyday words"),
     ),
     pytest.param(
         "[08:12] Ali: train's delayed\n[08:13] me: found mum's handwriting on a jar today. had to sit down\n"

@@ -1,5 +1,7 @@
-"""The leave-one-author-out check of the care classifier: chosen on batches 1-5 (one author), scored
-on held-out batch 1 (another author's writing)."""
+"""The leave-one-batch-out check of the care classifier: each batch of writers written apart from
+batches 1-5 (``pairs.WRITER_BATCHES``) left out in turn, the weights and cuts chosen on the rest's
+out-of-fold scores, and the left-out batch scored once by that choice: how the detector does on
+writing by someone it was not fitted on."""
 
 from __future__ import annotations
 
@@ -14,15 +16,36 @@ from lucasrag_assets.rules.care.combined_score import (
 )
 from lucasrag_assets.rules.care.evaluation import query_level
 from lucasrag_assets.rules.care.out_of_fold import add_margins, choose, fit_and_score
-from lucasrag_assets.rules.care.pairs import HELDOUT_AUTHOR, Pairs
+from lucasrag_assets.rules.care.pairs import FIRST_AUTHOR, Pairs
+
+OUTCOMES = ("neutral", "uncertain", "charged")
 
 
-def leave_one_author_out(pairs: Pairs, vectors: bool, margins, focus_weights) -> dict | None:
-    """Fit on batches 1-5 (one author), weights and cuts from their out-of-fold scores, and score held-out
-    batch 1 (another author): the estimate of how the detector does on writing by someone else."""
-    held = pairs.authors == HELDOUT_AUTHOR
-    if not held.any() or held.all():
+def leave_one_batch_out(pairs: Pairs, vectors: bool, margins, focus_weights) -> dict | None:
+    """One report per left-out batch, and the figures of every left-out batch's pairs together (each
+    scored by the model that did not see its batch)."""
+    batches = sorted(set(pairs.authors[pairs.real]) - {FIRST_AUTHOR})
+    if not batches:
         return None
+    report, pooled_scores, pooled_y, pooled_rows = {}, [], [], []
+    for batch in batches:
+        one, final, cuts, scored = _leave_out(pairs, pairs.authors == batch, vectors, margins, focus_weights)
+        report[batch] = one
+        pooled_scores.append(outcomes_at(final, cuts))
+        pooled_y.append(pairs.y[scored])
+        pooled_rows.extend(scored)
+    outcomes, y = np.concatenate(pooled_scores), np.concatenate(pooled_y)
+    report["every_left_out_batch"] = {
+        "recall": round(float((outcomes[y == 1] > 0).mean()), 4),
+        "charged_share": round(float((outcomes[y == 1] == 2).mean()), 4),
+        "false_positive_rate": round(float((outcomes[y == 0] > 0).mean()), 4),
+        "uncertain_share": round(float((outcomes == 1).mean()), 4),
+        **query_level([(pairs.passages[i], OUTCOMES[o], None) for i, o in zip(pooled_rows, outcomes)]),
+    }
+    return report
+
+
+def _leave_out(pairs: Pairs, held: np.ndarray, vectors: bool, margins, focus_weights):
     chosen = choose(pairs, ~held, vectors, margins, focus_weights)
     scored = np.flatnonzero(held & pairs.real)
     parts = fit_and_score(pairs, ~held, held & pairs.real, vectors)
@@ -30,22 +53,21 @@ def leave_one_author_out(pairs: Pairs, vectors: bool, margins, focus_weights) ->
     registers = np.array([pairs.passages[i].register for i in scored])
     lexical = lexical_combined(parts, chosen["lexical_focus_weight"])
     report = {
-        "trained_on": "batches 1-5 (tune, one author), weights and cuts from their out-of-fold scores",
-        "scored": f"held-out batch 1 (another author): {int(y.sum())} charged, {int((1 - y).sum())} neutral",
+        "trained_on": "every other tune batch, weights and cuts from their out-of-fold scores",
+        "scored": f"{int(y.sum())} charged, {int((1 - y).sum())} neutral pairs",
         "lexical_only": oof_figures(lexical, y, chosen["lexical_cuts"]),
     }
-    final = lexical
+    final, cuts = lexical, chosen["lexical_cuts"]
     if vectors:
         mean, std = chosen["margin"]
         add_margins(parts, scored, margins, mean, std, 1)
-        final = combined(parts, chosen["weights"])
+        final, cuts = combined(parts, chosen["weights"]), chosen["cuts"]
         report |= {
             "weights": weights_report(chosen["weights"]),
-            "thresholds": dict(zip(("uncertain", "charged"), chosen["cuts"])),
-            "oof_on_batches_1_5": chosen["oof"],
-            **oof_figures(final, y, chosen["cuts"], registers),
+            "thresholds": dict(zip(("uncertain", "charged"), cuts)),
+            "oof_on_the_rest": {k: chosen["oof"][k] for k in ("recall", "false_positive_rate", "uncertain_share")},
+            **oof_figures(final, y, cuts, registers),
         }
-    outcomes = outcomes_at(final, chosen["cuts"] if vectors else chosen["lexical_cuts"])
-    names = ("neutral", "uncertain", "charged")
-    report |= query_level([(pairs.passages[i], names[o], None) for i, o in zip(scored, outcomes)])
-    return report
+    outcomes = outcomes_at(final, cuts)
+    report |= query_level([(pairs.passages[i], OUTCOMES[o], None) for i, o in zip(scored, outcomes)])
+    return report, final, cuts, scored

@@ -13,11 +13,17 @@ from lucasrag_assets.rules.care.augment import rewrite
 from lucasrag_assets.rules.care.detector import vectorise
 from lucasrag_assets.rules.care.mentions import resolve
 from lucasrag_assets.rules.care.vectors import SpanEmbed
-from lucasrag_harness.evaluation.care_corpus import HELDOUT, PERSONAS, Passage
+from lucasrag_harness.evaluation.care_corpus import HELDOUT, HELDOUT2, PERSONAS, WRITERS_BATCHES, Passage
 
-#: Held-out batch 1, written by another author than batches 1-5: the leave-one-author-out check scores it.
-HELDOUT_AUTHOR = "held-out batch 1"
-_HELDOUT_FAMILIES = frozenset(f.name for f in HELDOUT[0] + HELDOUT[1])
+#: Batches 1-5, the first author's writing: always trained on, never left out.
+FIRST_AUTHOR = "batches 1-5"
+#: The batches written apart from batches 1-5, each by other writers: the leave-one-batch-out check leaves
+#: each out in turn (trained on everything else, scored on it).
+WRITER_BATCHES = {
+    "held-out batch 1": frozenset(f.name for f in HELDOUT[0] + HELDOUT[1]),
+    "held-out batch 2": frozenset(f.name for f in HELDOUT2[0] + HELDOUT2[1]),
+    "writers batches": frozenset(f.name for charged, neutral in WRITERS_BATCHES for f in charged + neutral),
+}
 
 
 @dataclass
@@ -37,7 +43,8 @@ class Pairs:
 
 
 def author_of(p: Passage) -> str:
-    return HELDOUT_AUTHOR if p.family in _HELDOUT_FAMILIES else "batches 1-5"
+    """The batch of writers a passage's family comes from (``WRITER_BATCHES``, else ``FIRST_AUTHOR``)."""
+    return next((batch for batch, names in WRITER_BATCHES.items() if p.family in names), FIRST_AUTHOR)
 
 
 def _pair(text: str, p: Passage, embed: SpanEmbed | None):

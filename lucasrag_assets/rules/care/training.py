@@ -3,8 +3,9 @@
     python -m lucasrag_assets.rules.care.training [--cache /tmp/care-emb.sqlite] [--out weights.json]
         [--no-rewrites] [--no-focus]
 
-Only the ``tune`` half is read (batches 1-5 and, from ``care-lr-5``, held-out
-batch 1; a test half is never read here). Each pair is fitted on with two
+Only the ``tune`` half is read (batches 1-5, held-out batch 1 from ``care-lr-5``,
+held-out batch 2 and the writers batches from ``care-lr-6``; a test half is never
+read here). Each pair is fitted on with two
 register rewrites of its passage (``augment``; ``pairs``), and scored over its
 context and its focus lines. Two logistic regressions (L2,
 class-balanced) fitted with full-batch Adam in numpy: the lexical model over
@@ -24,14 +25,14 @@ false positives at ``UNCERTAIN_FP`` (the issue's 0.05), ``charged`` the lowest
 that keeps them at ``CHARGED_FP`` — or lower, until at most ``UNCERTAIN_BUDGET``
 of all out-of-fold pairs fall between the two (the issue's 0.15). The report
 (also in ``weights.json``) gives the pooled out-of-fold figures at those cuts
-and each assignment's own, and the **leave-one-author-out** check: the same
-choice made on batches 1-5 alone (one author), scored on held-out batch 1
-(another author's writing).
+and each assignment's own, and the **leave-one-batch-out** check: for each batch
+of writers apart from batches 1-5 (``pairs.WRITER_BATCHES``), the same choice made
+without it, scored on it (writing by people the model was not fitted on).
 
 The pieces live beside this entry point: ``logistic`` (the regressions),
 ``combined_score`` (the combined score, its cuts and figures), ``out_of_fold``
 (fold assignment, out-of-fold scoring, the choice of weights and cuts) and
-``author_holdout`` (the leave-one-author-out report).
+``author_holdout`` (the leave-one-batch-out report).
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ from pathlib import Path
 import numpy as np
 
 from lucasrag.embedding_cache import EmbeddingCache
-from lucasrag_assets.rules.care.author_holdout import leave_one_author_out
+from lucasrag_assets.rules.care.author_holdout import leave_one_batch_out
 from lucasrag_assets.rules.care.combined_score import FOCUS_WEIGHTS, weights_report
 from lucasrag_assets.rules.care.detector import vectorise
 from lucasrag_assets.rules.care.features import N_FEATURES
@@ -57,7 +58,7 @@ from lucasrag_assets.rules.care.prototypes import CHARGED_PROTOTYPES, MARGIN, NE
 from lucasrag_assets.rules.care.vectors import Centroid, Prototypes, SpanEmbed, VectorModel, embedding_model_id
 from lucasrag_harness.evaluation.care_corpus import PERSONAS, Passage, generate_corpus
 
-VERSION = "care-lr-5"
+VERSION = "care-lr-6"
 EXEMPLAR_BUCKETS = 48
 DEFAULT_OUT = Path(__file__).resolve().parent / "weights.json"
 
@@ -165,7 +166,7 @@ def train(
             "thresholds": {"uncertain": cuts[0], "charged": cuts[1]},
             **{k: chosen[k] for k in ("oof", "oof_per_repeat", "oof_span_vector_alone")},
         }
-    report["leave_one_author_out"] = leave_one_author_out(pairs, vectors, margins, focus_weights)
+    report["leave_one_batch_out"] = leave_one_batch_out(pairs, vectors, margins, focus_weights)
     model = CareModel(
         VERSION,
         w.astype(np.float32),

@@ -11,6 +11,7 @@ from lucasrag_assets.rules.care.combined_score import (
     combined,
     lexical_combined,
     oof_figures,
+    outcome_figures,
     outcomes_at,
     weights_report,
 )
@@ -36,10 +37,7 @@ def leave_one_batch_out(pairs: Pairs, vectors: bool, margins, focus_weights) -> 
         pooled_rows.extend(scored)
     outcomes, y = np.concatenate(pooled_scores), np.concatenate(pooled_y)
     report["every_left_out_batch"] = {
-        "recall": round(float((outcomes[y == 1] > 0).mean()), 4),
-        "charged_share": round(float((outcomes[y == 1] == 2).mean()), 4),
-        "false_positive_rate": round(float((outcomes[y == 0] > 0).mean()), 4),
-        "uncertain_share": round(float((outcomes == 1).mean()), 4),
+        **outcome_figures(outcomes, y),
         **query_level([(pairs.passages[i], OUTCOMES[o], None) for i, o in zip(pooled_rows, outcomes)]),
     }
     return report

@@ -46,7 +46,11 @@ def outcomes_at(scores: np.ndarray, cuts: tuple[float, float]) -> np.ndarray:
 
 def oof_figures(scores: np.ndarray, y: np.ndarray, cuts: tuple[float, float], registers=None) -> dict:
     """Recall (charged or uncertain), neutral false positives and the uncertain share at ``cuts``."""
-    out = outcomes_at(scores, cuts)
+    return outcome_figures(outcomes_at(scores, cuts), y, registers)
+
+
+def outcome_figures(out: np.ndarray, y: np.ndarray, registers=None) -> dict:
+    """:func:`oof_figures` of outcomes already cut (0 neutral, 1 uncertain, 2 charged)."""
     figures = {
         "recall": round(float((out[y == 1] > 0).mean()), 4),
         "charged_share": round(float((out[y == 1] == 2).mean()), 4),

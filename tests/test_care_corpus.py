@@ -1,5 +1,5 @@
-"""The generated care corpus: the issue's minimums, batches 1-5, held-out batches 1-2 and the writers batches as
-tuning data, held-out batch 3 as the test half, deterministic."""
+"""The generated care corpus: the issue's minimums, batches 1-5, held-out batches 1-3 and the writers batches as
+tuning data, held-out batch 4 as the test half, deterministic."""
 
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ from lucasrag_harness.evaluation.care_corpus import (
     HELDOUT,
     HELDOUT2,
     HELDOUT3,
+    HELDOUT4,
     PERSONAS,
     TUNING_BATCHES,
     WRITERS_BATCHES,
@@ -29,6 +30,7 @@ from lucasrag_harness.evaluation.care_corpus import (
 from lucasrag_harness.evaluation.care_corpus._families import CHARGED, NEUTRAL
 from lucasrag_harness.evaluation.care_corpus._families_heldout2 import WRITERS as WRITERS2
 from lucasrag_harness.evaluation.care_corpus._families_heldout3 import WRITERS as WRITERS3
+from lucasrag_harness.evaluation.care_corpus._families_heldout4 import WRITERS as WRITERS4
 from lucasrag_harness.evaluation.care_corpus._families_writers import WRITERS as WRITERS_1
 from lucasrag_harness.evaluation.care_corpus._families_writers2 import WRITERS as WRITERS_2
 
@@ -47,12 +49,12 @@ def test_counts_meet_the_issue():
     assert {p.band for p in charged} == {"present", "archival"}
 
 
-def test_every_family_of_batches_1_to_5_heldout_1_and_2_and_the_writers_is_tuning_data_and_keeps_its_former_half():
+def test_every_family_of_batches_1_to_5_heldout_1_to_3_and_the_writers_is_tuning_data_and_keeps_its_former_half():
     halves = defaultdict(set)
     for p in PASSAGES:
         halves[p.family].add(p.half)
     assert all(len(h) == 1 for h in halves.values())  # a family is never split between halves
-    tuned = BATCHES + TUNING_BATCHES + (HELDOUT, HELDOUT2) + WRITERS_BATCHES
+    tuned = BATCHES + TUNING_BATCHES + (HELDOUT, HELDOUT2) + WRITERS_BATCHES + (HELDOUT3,)
     tuning = {f.name for charged, neutral in tuned for f in charged + neutral}
     assert {f for f, h in halves.items() if h == {"tune"}} == tuning
     assert {(p.label, p.half) for p in PASSAGES if p.family in tuning} == {("charged", "tune"), ("neutral", "tune")}
@@ -85,6 +87,8 @@ HELD2_CHARGED, HELD2_NEUTRAL = HELDOUT2
 HELD2_NAMES = {f.name for f in HELD2_CHARGED + HELD2_NEUTRAL}
 HELD3_CHARGED, HELD3_NEUTRAL = HELDOUT3
 HELD3_NAMES = {f.name for f in HELD3_CHARGED + HELD3_NEUTRAL}
+HELD4_CHARGED, HELD4_NEUTRAL = HELDOUT4
+HELD4_NAMES = {f.name for f in HELD4_CHARGED + HELD4_NEUTRAL}
 EARLIER = [f for charged, neutral in BATCHES + TUNING_BATCHES for f in charged + neutral]
 WRITER_FAMILIES = [f for charged, neutral in WRITERS_BATCHES for f in charged + neutral]
 WRITER_CHARGED = [f for charged, _ in WRITERS_BATCHES for f in charged]
@@ -98,9 +102,10 @@ WRITER_VOICES = {**WRITERS_1, **WRITERS_2}
     [
         (HELD_CHARGED, HELD_NEUTRAL, "tune", (24, 12)),
         (HELD2_CHARGED, HELD2_NEUTRAL, "tune", (28, 14)),
-        (HELD3_CHARGED, HELD3_NEUTRAL, "test", (30, 15)),
+        (HELD3_CHARGED, HELD3_NEUTRAL, "tune", (30, 15)),
+        (HELD4_CHARGED, HELD4_NEUTRAL, "test", (30, 16)),
     ],
-    ids=["heldout-1-now-tuning", "heldout-2-now-tuning", "heldout-3-the-test-half"],
+    ids=["heldout-1-now-tuning", "heldout-2-now-tuning", "heldout-3-now-tuning", "heldout-4-the-test-half"],
 )
 def test_each_heldout_batch_is_in_one_half_and_large_enough(charged, neutral, half, minimums):
     assert len(charged) >= minimums[0] and len(neutral) >= minimums[1]
@@ -112,8 +117,8 @@ def test_each_heldout_batch_is_in_one_half_and_large_enough(charged, neutral, ha
     assert {p.family for p in held} == names and len(held) == 8 * len(names)
 
 
-def test_the_test_half_is_heldout_batch_3_only():
-    assert {p.family for p in PASSAGES if p.half == "test"} == HELD3_NAMES
+def test_the_test_half_is_heldout_batch_4_only():
+    assert {p.family for p in PASSAGES if p.half == "test"} == HELD4_NAMES
 
 
 def _words(template):
@@ -132,8 +137,21 @@ def _words(template):
             )
         ),
         (HELDOUT3, EARLIER + list(HELDOUT[0] + HELDOUT[1] + HELDOUT2[0] + HELDOUT2[1]) + WRITER_FAMILIES),
+        (
+            HELDOUT4,
+            EARLIER
+            + list(HELDOUT[0] + HELDOUT[1] + HELDOUT2[0] + HELDOUT2[1])
+            + WRITER_FAMILIES
+            + list(HELD3_CHARGED + HELD3_NEUTRAL),
+        ),
     ],
-    ids=["heldout-1", "heldout-2", *(f"writers-{i + 1}" for i in range(len(WRITERS_BATCHES))), "heldout-3"],
+    ids=[
+        "heldout-1",
+        "heldout-2",
+        *(f"writers-{i + 1}" for i in range(len(WRITERS_BATCHES))),
+        "heldout-3",
+        "heldout-4",
+    ],
 )
 def test_the_heldout_and_writers_families_are_new(batch, earlier):
     families = batch[0] + batch[1]
@@ -152,8 +170,9 @@ def test_the_heldout_and_writers_families_are_new(batch, earlier):
         (HELD2_CHARGED + HELD2_NEUTRAL, WRITERS2, 5, 20),
         (tuple(WRITER_FAMILIES), WRITER_VOICES, 10, 20),
         (HELD3_CHARGED + HELD3_NEUTRAL, WRITERS3, 8, 20),
+        (HELD4_CHARGED + HELD4_NEUTRAL, WRITERS4, 10, 25),
     ],
-    ids=["heldout-2", "writers", "heldout-3"],
+    ids=["heldout-2", "writers", "heldout-3", "heldout-4"],
 )
 def test_a_writers_batch_has_several_writers_and_unmarked_templates_naming_their_subject_only(
     families, writers, minimum_writers, minimum_registers
@@ -193,9 +212,18 @@ def test_heldout_batch_3_is_written_by_writers_no_tuning_batch_had():
     assert voices & {v.split(":")[0] for v in WRITER_VOICES.values()} <= {"an accountant"}
 
 
-def test_baby_families_of_heldout_3_never_use_he_since_one_of_their_subjects_is_they():
+def test_heldout_batch_4_is_written_by_writers_no_earlier_batch_had_with_neutral_twins_in_its_registers():
+    earlier = {**WRITERS2, **WRITER_VOICES, **WRITERS3}
+    assert not set(WRITERS4) & set(earlier)
+    voices = {v.split(":")[0] for v in WRITERS4.values()}
+    assert not voices & {v.split(":")[0] for v in earlier.values()}  # no earlier writer's profession or voice
+    charged = {f.register for f in HELD4_CHARGED}
+    assert len({f.register for f in HELD4_NEUTRAL} & charged) >= 12  # a neutral twin in the same register
+
+
+def test_baby_families_of_heldout_3_and_4_never_use_he_since_one_of_their_subjects_is_they():
     assert any(p.kind == "baby" and p.pronouns[0] == "they" for p in PERSONAS)
-    for f in HELD3_CHARGED + HELD3_NEUTRAL:
+    for f in HELD3_CHARGED + HELD3_NEUTRAL + HELD4_CHARGED + HELD4_NEUTRAL:
         if f.kind == "baby":
             assert not any(re.search(r"\{[Hh]e\}", t) for t in f.templates), f.name
 
@@ -209,10 +237,14 @@ def test_the_test_half_is_the_same_whatever_tuning_batch_is_added_before_it(monk
 
 
 def test_each_batch_leaves_the_batches_before_it_unchanged(monkeypatch):
+    monkeypatch.setattr(care_corpus, "HELDOUT4", ((), ()))
+    without_4 = generate_corpus(11)
+    assert PASSAGES[: len(without_4)] == without_4
+    assert {p.family for p in PASSAGES[len(without_4) :]} == HELD4_NAMES
     monkeypatch.setattr(care_corpus, "HELDOUT3", ((), ()))
     before = generate_corpus(11)
-    assert PASSAGES[: len(before)] == before
-    assert {p.family for p in PASSAGES[len(before) :]} == HELD3_NAMES
+    assert without_4[: len(before)] == before
+    assert {p.family for p in without_4[len(before) :]} == HELD3_NAMES
     for n in range(len(WRITERS_BATCHES), 0, -1):  # each writers batch, the last first
         monkeypatch.setattr(care_corpus, "WRITERS_BATCHES", WRITERS_BATCHES[: n - 1])
         fewer = generate_corpus(11)
@@ -233,17 +265,24 @@ def test_each_batch_leaves_the_batches_before_it_unchanged(monkeypatch):
 def test_heldout_personas_appear_from_their_batch_on_only():
     first = {p.subject.name: p.heldout for p in PERSONAS}
     assert sum(n == 1 for n in first.values()) >= 2 and sum(n == 2 for n in first.values()) >= 3
-    assert sum(n == 3 for n in first.values()) >= 3
+    assert sum(n == 3 for n in first.values()) >= 3 and sum(n == 4 for n in first.values()) >= 3
     batch_of = {
         name: n
-        for n, names in ((1, HELD_NAMES), (2, HELD2_NAMES), (WRITERS_PERSONAS, WRITER_NAMES), (3, HELD3_NAMES))
+        for n, names in (
+            (1, HELD_NAMES),
+            (2, HELD2_NAMES),
+            (WRITERS_PERSONAS, WRITER_NAMES),
+            (3, HELD3_NAMES),
+            (4, HELD4_NAMES),
+        )
         for name in names
     }
     assert all(first[p.subject] <= batch_of.get(p.family, 0) for p in PASSAGES)
     assert {p.subject for p in PASSAGES if p.family in HELD_NAMES} == {s for s, n in first.items() if n <= 1}
     assert {p.subject for p in PASSAGES if p.family in HELD2_NAMES} == {s for s, n in first.items() if n <= 2}
     assert {p.subject for p in PASSAGES if p.family in WRITER_NAMES} == {s for s, n in first.items() if n <= 2}
-    assert {p.subject for p in PASSAGES if p.family in HELD3_NAMES} == set(first)
+    assert {p.subject for p in PASSAGES if p.family in HELD3_NAMES} == {s for s, n in first.items() if n <= 3}
+    assert {p.subject for p in PASSAGES if p.family in HELD4_NAMES} == set(first)
 
 
 def test_the_generated_vault_carries_the_corpus(tmp_path):

@@ -13,9 +13,11 @@ twice; it is tuning data now. Held-out batch 2 (``HELDOUT2``,
 per-register results published; it is tuning data now. The writers batches
 (:data:`WRITERS_BATCHES`, ``_families_writers*``) are tuning data from many more
 imagined writers, each writing both labels; they use the personas of held-out
-batch 2 and before. Held-out batch 3 (``HELDOUT3``, ``_families_heldout3``) is
-the test half: all ``test``, written apart by ten imagined writers and never
-tuned on. Every batch is generated after every batch before it, in the one
+batch 2 and before. Held-out batch 3 (``HELDOUT3``, ``_families_heldout3``) was
+the test half until it had been scored once per detector and its per-register
+results published; it is tuning data now. Held-out batch 4 (``HELDOUT4``,
+``_families_heldout4``) is the test half: all ``test``, written apart by twelve
+imagined writers and never tuned on. Every batch is generated after every batch before it, in the one
 order of ``generate_corpus`` (so earlier passages are the same with or without
 it), and each held-out batch is the first to use its own personas
 (``Persona.heldout``), which later batches may use too; the test half also
@@ -39,6 +41,7 @@ from ._families_flat import CHARGED_FLAT, NEUTRAL_FLAT
 from ._families_heldout import CHARGED_HELDOUT, NEUTRAL_HELDOUT
 from ._families_heldout2 import CHARGED_HELDOUT2, NEUTRAL_HELDOUT2
 from ._families_heldout3 import CHARGED_HELDOUT3, NEUTRAL_HELDOUT3
+from ._families_heldout4 import CHARGED_HELDOUT4, NEUTRAL_HELDOUT4
 from ._families_more import CHARGED_MORE, NEUTRAL_MORE, NEUTRAL_SHORT
 from ._families_registers import CHARGED_REGISTERS, NEUTRAL_REGISTERS
 from ._families_writers import CHARGED_WRITERS, NEUTRAL_WRITERS
@@ -66,8 +69,11 @@ HELDOUT2 = (CHARGED_HELDOUT2, NEUTRAL_HELDOUT2)
 WRITERS_BATCHES = ((CHARGED_WRITERS, NEUTRAL_WRITERS), (CHARGED_WRITERS2, NEUTRAL_WRITERS2))
 #: The held-out batch whose personas (and every earlier one's) the writers batches write about.
 WRITERS_PERSONAS = 2
-#: Held-out batch 3: written apart by ten writers and never tuned on: every family of it is in the test half.
+#: Held-out batch 3: written apart by ten writers, the test half until it had been scored once per detector and its
+#: per-register results published; tuning data since.
 HELDOUT3 = (CHARGED_HELDOUT3, NEUTRAL_HELDOUT3)
+#: Held-out batch 4: written apart by twelve writers and never tuned on: every family of it is in the test half.
+HELDOUT4 = (CHARGED_HELDOUT4, NEUTRAL_HELDOUT4)
 #: The kinds a family of kind ``any`` fits (not ``pet`` or ``baby``).
 ANY_KINDS = ("loss", "ex", "estranged")
 
@@ -230,6 +236,41 @@ PERSONAS = (
         "Brennan",
         heldout=3,
     ),
+    Persona(  # the grandmother who raised the writer
+        DeferenceSubject("Nain Gwen", ("nain", "my nain")),
+        "loss",
+        ("she", "her", "her"),
+        ("Nain", "Nain Gwen"),
+        ("nain", "Nain", "Nain Gwen"),
+        heldout=4,
+    ),
+    Persona(  # a stillborn son
+        DeferenceSubject("Arlo", ("baby arlo", "our arlo")),
+        "baby",
+        ("he", "him", "his"),
+        ("Arlo", "Baby Arlo"),
+        ("Arlo", "arlo", "baby Arlo"),
+        "Turner",
+        heldout=4,
+    ),
+    Persona(  # a partner who left
+        DeferenceSubject("Kieran Doyle", ("kieran", "kier")),
+        "ex",
+        ("he", "him", "his"),
+        ("Kieran", "Kier", "Kieran Doyle"),
+        ("Kieran", "kieran", "Kier"),
+        "Mahon",
+        heldout=4,
+    ),
+    Persona(  # a brother in prison, estranged
+        DeferenceSubject("Jamie", ("jay", "our jamie")),
+        "estranged",
+        ("he", "him", "his"),
+        ("Jamie", "Jay"),
+        ("Jamie", "jamie", "Jay"),
+        "Lowe",
+        heldout=4,
+    ),
 )
 SUBJECTS = tuple(p.subject for p in PERSONAS)
 PLACES = ("the seafront", "the allotment", "the old house", "the chapel", "the park", "Whitby")
@@ -301,22 +342,23 @@ def generate_corpus(seed: int = 11) -> list[Passage]:
     rng = random.Random(seed)
     # Batches 1-4 are all tuning data now: their test half was looked at six times across sessions, so it
     # no longer measures writing the detector never saw. ``split_of`` still gives the half each family had
-    # (the history in docs/care.md). Held-out batch 1 became tuning data after two looks, batch 2 after one;
-    # batch 3 is the test half.
+    # (the history in docs/care.md). Held-out batch 1 became tuning data after two looks, batches 2 and 3 after
+    # one; batch 4 is the test half.
     halves = {name: TUNING for charged, neutral in BATCHES for name in split_of(charged + neutral)}
     halves |= {f.name: TUNING for charged, neutral in TUNING_BATCHES for f in charged + neutral}
     halves |= {f.name: TUNING for f in HELDOUT[0] + HELDOUT[1] + HELDOUT2[0] + HELDOUT2[1]}
     halves |= {f.name: TUNING for charged, neutral in WRITERS_BATCHES for f in charged + neutral}
-    halves |= {f.name: "test" for f in HELDOUT3[0] + HELDOUT3[1]}
+    halves |= {f.name: TUNING for f in HELDOUT3[0] + HELDOUT3[1]}
+    halves |= {f.name: "test" for f in HELDOUT4[0] + HELDOUT4[1]}
     out: list[Passage] = []
     groups = []
     # The one drawing order: a batch written later is drawn after every batch before it, so its rng draws come
     # last and every earlier passage stays byte-identical; each writers file is drawn as a batch of its own. The
     # test half comes last and draws from its own generator, so tuning batches added before it never change it.
-    draws = {3: random.Random(f"{seed}/heldout3")}
+    draws = {n: random.Random(f"{seed}/heldout{n}") for n in (3, 4)}
     order = [(BATCHES, 0), (TUNING_BATCHES, 0), ((HELDOUT,), 1), ((HELDOUT2,), 2)]
     order += [((batch,), WRITERS_PERSONAS) for batch in WRITERS_BATCHES]
-    order += [((HELDOUT3,), 3)]
+    order += [((HELDOUT3,), 3), ((HELDOUT4,), 4)]
     for batches, heldout in order:
         groups.append((tuple(f for c, _ in batches for f in c), PER_CHARGED_FAMILY, heldout))
         groups.append((tuple(f for _, n in batches for f in n), PER_NEUTRAL_FAMILY, heldout))

@@ -137,14 +137,7 @@ class Embedder:
         within each span and normalised, then averaged over the spans and normalised (each span weighs
         alike, as when sentences are embedded one by one, but every token has read the whole text). A set
         with a span past the model's window (``max_tokens``; the rest is truncated away) gets None."""
-        started = time.perf_counter()
-        encoded = self._tokenizer.encode(text)
-        with self._lock:
-            hidden, mask = self._forward([encoded.ids])
-        self.stats.texts += 1
-        self.stats.seconds += time.perf_counter() - started
-        tokens = hidden[0]
-        offsets = np.asarray(encoded.offsets, dtype=np.int64).reshape(-1, 2)
+        tokens, offsets = self.token_outputs(text)
         real = offsets[:, 1] > offsets[:, 0]  # [CLS]/[SEP] have empty offsets
         window_end = int(offsets[real, 1].max()) if real.any() else 0
         out: list[np.ndarray | None] = []
@@ -158,7 +151,18 @@ class Embedder:
                 if inside.any():
                     per_span.append(_unit(tokens[inside].mean(axis=0)))
             out.append(_unit(np.mean(per_span, axis=0)).astype(np.float32) if per_span else None)
-        return self._pool(hidden, mask)[0], out
+        return self._pool(tokens[None], np.ones((1, len(tokens)), dtype=np.int64))[0], out
+
+    def token_outputs(self, text: str) -> tuple[np.ndarray, np.ndarray]:
+        """One forward pass over ``text``: the model's output per word piece (rows) and each piece's
+        character offsets in ``text`` (``[CLS]``/``[SEP]`` have empty ones)."""
+        started = time.perf_counter()
+        encoded = self._tokenizer.encode(text)
+        with self._lock:
+            hidden, _ = self._forward([encoded.ids])
+        self.stats.texts += 1
+        self.stats.seconds += time.perf_counter() - started
+        return hidden[0], np.asarray(encoded.offsets, dtype=np.int64).reshape(-1, 2)
 
     def _forward(self, token_ids: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:
         width = max(len(ids) for ids in token_ids)

@@ -18,7 +18,7 @@ import zipfile
 import numpy as np
 import pytest
 
-from lucasrag.embedding import Embedder, get_embedder
+from lucasrag.embedding import DIM, Embedder, get_embedder
 from lucasrag.embedding_cache import EmbeddingCache
 from lucasrag.embedding_models import (
     CALIBRATED_MODEL,
@@ -98,6 +98,22 @@ def test_length_sorted_batches_give_the_vectors_of_one_text_at_a_time():
     batched = Embedder("minilm", batch=2).embed(texts)
     alone = np.stack([Embedder("minilm", batch=1).embed([t])[0] for t in texts])
     assert np.allclose(batched, alone, atol=1e-5)
+
+
+@pytest.mark.parametrize("model_id", ["minilm", "bge-small"])
+def test_token_outputs_are_the_pass_that_gives_the_passage_vector(model_id):
+    try:
+        embedder = Embedder(model_id)
+    except EmbeddingModelMissing as exc:
+        pytest.skip(f"{model_id} is not installed here: {exc}")
+    text = "Grandad Tom's mug is still on the hook."
+    tokens, offsets = embedder.token_outputs(text)
+    assert tokens.shape == (len(offsets), DIM)
+    words = [text[a:b] for a, b in offsets if b > a]
+    assert words[:4] == ["Grand", "ad", "Tom", "'"]  # word pieces; offsets index the text as written
+    assert (offsets[0] == 0).all() and (offsets[-1] == 0).all()  # [CLS] and [SEP] name no characters
+    passage, _ = embedder.embed_spans(text, [])
+    assert np.array_equal(passage, embedder.embed([text])[0])
 
 
 @pytest.mark.parametrize("model_id", ["minilm", "bge-small"])

@@ -13,7 +13,7 @@ from lucasrag_assets.rules.care.augment import rewrite
 from lucasrag_assets.rules.care.detector import vectorise
 from lucasrag_assets.rules.care.mentions import resolve
 from lucasrag_assets.rules.care.vectors import SpanEmbed
-from lucasrag_harness.evaluation.care_corpus import HELDOUT, HELDOUT2, PERSONAS, WRITERS_BATCHES, Passage
+from lucasrag_harness.evaluation.care_corpus import HELDOUT, HELDOUT2, HELDOUT3, PERSONAS, WRITERS_BATCHES, Passage
 
 #: Batches 1-5, the first author's writing: always trained on, never left out.
 FIRST_AUTHOR = "batches 1-5"
@@ -23,6 +23,7 @@ WRITER_BATCHES = {
     "held-out batch 1": frozenset(f.name for f in HELDOUT[0] + HELDOUT[1]),
     "held-out batch 2": frozenset(f.name for f in HELDOUT2[0] + HELDOUT2[1]),
     "writers batches": frozenset(f.name for charged, neutral in WRITERS_BATCHES for f in charged + neutral),
+    "held-out batch 3": frozenset(f.name for f in HELDOUT3[0] + HELDOUT3[1]),
 }
 
 

@@ -4,8 +4,8 @@
         [--no-rewrites] [--no-focus]
 
 Only the ``tune`` half is read (batches 1-5, held-out batch 1 from ``care-lr-5``,
-held-out batch 2 and the writers batches from ``care-lr-6``, held-out batch 3 after
-``care-lr-6``; a test half is never read here). Each pair is fitted on with two
+held-out batch 2 and the writers batches from ``care-lr-6``, held-out batch 3 from
+``care-lr-7``; a test half is never read here). Each pair is fitted on with two
 register rewrites of its passage (``augment``; ``pairs``), and scored over its
 context and its focus lines. Two logistic regressions (L2,
 class-balanced) fitted with full-batch Adam in numpy: the lexical model over
@@ -58,7 +58,7 @@ from lucasrag_assets.rules.care.prototypes import CHARGED_PROTOTYPES, MARGIN, NE
 from lucasrag_assets.rules.care.vectors import Centroid, Prototypes, SpanEmbed, VectorModel, embedding_model_id
 from lucasrag_harness.evaluation.care_corpus import PERSONAS, Passage, generate_corpus
 
-VERSION = "care-lr-6"
+VERSION = "care-lr-7"
 EXEMPLAR_BUCKETS = 48
 DEFAULT_OUT = Path(__file__).resolve().parent / "weights.json"
 

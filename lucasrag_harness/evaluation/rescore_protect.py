@@ -8,6 +8,10 @@ re-ordering, δ = ∞ is ``keep_top`` 5 (``_rescore.reorder``: the top 5 keep th
 folds use the model fitted on the per-conversation pools of the other conversations. The sign test is over
 questions, against the reference model's (the shipped family's) own LOCO predictions.
 
+``--window 0`` re-orders each model's own top k (with δ 0: the shipped stage's way, ``rescore_fit``);
+``--reference fused`` counts wins and losses against the fused order. Without pooled pools (no
+``--pooled-cache`` nor ``--pooled-out``) the pooled columns are left out.
+
 ``--grid`` prints every (loss, k, λ, δ) cell. The nested check: inside each outer fold, an inner LOCO over
 the whole family chooses the cell with the best Hit@1, judged on the per-conversation pools (``--nested-by
 per-conversation``) or the pooled ones (``pooled``) of the training conversations; the chosen cell's model of
@@ -16,12 +20,15 @@ the outer fold then scores the held-out conversation.
     python -m lucasrag_harness.evaluation.rescore_protect --cache /tmp/rank4-scratch/qs.pkl \\
         --pooled-cache /tmp/rank4-scratch/qs-pooled.pkl --grid --nested-by per-conversation
     python -m lucasrag_harness.evaluation.rescore_protect ... --nested-by per-conversation,pooled --deltas inf
+    python -m lucasrag_harness.evaluation.rescore_protect --cache /tmp/rank3-tune.pkl --loss pairwise \\
+        --k 3,5,7,10,15 --l2 0.001,0.01,0.1,1 --deltas 0 --window 0 --reference fused --nested-by per-conversation
 
 The pools are read from the caches when they exist; otherwise recorded from the builds a ``lucasrag eval
 locomo`` run left (``--out``, and ``--pooled-out`` for the pooled vault's ``pooled`` folder) and written there.
 
-Cited by docs/evaluation.md, items 3/5, "Hit@1: a second stage that keeps the fused top 5" ("How it was
-judged").
+Cited by docs/evaluation.md, items 3/5: "Hit@1: a second stage that keeps the fused top 5" ("How it was
+judged") and the learned second stage's nested check ("The choice of k and λ is not where the gain comes
+from").
 """
 
 from __future__ import annotations
@@ -46,7 +53,7 @@ FEATURES = list(_rescore.FEATURES)
 def protected_metrics(q: rf.Question, model: _rescore.RescoreModel, window: int, delta: float, protect: int):
     """Session metrics of ``q`` with its fused top ``window`` re-ordered by ``model``, the fused top ``protect``
     given a head start of ``delta`` (∞: they keep their set)."""
-    k = min(window, len(q.sessions))
+    k = min(window or model.top_k, len(q.sessions))
     scores = model.scores(q.matrix[:k])
     if delta == INF:
         return rf.head_metrics(q, rf.reordered_head(scores, protect))
@@ -64,6 +71,8 @@ def loco_models(questions, fits, held_out) -> dict:
 
 def summary(rows: list[dict], reference: list[dict]) -> str:
     """Hit@1 / R@5 / MRR, and the Hit@1 wins and losses against ``reference`` with their sign test."""
+    if not rows:
+        return "–"
     wins = sum(r["Hit@1"] > b["Hit@1"] for r, b in zip(rows, reference))
     losses = sum(r["Hit@1"] < b["Hit@1"] for r, b in zip(rows, reference))
     means = " / ".join(f"{np.mean([r[m] for r in rows]):.3f}" for m in ("Hit@1", "R@5", "MRR"))
@@ -110,9 +119,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--k", default="5,7,10,15", help="the top k each model is fitted on")
     parser.add_argument("--l2", default="0.001,0.01", help="L2 penalties")
     parser.add_argument("--deltas", default="0,0.25,0.5,1,2,inf", help="head starts of the fused top --protect")
-    parser.add_argument("--window", type=int, default=10, help="the fused top this many are re-ordered")
+    parser.add_argument("--window", type=int, default=10, help="the fused top this many are re-ordered (0: k)")
     parser.add_argument("--protect", type=int, default=5)
-    parser.add_argument("--reference", default="5,0.001,pairwise", help="k,λ,loss of the model compared against")
+    parser.add_argument(
+        "--reference", default="5,0.001,pairwise", help="k,λ,loss of the model compared against, or fused"
+    )
     parser.add_argument("--grid", action="store_true", help="print every cell of the family")
     parser.add_argument("--nested-by", default="", help="per-conversation and/or pooled (comma-separated)")
     args = parser.parse_args(argv)
@@ -120,11 +131,11 @@ def main(argv: list[str] | None = None) -> None:
     chosen = select_conversations(load_locomo(args.data), args.half, args.conversations)
     every = select_conversations(load_locomo(args.data), "all", None)
     per_conv = _questions(args.cache, lambda: rf.collect_all(chosen, args.out.resolve()))
-    if args.pooled_cache is None and args.pooled_out is None:
-        parser.error("give --pooled-cache or --pooled-out")
-    pooled = _questions(
-        args.pooled_cache, lambda: rf.collect_pooled(chosen, args.pooled_out, max(c.now for _, c in every))
-    )
+    pooled = []
+    if args.pooled_cache or args.pooled_out:
+        pooled = _questions(
+            args.pooled_cache, lambda: rf.collect_pooled(chosen, args.pooled_out, max(c.now for _, c in every))
+        )
     fits = [
         (int(k), float(l2), loss)
         for loss in args.loss.split(",")
@@ -132,19 +143,24 @@ def main(argv: list[str] | None = None) -> None:
         for l2 in args.l2.split(",")
     ]
     deltas = [float(d) for d in args.deltas.split(",")]
-    k, l2, loss = args.reference.split(",")
-    reference = (int(k), float(l2), loss)
     started = time.time()
     convs = list(dict.fromkeys(q.conversation for q in per_conv))
-    models = loco_models(per_conv, list(dict.fromkeys([*fits, reference])), convs)
-    ref = [rf.metrics(q, models[reference, q.conversation]) for q in per_conv]
-    ref_pooled = [rf.metrics(q, models[reference, q.conversation]) for q in pooled]
     fused, fused_pooled = [rf.metrics(q, None) for q in per_conv], [rf.metrics(q, None) for q in pooled]
     print(f"{len(per_conv)} questions per conversation, {len(pooled)} pooled ({', '.join(convs)})")
+    if args.reference == "fused":
+        models = loco_models(per_conv, fits, convs)
+        ref, ref_pooled = fused, fused_pooled
+    else:
+        k, l2, loss = args.reference.split(",")
+        reference = (int(k), float(l2), loss)
+        models = loco_models(per_conv, list(dict.fromkeys([*fits, reference])), convs)
+        ref = [rf.metrics(q, models[reference, q.conversation]) for q in per_conv]
+        ref_pooled = [rf.metrics(q, models[reference, q.conversation]) for q in pooled]
+        print(
+            f"reference {reference} LOCO: per conversation {summary(ref, fused)}; "
+            f"pooled {summary(ref_pooled, fused_pooled)}"
+        )
     print(f"fused order: per conversation {summary(fused, ref)}; pooled {summary(fused_pooled, ref_pooled)}")
-    print(
-        f"reference {reference} LOCO: per conversation {summary(ref, fused)}; pooled {summary(ref_pooled, fused_pooled)}"
-    )
     if args.grid:
         print("| loss | k fit | λ | δ | per conversation (vs reference) | pooled (vs reference) |")
         print("|---|---|---|---|---|---|")

@@ -97,6 +97,12 @@ def build_generated(work: Path, n: int):
     return vault, generate_vault(vault, n, seed=7, overwrite=True)
 
 
+def add_scale_build_arguments(parser) -> None:
+    """``--work`` and ``--notes``: which build of ``benchmarks/scale.py`` a benchmark reads (see :func:`scale_build`)."""
+    parser.add_argument("--work", type=Path, required=True, help="the --work folder of benchmarks/scale.py")
+    parser.add_argument("--notes", type=int, default=10000)
+
+
 def scale_build(work: Path, n: int, graph: bool = True):
     """The settings of the build ``benchmarks/scale.py --work WORK`` left for ``n`` notes (``vault-n<N>-s7``,
     ``data-n<N>-s7``; ``DAGSTER_HOME`` set to its folder) and its vault's distinct generated questions."""

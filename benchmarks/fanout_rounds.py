@@ -38,7 +38,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import scale_build  # noqa: E402
+from _common import add_scale_build_arguments, scale_build  # noqa: E402
 
 THETAS = (0.02, 0.03, 0.04, 0.05, 0.06, 0.08, 0.1, 0.12, 0.15)
 
@@ -251,8 +251,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="command", required=True)
     r = sub.add_parser("record", help="ask every distinct generated question twice, logging each fetch round")
-    r.add_argument("--work", type=Path, required=True, help="the --work folder of benchmarks/scale.py")
-    r.add_argument("--notes", type=int, default=10000)
+    add_scale_build_arguments(r)
     r.add_argument("--to", type=Path, required=True, help="the log (a pickle) to write")
     for name, text in (("cost", "time per stage, and the oracle's savings"), ("bound", "the adaptive rule's θ")):
         sub.add_parser(name, help=text).add_argument("log", type=Path, help="a log written by record")

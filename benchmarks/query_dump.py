@@ -32,7 +32,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import scale_build  # noqa: E402
+from _common import add_scale_build_arguments, scale_build  # noqa: E402
 
 _COPY_PREFIX = re.compile(r"^c\d/")
 
@@ -89,8 +89,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="command", required=True)
     d = sub.add_parser("dump", help="dump query() for every distinct generated question, graph off and on")
-    d.add_argument("--work", type=Path, required=True, help="the --work folder of benchmarks/scale.py")
-    d.add_argument("--notes", type=int, default=10000)
+    add_scale_build_arguments(d)
     d.add_argument("--to", type=Path, required=True, help="the JSON-lines file to write")
     c = sub.add_parser("compare", help="compare two dumps line by line")
     c.add_argument("a", type=Path)

@@ -44,7 +44,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import all_chunks, pct, scale_build  # noqa: E402
+from _common import add_scale_build_arguments, all_chunks, pct, scale_build  # noqa: E402
 from threadpoolctl import ThreadpoolController  # noqa: E402
 
 spans: dict[str, float] = defaultdict(float)  # sync stages: wall seconds (they never interleave)
@@ -146,8 +146,7 @@ def flat_index_ready(settings, flat_data: Path) -> None:
 def main() -> None:
     global _on
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--work", type=Path, required=True, help="the --work folder of benchmarks/scale.py")
-    ap.add_argument("--notes", type=int, default=10000)
+    add_scale_build_arguments(ap)
     ap.add_argument("--queries", type=int, default=50)
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--cprofile", type=int, default=0, help="also print the top N functions by own time")

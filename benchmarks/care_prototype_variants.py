@@ -16,12 +16,15 @@ present in the writer's life (neutral, the rest of ``NEUTRAL_PROTOTYPES``). ``NE
 tried and not kept. The centroid-margin row of that table (a new score term, picked weight 0 in every fold)
 is not reproduced here.
 
-    nice -n 15 python -m lucasrag_harness.evaluation.care_prototype_variants --cache /tmp/care5/emb.sqlite \\
-        --pairs /tmp/care5/pairs.pkl --parts-cache /tmp/care5/variant-parts.pkl
+    nice -n 15 python benchmarks/care_prototype_variants.py --cache /tmp/care5/emb.sqlite \\
+        --pairs /tmp/care5/pairs2.pkl --parts-cache /tmp/repro-scratch/care-parts.pkl
 
 ``--pairs``: the tuning pairs (``pairs.build_pairs`` of the corpus's tune half with rewrites, a pickle),
 built through the embedding cache ``--cache`` and written there when missing (tens of minutes on two cores
 without a warm cache).
+
+A quality figure, kept beside ``care_ablation.py`` because it drives the write side's training code
+(``lucasrag_harness`` may not import ``lucasrag_assets``). Cited by docs/care.md, "Tried and not kept".
 """
 
 from __future__ import annotations
@@ -30,17 +33,20 @@ import argparse
 import copy
 import hashlib
 import pickle
+import sys
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from lucasrag_assets.rules.care import author_holdout, combined_score, out_of_fold
-from lucasrag_assets.rules.care.combined_score import FOCUS_WEIGHTS
-from lucasrag_assets.rules.care.pairs import build_pairs
-from lucasrag_assets.rules.care.prototypes import CHARGED_PROTOTYPES, MARGIN, NEUTRAL_PROTOTYPES, prototype_features
+import numpy as np  # noqa: E402
+
+from lucasrag_assets.rules.care import author_holdout, combined_score, out_of_fold  # noqa: E402
+from lucasrag_assets.rules.care.combined_score import FOCUS_WEIGHTS  # noqa: E402
+from lucasrag_assets.rules.care.pairs import build_pairs  # noqa: E402
+from lucasrag_assets.rules.care.prototypes import CHARGED_PROTOTYPES, MARGIN, NEUTRAL_PROTOTYPES, prototype_features  # noqa: E402
 
 #: care-lr-5's prototypes: the first groups of prototypes.py (care-lr-6's groups follow them)
 CARE_LR_5_CHARGED, CARE_LR_5_NEUTRAL = 26, 15

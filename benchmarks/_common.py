@@ -97,6 +97,29 @@ def build_generated(work: Path, n: int):
     return vault, generate_vault(vault, n, seed=7, overwrite=True)
 
 
+def add_scale_build_arguments(parser) -> None:
+    """``--work`` and ``--notes``: which build of ``benchmarks/scale.py`` a benchmark reads (see :func:`scale_build`)."""
+    parser.add_argument("--work", type=Path, required=True, help="the --work folder of benchmarks/scale.py")
+    parser.add_argument("--notes", type=int, default=10000)
+
+
+def scale_build(work: Path, n: int, graph: bool = True):
+    """The settings of the build ``benchmarks/scale.py --work WORK`` left for ``n`` notes (``vault-n<N>-s7``,
+    ``data-n<N>-s7``; ``DAGSTER_HOME`` set to its folder) and its vault's distinct generated questions."""
+    import datetime as dt
+
+    from lucasrag.settings import Settings
+    from lucasrag_harness.evaluation.vault_generator import GroundTruth, truth_path
+
+    vault, data = work / f"vault-n{n}-s7", work / f"data-n{n}-s7"
+    if not truth_path(vault).is_file():
+        sys.exit(f"{vault} holds no generated vault: build it first with benchmarks/scale.py --work {work}")
+    os.environ["DAGSTER_HOME"] = str(data / "dagster")
+    settings = Settings(vault=vault, data=data, now=dt.date.fromisoformat(NOW), graph=graph)
+    cases = list({c.query: c for c in GroundTruth.load(truth_path(vault)).cases}.values())
+    return settings, cases
+
+
 def ensure_ingested(settings, log: Path) -> float:
     """Ingest (in a subprocess) unless ``settings.data`` holds an ingest already; the seconds it took."""
     if (settings.data / "catalog").is_dir():

@@ -10,9 +10,17 @@ load hits both alike). Also measured per question:
   chunk texts are the same in both folders) — alone, and fused with the original order by reciprocal rank.
 
 Session-level figures are also kept per conversation (``session_level_per_conversation`` in the JSON; the
-printout gives Hit@1 / R@5 / MRR of both models per conversation).
+printout gives Hit@1 / R@5 / MRR of both models per conversation), and session Hit@1 is paired by question
+(categories 1–5: both models hit, neither, one alone; with the sign test of the two "alone" counts).
+
+``--cold SAMPLE_ID``: instead, the cold ingest of one conversation per model, the models alternating minilm,
+bge-small, bge-small, minilm, each into a fresh data folder under ``--out/cold`` (the vault: the one the
+comparison left under ``--out/minilm``); wall time and the chunk-embedding stage, with the load average.
 
     python benchmarks/embedder_compare.py --half tune --conversations 5 --data locomo10.json --json out.json
+    python benchmarks/embedder_compare.py --half tune --data locomo10.json --out /tmp/quality-embcmp --cold conv-41
+
+Cited by docs/evaluation.md, item 4 (the embedder comparison, "Under the final ranking").
 """
 
 from __future__ import annotations
@@ -20,6 +28,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import statistics
 import sys
 import time
@@ -31,6 +40,7 @@ import numpy as np  # noqa: E402
 
 from lucasrag.embedding import get_embedder  # noqa: E402
 from lucasrag.embedding_cache import EmbeddingCache  # noqa: E402
+from lucasrag.settings import Settings  # noqa: E402
 from lucasrag_assets.ingest import run_ingest  # noqa: E402
 from lucasrag_harness.evaluation.baselines import FlatIndex  # noqa: E402
 from lucasrag_harness.evaluation.locomo import (  # noqa: E402
@@ -42,6 +52,7 @@ from lucasrag_harness.evaluation.locomo import (  # noqa: E402
 )
 from lucasrag_harness.evaluation.locomo_eval import _prepare, select_conversations  # noqa: E402
 from lucasrag_harness.evaluation.recall import SystemScores  # noqa: E402
+from lucasrag_harness.evaluation.rescore_fit import sign_test  # noqa: E402
 from lucasrag_harness.evaluation.sessions import SessionScores, evidence_sessions, ranked_sessions  # noqa: E402
 from lucasrag_query import _loop, query  # noqa: E402
 from lucasrag_query.options import QueryOptions  # noqa: E402
@@ -67,6 +78,26 @@ def rescored(texts: list[str], query_vec: np.ndarray, cache: EmbeddingCache, k: 
     return [head[i] for i in order] + texts[k:]
 
 
+def cold_ingests(conv, out: Path) -> None:
+    """Cold ingests of ``conv`` per model, alternating (see the module docstring)."""
+    vault = out / "minilm" / conv.sample_id / "vault"
+    if not vault.is_dir():
+        sys.exit(f"{vault} not found: run the comparison (without --cold) first")
+    for i, model in enumerate(["minilm", "bge-small", "bge-small", "minilm"]):
+        data = out / "cold" / f"{i}-{model}"
+        shutil.rmtree(data, ignore_errors=True)
+        settings = Settings.from_env(vault=vault.resolve(), data=data.resolve(), now=conv.now, embedding_model=model)
+        t0 = time.perf_counter()
+        summary = run_ingest(settings)
+        wall = time.perf_counter() - t0
+        meta = summary.index_metadata.get("personal", {})
+        print(
+            f"cold {model}: ingest {wall:.1f}s wall, chunk stage {meta.get('texts_embedded')} texts in "
+            f"{meta.get('embed_seconds')}s; load {os.getloadavg()}",
+            flush=True,
+        )
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--data", type=Path, default=Path("../shared/data/locomo/locomo10.json"))
@@ -76,9 +107,16 @@ def main() -> None:
     ap.add_argument("--questions", type=int, default=None, help="first N questions per conversation")
     ap.add_argument("--rescore-k", type=int, default=10)
     ap.add_argument("--json", type=Path)
+    ap.add_argument("--cold", metavar="SAMPLE_ID", help="time cold ingests of this conversation instead")
     args = ap.parse_args()
     started = time.perf_counter()
     chosen = select_conversations(load_locomo(args.data), args.half, args.conversations)
+    if args.cold:
+        by_id = {c.sample_id: c for _, c in chosen}
+        if args.cold not in by_id:
+            sys.exit(f"--cold {args.cold}: not a conversation of the {args.half} half ({', '.join(by_id)})")
+        cold_ingests(by_id[args.cold], args.out)
+        return
     systems = [*(f"query() {m}" for m in MODELS), "flat bge-small, query prefix", "flat bge-small, no prefix"]
     rescores = [f"query() minilm, top {args.rescore_k} by bge cosine", f"query() minilm, top {args.rescore_k} RRF bge"]
     chunk = {s: SystemScores(s) for s in systems + rescores}
@@ -86,6 +124,7 @@ def main() -> None:
     per_conversation: dict[str, dict[str, SessionScores]] = {}
     ingest_rows = []
     embed_ms: dict[str, list[float]] = {m: [] for m in MODELS}
+    paired = {"both": 0, "neither": 0, "bge-small only": 0, "minilm only": 0}  # session Hit@1, categories 1–5
     for _half, conv in chosen:
         prepared = {}
         for model in MODELS:
@@ -137,6 +176,9 @@ def main() -> None:
                     t0 = time.perf_counter()
                     get_embedder(model).embed_query([q.text])
                     embed_ms[model].append((time.perf_counter() - t0) * 1000)
+                hit = {m: (ranked_sessions(texts_by[m]) or [None])[0] in gold for m in MODELS}
+                key = {(True, True): "both", (False, False): "neither", (False, True): "bge-small only"}
+                paired[key.get((hit["minilm"], hit["bge-small"]), "minilm only")] += 1
                 with_prefix = bge.embed_query([q.text])[0]
                 without = bge.embed([q.text])[0]
                 for name, vec in (
@@ -167,6 +209,7 @@ def main() -> None:
             for cid, by in per_conversation.items()
         },
         "ingest": ingest_rows,
+        "paired_hit_at_1": paired,
         "query_embedding_ms_p50": {m: statistics.median(v) for m, v in embed_ms.items() if v},
         "seconds": round(time.perf_counter() - started, 1),
     }
@@ -186,6 +229,11 @@ def main() -> None:
             f"  {cid}: "
             + "  ".join(f"{m} {c['Hit@1']:.3f} / {c['R@5']:.3f} / {c['MRR']:.3f}" for m, c in zip(MODELS, cells))
         )
+    print(
+        "paired session Hit@1, categories 1-5: "
+        + ", ".join(f"{k} {v}" for k, v in paired.items())
+        + f"; sign test p {sign_test(paired['bge-small only'], paired['minilm only']):.2f}"
+    )
     for model in MODELS:
         rows = [r for r in ingest_rows if r["model"] == model]
         texts, secs = sum(r["texts_embedded"] for r in rows), sum(r["embed_seconds"] for r in rows)

@@ -29,7 +29,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import cProfile
-import datetime as dt
 import functools
 import inspect
 import io
@@ -45,10 +44,8 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import all_chunks, pct  # noqa: E402
+from _common import add_scale_build_arguments, all_chunks, pct, scale_build  # noqa: E402
 from threadpoolctl import ThreadpoolController  # noqa: E402
-
-NOW = "2026-06-01"
 
 spans: dict[str, float] = defaultdict(float)  # sync stages: wall seconds (they never interleave)
 _on = False
@@ -149,8 +146,7 @@ def flat_index_ready(settings, flat_data: Path) -> None:
 def main() -> None:
     global _on
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--work", type=Path, required=True, help="the --work folder of benchmarks/scale.py")
-    ap.add_argument("--notes", type=int, default=10000)
+    add_scale_build_arguments(ap)
     ap.add_argument("--queries", type=int, default=50)
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--cprofile", type=int, default=0, help="also print the top N functions by own time")
@@ -158,16 +154,10 @@ def main() -> None:
     ap.add_argument("--no-profile", action="store_true", help="the side-by-side timing only")
     args = ap.parse_args()
 
-    from lucasrag.settings import Settings
-    from lucasrag_harness.evaluation.vault_generator import GroundTruth, truth_path
-
-    vault, data = args.work / f"vault-n{args.notes}-s7", args.work / f"data-n{args.notes}-s7"
-    os.environ["DAGSTER_HOME"] = str(data / "dagster")
-    settings = Settings(vault=vault, data=data, now=dt.date.fromisoformat(NOW), graph=False)
+    settings, cases = scale_build(args.work, args.notes, graph=False)
+    cases = cases[: args.queries]
     flat_data = args.work / f"flat-n{args.notes}-s7"
     flat_index_ready(settings, flat_data)
-    truth = GroundTruth.load(truth_path(vault))
-    cases = list({c.query: c for c in truth.cases}.values())[: args.queries]
 
     from dataclasses import replace
 

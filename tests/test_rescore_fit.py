@@ -77,3 +77,42 @@ def test_the_fitters_metrics_follow_keep_top():
     kept = fit([q], ["keyword"], k=3, l2=0.001, loss="listwise", keep_top=2)
     assert kept.keep_top == 2 and kept.weights.tolist() == model.weights.tolist()
     assert rescore_fit.metrics(q, kept)["Hit@1"] == 0.0 and rescore_fit.metrics(q, kept)["R@3"] == 1.0
+
+
+def test_a_cache_pickled_under_main_loads_and_extra_feature_columns_are_dropped(tmp_path, monkeypatch):
+    # `python -m …rescore_fit --cache` pickles its questions as __main__.Question; older recordings held a
+    # bare __main__.Q whose matrix had experimental feature columns after the shipped ones.
+    import pickle
+    import sys
+
+    class Q:
+        pass
+
+    Q.__module__, Q.__qualname__ = "__main__", "Q"
+    old = Q()
+    old.__dict__.update(vars(_question("a", [0.5, 0.1], [True, False])))
+    old.matrix = np.hstack([old.matrix, np.full((2, 3), 7.0)])  # three extra columns
+    del old.ranking_ms, old.rescored_ms  # not recorded then
+    monkeypatch.setattr(sys.modules["__main__"], "Q", Q, raising=False)
+    path = tmp_path / "old.pkl"
+    path.write_bytes(pickle.dumps([old]))
+    monkeypatch.delattr(sys.modules["__main__"], "Q")
+
+    (loaded,) = rescore_fit.load_questions(path)
+    assert isinstance(loaded, Question) and loaded.conversation == "a" and loaded.gold == frozenset({"D1"})
+    assert loaded.matrix.shape == (2, len(FEATURES)) and loaded.matrix[0, FEATURES.index("keyword")] == 0.5
+    assert np.isnan(loaded.ranking_ms)
+    assert rescore_fit.metrics(loaded, None)["Hit@1"] == 1.0
+
+
+@pytest.mark.parametrize(
+    ("delta", "hit_at_1"),
+    [(0.0, 1.0), (float("inf"), 0.0), (1e9, 0.0)],  # δ huge acts as δ = ∞: the fused top 2 keep their places' set
+)
+def test_the_protected_stage_lets_the_relevant_fourth_rise_only_as_far_as_its_head_start_allows(delta, hit_at_1):
+    from lucasrag_harness.evaluation.rescore_protect import protected_metrics
+
+    q = _question("a", [0.1, 0.2, 0.3, 0.9], [False, False, False, True])
+    model = fit([q], ["keyword"], k=4, l2=0.001, loss="listwise")
+    got = protected_metrics(q, model, window=4, delta=delta, protect=2)
+    assert got["Hit@1"] == hit_at_1 and got["R@3"] == 1.0  # at worst third: first after the protected two

@@ -106,6 +106,16 @@ def record_pools(chosen, out: Path) -> list[Recorded]:
     return recorded
 
 
+def record_pooled(chosen, root: Path, now) -> list[Recorded]:
+    """Every question of the ``chosen`` conversations asked of the pooled vault under ``root`` (the
+    ``pooled`` folder of ``lucasrag eval locomo --protocol pooled``; ``now``: that run's, the latest
+    conversation's date)."""
+    if not (root / "data").is_dir():
+        raise FileNotFoundError(f"{root / 'data'} not found: run `lucasrag eval locomo --protocol pooled` first")
+    settings = Settings.from_env(vault=(root / "vault").resolve(), data=(root / "data").resolve(), now=now)
+    return [r for _, conv in chosen for r in record_questions(settings, [*conv.questions, *conv.adversarial])]
+
+
 def rerank(recorded: Recorded) -> list[str]:
     """The top TOP_K texts the final ranking gives ``recorded``'s pool under the knobs set now."""
     from lucasrag_query import _ranking

@@ -40,7 +40,7 @@ import numpy as np
 
 from lucasrag_harness.evaluation.locomo import SESSION_CATEGORIES, load_locomo
 from lucasrag_harness.evaluation.locomo_eval import TOP_K, select_conversations
-from lucasrag_harness.evaluation.locomo_sweep import Recorded, record_pools, recorded_pools_parser
+from lucasrag_harness.evaluation.locomo_sweep import Recorded, record_pooled, record_pools, recorded_pools_parser
 from lucasrag_harness.evaluation.sessions import chunk_sessions, evidence_sessions, session_metrics
 from lucasrag_query import _rescore
 
@@ -60,8 +60,10 @@ class Question:
     rescored_ms: float  # … and on (best of two; both nan when no model is shipped)
 
 
-def collect(recorded: Recorded, conversation: str) -> Question:
-    """Rank ``recorded``'s pool with the second stage on, keeping the inputs the stage receives."""
+def stage_inputs(recorded: Recorded) -> dict:
+    """What the final ranking of ``recorded``'s pool hands the second stage (switched on): the fused
+    order (``items``), the ``signals``, the query's ``keywords`` and their ``idf``, the graph's reach
+    (``reached``): ``_rescore.rescore(**stage_inputs(r))`` is the stage as the query path runs it."""
     from lucasrag_query import _ranking
 
     seen = {}
@@ -71,24 +73,35 @@ def collect(recorded: Recorded, conversation: str) -> Question:
         return list(items)
 
     args = list(recorded.args)
-    settings = args[4]  # rank_pool(text, vector, pool, stores, settings, …)
-    cost = []
-    if _rescore.MODEL_PATH.exists():  # the final ranking with the shipped stage off and on, side by side
-        for on in (False, True, False, True):
-            args[4] = dataclasses.replace(settings, rescore=on)
-            started = time.perf_counter()
-            _ranking.rank_pool(*args, **recorded.kwargs)
-            cost.append((time.perf_counter() - started) * 1000)
-    args[4] = dataclasses.replace(settings, rescore=True)
+    args[4] = dataclasses.replace(args[4], rescore=True)  # rank_pool(text, vector, pool, stores, settings, …)
     real, _ranking.rescore = _ranking.rescore, capture
     try:
         _ranking.rank_pool(*args, **recorded.kwargs)
     finally:
         _ranking.rescore = real
+    return seen
+
+
+def collect(recorded: Recorded, conversation: str, pooled: bool = False, timed: bool = True) -> Question:
+    """Rank ``recorded``'s pool with the second stage on, keeping the inputs the stage receives. ``pooled``:
+    the pool is the pooled vault's (sessions named ``<conversation>/<session>``); ``timed``: also time the
+    final ranking with the shipped stage off and on."""
+    from lucasrag_query import _ranking
+
+    args = list(recorded.args)
+    settings = args[4]  # rank_pool(text, vector, pool, stores, settings, …)
+    cost = []
+    if timed and _rescore.MODEL_PATH.exists():  # the final ranking with the shipped stage off and on, side by side
+        for on in (False, True, False, True):
+            args[4] = dataclasses.replace(settings, rescore=on)
+            started = time.perf_counter()
+            _ranking.rank_pool(*args, **recorded.kwargs)
+            cost.append((time.perf_counter() - started) * 1000)
+    seen = stage_inputs(recorded)
     items = seen["items"]
     matrix = _rescore.features(items, seen["signals"], seen["keywords"], seen["idf"], seen["reached"], MAX_K)
-    gold = frozenset(evidence_sessions(recorded.evidence))
-    sessions = [chunk_sessions(c.text) for c, _ in items[:TOP_K]]
+    gold = frozenset(evidence_sessions(recorded.evidence, f"{conversation}/" if pooled else ""))
+    sessions = [chunk_sessions(c.text, f"{c.path.split('/', 1)[0]}/" if pooled else "") for c, _ in items[:TOP_K]]
     relevant = np.array([bool(gold & set(s)) for s in sessions[:MAX_K]], dtype=bool)
     off, on = (min(cost[0::2]), min(cost[1::2])) if cost else (float("nan"), float("nan"))
     return Question(conversation, SESSION_CATEGORIES[recorded.category], gold, sessions, matrix, relevant, off, on)
@@ -100,6 +113,45 @@ def collect_all(chosen, out: Path) -> list[Question]:
         for r in record_pools([(number, conv)], out):
             questions.append(collect(r, conv.sample_id))
     return questions
+
+
+def collect_pooled(chosen, root: Path, now) -> list[Question]:
+    """The ``chosen`` conversations' questions asked of the pooled vault under ``root`` (see
+    ``locomo_sweep.record_pooled``), untimed."""
+    return [
+        collect(r, conv.sample_id, pooled=True, timed=False)
+        for _, conv in chosen
+        for r in record_pooled([(None, conv)], root, now)
+    ]
+
+
+class _Unpickler(pickle.Unpickler):
+    """Reads a cache written by this module run as ``python -m`` (its class is ``__main__.Question``) and
+    the older recordings whose questions were a bare ``__main__.Q`` with the same attributes."""
+
+    def find_class(self, module, name):
+        if module == "__main__" and name in ("Question", "Q"):
+            return _Loose
+        return super().find_class(module, name)
+
+
+class _Loose:
+    pass
+
+
+def load_questions(path: Path) -> list[Question]:
+    """The questions a ``--cache`` pickle holds; feature columns beyond ``_rescore.FEATURES`` (kept by
+    experiments with extra features) are dropped."""
+    with path.open("rb") as f:
+        raw = _Unpickler(f).load()
+    fields = [f.name for f in dataclasses.fields(Question)]
+    nan = float("nan")
+    out = []
+    for q in raw:
+        values = {name: getattr(q, name, nan) for name in fields}
+        values["matrix"] = np.asarray(values["matrix"])[:, : len(_rescore.FEATURES)]
+        out.append(Question(**values))
+    return out
 
 
 def pairs(questions: list[Question], columns: list[int], k: int) -> tuple[np.ndarray, np.ndarray]:
@@ -191,13 +243,21 @@ def fit(
 
 
 def metrics(q: Question, model: _rescore.RescoreModel | None) -> dict[str, float]:
-    order = list(range(len(q.sessions)))
-    if model is not None:
-        k = min(model.top_k, len(order))
-        head = _rescore.reorder([(i, 0.0) for i in order[:k]], model.scores(q.matrix[:k]), model.keep_top)
-        order = [i for i, _ in head] + order[k:]
-    ranked = list(dict.fromkeys(s for i in order for s in q.sessions[i]))
-    return session_metrics(q.gold, ranked)
+    if model is None:
+        return head_metrics(q, [])
+    k = min(model.top_k, len(q.sessions))
+    return head_metrics(q, reordered_head(model.scores(q.matrix[:k]), model.keep_top))
+
+
+def reordered_head(scores: np.ndarray, keep_top: int = 0) -> list[int]:
+    """The places of the fused top ``len(scores)`` in the order ``_rescore.reorder`` gives them."""
+    return [i for i, _ in _rescore.reorder([(i, 0.0) for i in range(len(scores))], scores, keep_top)]
+
+
+def head_metrics(q: Question, head: list[int]) -> dict[str, float]:
+    """Session metrics of ``q`` with its fused top ``len(head)`` in the order ``head`` (the rest as fused)."""
+    order = [*head, *range(len(head), len(q.sessions))]
+    return session_metrics(q.gold, list(dict.fromkeys(s for i in order for s in q.sessions[i])))
 
 
 def cross_validate(
@@ -270,7 +330,7 @@ def main(argv: list[str] | None = None) -> None:
     print(f"{args.half} half: {', '.join(c.sample_id for _, c in chosen)}")
     started = time.perf_counter()
     if args.cache and args.cache.exists():
-        questions = pickle.loads(args.cache.read_bytes())
+        questions = load_questions(args.cache)
     else:
         questions = collect_all(chosen, args.out.resolve())
         if args.cache:

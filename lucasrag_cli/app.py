@@ -9,6 +9,7 @@ import typer
 from rich.table import Table
 
 from lucasrag.settings import Settings
+from lucasrag_cli._collector import tune_for_a_command
 from lucasrag_cli._console import err, fail, out
 from lucasrag_cli._console import settings as _env_settings
 
@@ -24,6 +25,11 @@ reranker_app = typer.Typer(help="A local llama.cpp reranker server.", no_args_is
 app.add_typer(reranker_app, name="reranker")
 eval_app = typer.Typer(help="Evaluations: retrieval quality and policy behaviour.", no_args_is_help=True)
 app.add_typer(eval_app, name="eval")
+
+
+@app.callback()
+def _every_command() -> None:
+    tune_for_a_command()  # the collector every command runs with: lucasrag_cli/_collector.py
 
 
 def _settings(vault: Path | None = None) -> Settings:

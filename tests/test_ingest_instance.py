@@ -51,3 +51,41 @@ def test_runs_and_lineage_read_back_after_runs_in_one_process(fresh_vault):
     runs, events, latest = _runs(settings)
     assert len(runs) == 1 and runs[0].status == DagsterRunStatus.SUCCESS
     assert set(EXPECTED_EVENTS) <= events[runs[0].run_id] and latest == runs[0].run_id
+
+
+def test_a_run_instance_writes_through_kept_engines_and_the_ui_reads_them_with_dagsters_own(fresh_vault):
+    from dagster import DagsterInstance
+    from dagster._core.instance.ref import InstanceRef
+
+    from lucasrag_assets.dagster_storage import KeptEnginesEventLogStorage
+    from lucasrag_assets.ingest import _KEPT
+
+    settings = fresh_vault
+    run_ingest(settings)
+    instance = _KEPT["instance"][1]
+    assert isinstance(instance.event_log_storage, KeptEnginesEventLogStorage)
+    # what the UI opens: the dagster.yaml as written, Dagster's own storage classes
+    with DagsterInstance.from_ref(InstanceRef.from_dir(str(dagster_home(settings)))) as ui:
+        assert type(ui.event_log_storage).__name__ == "SqliteEventLogStorage"
+        (run,) = ui.get_runs()
+        assert run.status == DagsterRunStatus.SUCCESS
+        assert set(EXPECTED_EVENTS) <= {
+            e.dagster_event.event_type for e in ui.all_logs(run.run_id) if e.is_dagster_event
+        }
+
+
+def test_kept_engines_are_the_index_shards_and_the_newest_run_shards_only(tmp_path):
+    from sqlalchemy import text
+
+    from lucasrag_assets.dagster_storage import KEPT_RUN_SHARDS, KeptEnginesEventLogStorage
+
+    storage = KeptEnginesEventLogStorage(str(tmp_path))
+    runs = [f"run{k}" for k in range(KEPT_RUN_SHARDS + 3)]
+    for run_id in runs:
+        with storage.run_connection(run_id) as conn:
+            assert conn.execute(text("SELECT count(*) FROM event_logs")).scalar() == 0
+        with storage.index_connection() as conn:
+            conn.execute(text("SELECT 1"))
+    assert set(storage._engines) == {"index", *runs[-KEPT_RUN_SHARDS:]}  # a long-lived process holds few
+    storage.dispose()
+    assert not storage._engines

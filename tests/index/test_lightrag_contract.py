@@ -9,6 +9,9 @@ import asyncio
 import dataclasses
 import importlib
 import inspect
+import re
+import subprocess
+import sys
 import time
 import typing
 from pathlib import Path
@@ -224,3 +227,29 @@ def test_json_stores_are_cached_process_wide_by_workspace_name(merged_rows):
 
     keys = list(shared_storage._shared_dicts or {})
     assert any(k.startswith("technical:") for k in keys), f"shared-storage keys are now {keys[:5]}"
+
+
+@pytest.mark.parametrize(("name", "use"), list(_contract.DEFERRED_IMPORTS.items()))
+def test_deferred_import_is_read_only_by_attribute(name, use):
+    module, attributes = use
+    source = Path(inspect.getfile(importlib.import_module(module))).read_text()
+    assert f"import {name}\n" in source, f"{module} no longer imports {name}: nothing to defer"
+    read = set(re.findall(rf"\b{name}\.(\w+)", source))
+    assert read <= set(attributes), f"{module} now reads {sorted(read - set(attributes))} from {name}"
+    assert f"from {name}" not in source, f"{module} imports names from {name}: a placeholder cannot stand in"
+
+
+# A fresh process: LightRAG imported through the adapter leaves pypinyin unloaded until its sort key runs.
+_DEFERRED_IN_A_FRESH_PROCESS = """
+import lucasrag.index._lightrag, lightrag.lightrag
+from lightrag.utils import get_pinyin_sort_key
+from lucasrag.index._lightrag._deferred import is_loaded
+print(is_loaded("pypinyin"), get_pinyin_sort_key("张三 Abc"), is_loaded("pypinyin"))
+"""
+
+
+def test_pypinyin_loads_on_first_use_and_sorts_as_before():
+    out = subprocess.run(
+        [sys.executable, "-c", _DEFERRED_IN_A_FRESH_PROCESS], capture_output=True, text=True, check=True
+    ).stdout
+    assert out.split() == ["False", "zhangsan", "abc", "True"]

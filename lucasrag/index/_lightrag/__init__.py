@@ -29,6 +29,10 @@ import os
 for _var in ("WORKSPACE", "NEO4J_WORKSPACE", "POSTGRES_WORKSPACE", "ENTITY_TYPES"):
     os.environ.pop(_var, None)
 
+from lucasrag.index._lightrag._deferred import defer_eager_imports  # noqa: E402
+
+defer_eager_imports()  # before anything below imports LightRAG (see _deferred)
+
 from lucasrag.index._lightrag._graph_rows import GraphStats  # noqa: E402
 from lucasrag.index._lightrag._index import Hit, WorkspaceIndex  # noqa: E402
 from lucasrag.index._lightrag._setup import forget_loaded  # noqa: E402

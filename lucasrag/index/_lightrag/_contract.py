@@ -45,6 +45,8 @@ storage class names         ``STORAGE_CLASSES`` per profile                     
 environment                 variables LightRAG reads (``ENVIRONMENT``)                  package ``__init__``,
                                                                                         ``_production``
 log messages                texts the quiet filter drops (``LOG_MESSAGES``)             ``_setup._DropExpectedNoise``
+deferred import             modules LightRAG imports at load and reads only by          package ``__init__``
+                            attribute later (``DEFERRED_IMPORTS``)                      (``_deferred``)
 ==========================  ==========================================================  ============================
 
 Patch removed after measuring (docs/graph.md, "Mix mode replaced"): the per-instance
@@ -232,4 +234,11 @@ ENVIRONMENT: dict[str, str] = {
 #: Log texts ``_setup._DropExpectedNoise`` drops: text → the module that logs it.
 LOG_MESSAGES: dict[str, str] = {
     "Ensure it is caused by new workspace setup": "lightrag.kg.postgres_impl",
+}
+
+#: Modules ``_deferred`` binds to a placeholder before LightRAG loads: module → (the LightRAG module
+#: that imports it, the only attributes it reads from it). A new attribute read is still served (it
+#: loads the module); the list says what the deferral was measured against.
+DEFERRED_IMPORTS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "pypinyin": ("lightrag.utils", ("lazy_pinyin", "Style")),
 }

@@ -35,6 +35,13 @@ def test_sensor_requests_a_run_only_when_the_vault_changes(fresh_vault):
     assert isinstance(changed, RunRequest) and new_cursor != cursor
 
 
+def test_the_sensor_s_run_executes_in_one_process(fresh_vault):
+    request, _ = _tick(fresh_vault, None)
+    assert request.run_config == {"execution": {"config": {"in_process": {}}}}  # not a process per step
+    job = build_definitions(_resource(fresh_vault)).resolve_job_def("ingest")
+    assert job.executor_def.name == "multi_or_in_process_executor"  # the key above is this executor's config
+
+
 def test_sensor_notices_a_deference_list_change(fresh_vault):
     _, cursor = _tick(fresh_vault, None)
     with (fresh_vault.vault / ".lucasrag" / "deference.yaml").open("a") as fh:

@@ -91,8 +91,8 @@ from lucasrag_assets.definitions import defs, resolved_ingest_job
 from lucasrag_assets.resources import LucasragSettings
 
 # What the daemon does: evaluate the sensor, then execute its run request as a run of its own, in
-# another process (here with the executor's in-process mode: one resource set for the whole run, so the
-# lock is held from the first step to the last; multiprocess steps take it one by one).
+# another process, with the request's run config (the executor's in-process mode: one resource set for the
+# whole run, so the lock is held from the first step to the last; multiprocess steps take it one by one).
 with DagsterInstance.get() as instance:
     sensor = defs.get_sensor_def("vault_changed")
     with build_sensor_context(instance=instance, resources={"lucasrag": LucasragSettings.from_env()}) as context:
@@ -102,7 +102,7 @@ with DagsterInstance.get() as instance:
         reconstructable(resolved_ingest_job),
         instance=instance,
         tags=request.tags,
-        run_config={"execution": {"config": {"in_process": {}}}},
+        run_config=request.run_config,
     )
     print("success" if result.success else "failed", flush=True)
 """

@@ -1,0 +1,157 @@
+"""A one-note change through a real ``dagster-daemon``, from saving the file to a query that finds it
+(a benchmark, not a test).
+
+    python benchmarks/daemon_note.py --work /tmp/speed-scale --notes 1000 --rounds 3
+
+Reads the vault and data folder ``benchmarks/scale.py --work DIR`` left (the vault is edited, so give it
+a copy you do not mind). Starts ``dagster-daemon run`` on this repository's ``workspace.yaml`` with the
+data folder's Dagster instance (the ``dagster.yaml`` an ingest writes there, as ``scripts/dagster-ui``
+uses it), waits for the ``vault_changed`` sensor's first run, then per round appends a sentence with
+a made-up word to one note and splits save → found into what the deployed sensor path costs:
+
+* wait for the tick: save → the run's creation (the sensor's ``minimum_interval_seconds`` and the
+  daemon's own loop);
+* queue and launch: creation → the run's start (the run coordinator's dequeue, the launched run
+  process: Python, Dagster and the code location imported again);
+* the run: start → end (the job's executor; the multiprocess default starts a process per step);
+* the query: the run's end → a ``query()`` in this (warm) process that returns the note first.
+
+``benchmarks/one_note.py`` times the same sensor and job in one process (its "sensor tick + ingest job in
+process" row): the difference is what the daemon's scheduling and processes add.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from one_note import NOW, REPO, Edit, _env, compile_tree, pick_note  # noqa: E402
+
+#: seconds to wait for any one run (the first one reads the whole vault's fingerprints and starts every process)
+RUN_TIMEOUT_S = 300
+
+
+def _instance(home: Path):
+    from dagster import DagsterInstance
+
+    return DagsterInstance.from_config(str(home))
+
+
+def _finished_run_after(instance, after: float):
+    """The first run created after ``after`` (epoch s) once it has finished, else None."""
+    from dagster import DagsterRunStatus, RunsFilter
+
+    done = {DagsterRunStatus.SUCCESS, DagsterRunStatus.FAILURE, DagsterRunStatus.CANCELED}
+    records = instance.get_run_records(
+        filters=RunsFilter(created_after=dt.datetime.fromtimestamp(after, dt.UTC)), ascending=True
+    )
+    if records and records[0].dagster_run.status in done:
+        return records[0]
+    return None
+
+
+def _wait_for_run(instance, after: float, daemon: subprocess.Popen, poll_s: float = 0.1):
+    deadline = time.monotonic() + RUN_TIMEOUT_S
+    while time.monotonic() < deadline:
+        if daemon.poll() is not None:
+            raise SystemExit(f"dagster-daemon exited with {daemon.returncode}; see its log")
+        record = _finished_run_after(instance, after)
+        if record is not None:
+            return record
+        time.sleep(poll_s)
+    raise SystemExit(f"no run finished within {RUN_TIMEOUT_S} s of the change; see the daemon's log")
+
+
+def _steps(instance, run_id: str) -> dict[str, float]:
+    stats = instance.get_run_step_stats(run_id)
+    return {s.step_key: (s.end_time or 0) - (s.start_time or 0) for s in stats}
+
+
+def one_round(settings, instance, daemon, note: Path, n: int) -> dict:
+    edit = Edit(note, n)
+    saved_at = time.time()
+    t0 = edit.save()
+    record = _wait_for_run(instance, saved_at, daemon)
+    t1 = time.perf_counter()
+    ok = edit.found(settings)
+    t2 = time.perf_counter()
+    created, start, end = record.create_timestamp.timestamp(), record.start_time, record.end_time
+    run = record.dagster_run
+    return {
+        "status": run.status.value,
+        "tick_wait_s": created - saved_at,
+        "queue_launch_s": start - created,
+        "run_s": end - start,
+        "noticed_s": (t1 - t0) - (end - saved_at),  # this script's polling interval
+        "query_s": t2 - t1,
+        "total_s": t2 - t0,
+        "found": ok,
+        "steps": _steps(instance, run.run_id),
+    }
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--work", type=Path, required=True, help="the --work folder of benchmarks/scale.py")
+    ap.add_argument("--notes", type=int, default=1000)
+    ap.add_argument("--rounds", type=int, default=3)
+    args = ap.parse_args()
+
+    from lucasrag.settings import Settings
+    from lucasrag_assets.ingest import run_ingest
+
+    vault, data = (args.work / f"vault-n{args.notes}-s7").resolve(), (args.work / f"data-n{args.notes}-s7").resolve()
+    env = _env(vault, data)
+    os.environ.update({k: v for k, v in env.items() if k.startswith(("DAGSTER_", "LUCASRAG_"))})
+    settings = Settings(vault=vault, data=data, now=dt.date.fromisoformat(NOW), graph=False)
+    note = pick_note(settings)
+    compile_tree()
+    run_ingest(settings)  # in line with the vault; writes the instance's dagster.yaml
+    home = data / "dagster"
+    log_path = args.work / f"daemon-n{args.notes}.log"
+    load0 = os.getloadavg()
+    with log_path.open("w") as log:
+        started = time.time()
+        daemon = subprocess.Popen(
+            [str(Path(sys.executable).with_name("dagster-daemon")), "run", "-w", str(REPO / "workspace.yaml")],
+            cwd=home,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+        try:
+            with _instance(home) as instance:
+                first = _wait_for_run(instance, started, daemon)  # the sensor's first tick: no cursor yet
+                print(
+                    f"daemon up; first run {first.dagster_run.status.value} {time.time() - started:.1f} s after start"
+                )
+                rows = [one_round(settings, instance, daemon, note, n) for n in range(1, args.rounds + 1)]
+        finally:
+            daemon.terminate()
+            daemon.wait(timeout=60)
+    load1 = os.getloadavg()
+
+    print(f"notes {args.notes} (edited: {note.relative_to(vault)}); daemon log {log_path}")
+    print(f"load average before {load0[0]:.2f} {load0[1]:.2f}, after {load1[0]:.2f} {load1[1]:.2f}")
+    print(
+        "\n| round | wait for the tick s | queue + launch s | the run s | noticed s | query s | save → found s"
+        " | run | found |\n|---|---|---|---|---|---|---|---|---|"
+    )
+    for k, r in enumerate(rows, 1):
+        print(
+            f"| {k} | {r['tick_wait_s']:.2f} | {r['queue_launch_s']:.2f} | {r['run_s']:.2f} | {r['noticed_s']:.2f}"
+            f" | {r['query_s']:.2f} | {r['total_s']:.2f} | {r['status']} | {r['found']} |"
+        )
+    for k, r in enumerate(rows, 1):
+        parts = ", ".join(f"{s} {v:.2f}" for s, v in sorted(r["steps"].items(), key=lambda kv: -kv[1]))
+        print(f"\nround {k} steps (s, each in its run's executor): {parts}")
+
+
+if __name__ == "__main__":
+    main()

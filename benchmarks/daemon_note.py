@@ -2,6 +2,7 @@
 (a benchmark, not a test).
 
     python benchmarks/daemon_note.py --work /tmp/speed-scale --notes 1000 --rounds 3
+    python benchmarks/daemon_note.py --work W_BASE --notes 1000 --code BASE_CODE   # another tree (e.g. git archive)
 
 Reads the vault and data folder ``benchmarks/scale.py --work DIR`` left (the vault is edited, so give it
 a copy you do not mind). Starts ``dagster-daemon run`` on this repository's ``workspace.yaml`` with the
@@ -11,8 +12,8 @@ a made-up word to one note and splits save → found into what the deployed sens
 
 * wait for the tick: save → the run's creation (the sensor's ``minimum_interval_seconds`` and the
   daemon's own loop);
-* in the queue: creation → dequeued (the queued run coordinator's loop, every ``dequeue_interval_seconds``);
-* launch: dequeued → the run executing (the launched run process: Python, Dagster and the code location
+* in the queue: creation → launching (the queued run coordinator's loop, every ``dequeue_interval_seconds``);
+* launch: launching → the run executing (the launched run process: Python, Dagster and the code location
   imported again, the instance opened);
 * the run: executing → done (the job's executor and its steps);
 * the query: the run's end → a ``query()`` in this (warm) process that returns the note first.
@@ -32,7 +33,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from one_note import NOW, REPO, Edit, _env, compile_tree, pick_note  # noqa: E402
+from one_note import CODE, NOW, Edit, _env, compile_tree, pick_note  # noqa: E402
 
 #: seconds to wait for any one run (the first one reads the whole vault's fingerprints and starts every process)
 RUN_TIMEOUT_S = 300
@@ -98,12 +99,11 @@ def _steps(instance, run_id: str) -> dict[str, float]:
 
 
 def _run_events(instance, run_id: str) -> dict[str, float]:
-    """Epoch seconds of the run's lifecycle events: queued, dequeued, launching, executing, done."""
+    """Epoch seconds of the run's lifecycle events: queued, launching, executing, done."""
     from dagster import DagsterEventType
 
     wanted = {
         DagsterEventType.RUN_ENQUEUED: "enqueued",
-        DagsterEventType.RUN_DEQUEUED: "dequeued",
         DagsterEventType.RUN_STARTING: "launching",
         DagsterEventType.RUN_START: "executing",
         DagsterEventType.RUN_SUCCESS: "done",
@@ -127,12 +127,12 @@ def one_round(settings, instance, daemon, note: Path, n: int) -> dict:
     run = record.dagster_run
     events = _run_events(instance, run.run_id)
     created, end = record.create_timestamp.timestamp(), events["done"]
-    dequeued = events.get("dequeued", created)  # no queue: the default run coordinator launches at once
+    launching = events.get("launching", created)  # Dagster 1.13 logs no DEQUEUED: the launch's start ends the wait
     return {
         "status": run.status.value,
         "tick_wait_s": created - saved_at,
-        "queue_s": dequeued - created,
-        "launch_s": events["executing"] - dequeued,
+        "queue_s": launching - created,
+        "launch_s": events["executing"] - launching,
         "run_s": end - events["executing"],
         "noticed_s": (t1 - t0) - (end - saved_at),  # this script's polling interval
         "query_s": t2 - t1,
@@ -147,6 +147,7 @@ def main() -> None:
     ap.add_argument("--work", type=Path, required=True, help="the --work folder of benchmarks/scale.py")
     ap.add_argument("--notes", type=int, default=1000)
     ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--code", type=Path, help="the tree the daemon, its runs and this process use (default: this one)")
     args = ap.parse_args()
 
     from lucasrag.settings import Settings
@@ -167,7 +168,7 @@ def main() -> None:
     with log_path.open("w") as log:
         started = time.time()
         daemon = subprocess.Popen(
-            [str(Path(sys.executable).with_name("dagster-daemon")), "run", "-w", str(REPO / "workspace.yaml")],
+            [str(Path(sys.executable).with_name("dagster-daemon")), "run", "-w", str(CODE / "workspace.yaml")],
             cwd=home,
             env=env,
             stdout=log,

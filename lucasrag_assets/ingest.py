@@ -32,16 +32,30 @@ _NO_COMPUTE_LOGS = """compute_logs:
   module: dagster._core.storage.noop_compute_log_manager
   class: NoOpComputeLogManager
 """
-_DAGSTER_YAML = "telemetry:\n  enabled: false\n" + _NO_COMPUTE_LOGS
+# The daemon's queue hands a run to its launcher every 5 s by default: up to 5 s of a sensor's one-note run
+# spent waiting (docs/evaluation.md, "The daemon path"). Every second costs one query of the runs table.
+_QUICK_QUEUE = """run_coordinator:
+  module: dagster._core.run_coordinator
+  class: QueuedRunCoordinator
+  config:
+    dequeue_interval_seconds: 1
+"""
+_DAGSTER_YAML = "telemetry:\n  enabled: false\n" + _NO_COMPUTE_LOGS + _QUICK_QUEUE
 # The production profile's instance (same content as dagster.production.yaml at the repository root):
 # runs, event logs and schedules in PostgreSQL through dagster-postgres.
 DAGSTER_PG_URL_ENV = "LUCASRAG_DAGSTER_PG_URL"
 _DAGSTER_PRODUCTION_YAML = (
     "storage:\n  postgres:\n    postgres_url:\n      env: LUCASRAG_DAGSTER_PG_URL\ntelemetry:\n  enabled: false\n"
     + _NO_COMPUTE_LOGS
+    + _QUICK_QUEUE
 )
-#: What earlier versions wrote (the production one without the compute-log setting): still ours to rewrite.
-_EARLIER_YAMLS = (_DAGSTER_PRODUCTION_YAML.removesuffix(_NO_COMPUTE_LOGS),)
+#: What earlier versions wrote (without the queue's interval; the production one also without the compute-log
+#: setting): still ours to rewrite.
+_EARLIER_YAMLS = (
+    _DAGSTER_YAML.removesuffix(_QUICK_QUEUE),
+    _DAGSTER_PRODUCTION_YAML.removesuffix(_QUICK_QUEUE),
+    _DAGSTER_PRODUCTION_YAML.removesuffix(_NO_COMPUTE_LOGS + _QUICK_QUEUE),
+)
 
 
 def dagster_home(settings: Settings) -> Path:

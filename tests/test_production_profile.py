@@ -308,6 +308,7 @@ def test_secrets_are_masked(tmp_path, monkeypatch, settings_for):
 
 def test_dagster_home_follows_the_profile(tmp_path, monkeypatch, settings_for, repo):
     import yaml
+    from dagster import DagsterInstance
 
     from lucasrag_assets.ingest import dagster_home, dagster_postgres_url
 
@@ -329,6 +330,15 @@ def test_dagster_home_follows_the_profile(tmp_path, monkeypatch, settings_for, r
     config.write_text(earlier)  # what an earlier version wrote: still ours
     dagster_home(production_)
     assert yaml.safe_load(config.read_text())["compute_logs"] == no_compute_logs
+    earlier_embedded = (
+        "telemetry:\n  enabled: false\ncompute_logs:\n  module: dagster._core.storage.noop_compute_log_manager\n"
+        "  class: NoOpComputeLogManager\n"
+    )
+    config.write_text(earlier_embedded)  # before the queue's interval: still ours
+    dagster_home(embedded)
+    assert yaml.safe_load(config.read_text())["run_coordinator"]["config"] == {"dequeue_interval_seconds": 1}
+    with DagsterInstance.from_config(str(config.parent)) as instance:  # Dagster reads it as meant
+        assert instance.run_coordinator.dequeue_interval_seconds == 1
     config.write_text("telemetry:\n  enabled: true\n")  # someone's own: left alone
     dagster_home(production_)
     assert config.read_text() == "telemetry:\n  enabled: true\n"

@@ -19,8 +19,8 @@ process returns that note first:
 * sensor: the ``vault_changed`` sensor evaluated on the previous cursor, then the run it
   requests executed in process (what the daemon's run would do, without its launcher);
 
-Not timed: a real ``dagster-daemon`` (its sensor interval, the launched run's process and the
-multiprocess executor's process per step come on top of the in-process sensor row).
+A real ``dagster-daemon`` (its sensor loop, the run queue, the launched run's process) is timed by
+``benchmarks/daemon_note.py``.
 
 The query time after an ingest includes reopening the rewritten workspace index.
 The load average is printed with the figures: compare rows of one run.

@@ -39,35 +39,30 @@ from one_note import CODE, NOW, Edit, _env, compile_tree, pick_note  # noqa: E40
 RUN_TIMEOUT_S = 300
 
 
-def _instance(home: Path):
-    from dagster import DagsterInstance
-
-    return DagsterInstance.from_config(str(home))
-
-
-def _finished_run_after(instance, after: float):
-    """The first run created after ``after`` (epoch s) once it has finished, else None."""
-    from dagster import DagsterRunStatus, RunsFilter
-
-    done = {DagsterRunStatus.SUCCESS, DagsterRunStatus.FAILURE, DagsterRunStatus.CANCELED}
-    records = instance.get_run_records(
-        filters=RunsFilter(created_after=dt.datetime.fromtimestamp(after, dt.UTC)), ascending=True
-    )
-    if records and records[0].dagster_run.status in done:
-        return records[0]
-    return None
-
-
-def _wait_for_run(instance, after: float, daemon: subprocess.Popen, poll_s: float = 0.1):
+def _poll(ready, daemon: subprocess.Popen, what: str, poll_s: float):
+    """``ready()``'s first value that is not None, checked every ``poll_s`` while the daemon lives."""
     deadline = time.monotonic() + RUN_TIMEOUT_S
     while time.monotonic() < deadline:
         if daemon.poll() is not None:
             raise SystemExit(f"dagster-daemon exited with {daemon.returncode}; see its log")
-        record = _finished_run_after(instance, after)
-        if record is not None:
-            return record
+        if (value := ready()) is not None:
+            return value
         time.sleep(poll_s)
-    raise SystemExit(f"no run finished within {RUN_TIMEOUT_S} s of the change; see the daemon's log")
+    raise SystemExit(f"{what} within {RUN_TIMEOUT_S} s; see the daemon's log")
+
+
+def _wait_for_run(instance, after: float, daemon: subprocess.Popen):
+    """The first run created after ``after`` (epoch s), once it has finished."""
+    from dagster import DagsterRunStatus, RunsFilter
+
+    done = {DagsterRunStatus.SUCCESS, DagsterRunStatus.FAILURE, DagsterRunStatus.CANCELED}
+    created_after = RunsFilter(created_after=dt.datetime.fromtimestamp(after, dt.UTC))
+
+    def finished():
+        records = instance.get_run_records(filters=created_after, ascending=True)
+        return records[0] if records and records[0].dagster_run.status in done else None
+
+    return _poll(finished, daemon, "no run finished after the change", 0.1)
 
 
 def _wait_for_a_quiet_daemon(instance, after: float, daemon: subprocess.Popen) -> None:
@@ -76,21 +71,24 @@ def _wait_for_a_quiet_daemon(instance, after: float, daemon: subprocess.Popen) -
     from dagster import DagsterRunStatus, RunsFilter
     from dagster._core.scheduler.instigation import InstigatorType
 
-    busy = [DagsterRunStatus.QUEUED, DagsterRunStatus.NOT_STARTED, DagsterRunStatus.STARTING]
-    busy.append(DagsterRunStatus.STARTED)
-    deadline = time.monotonic() + RUN_TIMEOUT_S
-    while time.monotonic() < deadline:
-        if daemon.poll() is not None:
-            raise SystemExit(f"dagster-daemon exited with {daemon.returncode}; see its log")
+    busy = RunsFilter(
+        statuses=[
+            DagsterRunStatus.QUEUED,
+            DagsterRunStatus.NOT_STARTED,
+            DagsterRunStatus.STARTING,
+            DagsterRunStatus.STARTED,
+        ]
+    )
+
+    def quiet():
         ticked = any(
             state.name == "vault_changed" and (state.instigator_data.last_tick_success_timestamp or 0) > after
             for state in instance.all_instigator_state(instigator_type=InstigatorType.SENSOR)
             if state.instigator_data is not None
         )
-        if ticked and not instance.get_runs(filters=RunsFilter(statuses=busy)):
-            return
-        time.sleep(0.5)
-    raise SystemExit(f"the daemon did not settle within {RUN_TIMEOUT_S} s; see its log")
+        return True if ticked and not instance.get_runs(filters=busy) else None
+
+    _poll(quiet, daemon, "the daemon did not settle", 0.5)
 
 
 def _steps(instance, run_id: str) -> dict[str, float]:
@@ -99,11 +97,10 @@ def _steps(instance, run_id: str) -> dict[str, float]:
 
 
 def _run_events(instance, run_id: str) -> dict[str, float]:
-    """Epoch seconds of the run's lifecycle events: queued, launching, executing, done."""
+    """Epoch seconds of the run's lifecycle events: launching, executing, done."""
     from dagster import DagsterEventType
 
     wanted = {
-        DagsterEventType.RUN_ENQUEUED: "enqueued",
         DagsterEventType.RUN_STARTING: "launching",
         DagsterEventType.RUN_START: "executing",
         DagsterEventType.RUN_SUCCESS: "done",
@@ -150,6 +147,8 @@ def main() -> None:
     ap.add_argument("--code", type=Path, help="the tree the daemon, its runs and this process use (default: this one)")
     args = ap.parse_args()
 
+    from dagster import DagsterInstance
+
     from lucasrag.settings import Settings
     from lucasrag_assets.ingest import run_ingest
     from lucasrag_query import query
@@ -175,7 +174,7 @@ def main() -> None:
             stderr=subprocess.STDOUT,
         )
         try:
-            with _instance(home) as instance:
+            with DagsterInstance.from_config(str(home)) as instance:
                 _wait_for_a_quiet_daemon(instance, started, daemon)
                 print(f"daemon up and quiet {time.time() - started:.1f} s after its start")
                 rows = [one_round(settings, instance, daemon, note, n) for n in range(1, args.rounds + 1)]

@@ -12,22 +12,32 @@ import polars as pl
 
 from lucasrag.settings import Settings
 
-#: One (chunk, subject) care assessment as the catalogue stores it (see lucasrag_assets/rules/care).
+#: One (chunk, subject) care assessment as the catalogue stores it (see lucasrag_assets/rules/care/detector).
 CARE_PAIR_SCHEMA = {
     "chunk_index": pl.Int64,
     "subject": pl.String,
-    "outcome": pl.String,  # charged | uncertain | neutral
-    "confidence": pl.Float64,
-    "source": pl.String,  # declared | dismissed | inferred
+    "outcome": pl.String,  # withheld | released
+    "source": pl.String,  # declared | dismissed | resolution | policy | inferred | learned
+    "why": pl.String,  # what decided the outcome, in one line
     "mention": pl.String,
+    "reference": pl.String,  # how the chunk refers to the subject (or why a look-alike is not it)
+    "sentence": pl.String,  # the first sentence referring to the subject (for the person's review only)
     "rule_cue": pl.String,
-    "score": pl.Float64,  # the probability the outcome was cut from
+    "score": pl.Float64,  # the detector's probability of charged
+    "inferred": pl.String,  # the detector's reading: charged | uncertain | neutral
     "nearest": pl.String,
     "lexical_score": pl.Float64,  # the lexical model alone
     "vector_score": pl.Float64,  # the span-vector model alone (null: no vector evidence)
     "vector_view": pl.String,  # span | chunk (null: no vector evidence)
     "prototype": pl.String,  # the charged situation description it lies nearest (null: no vector evidence)
 }
+
+
+def care_pending(assessment: dict) -> bool:
+    """A care pair awaiting the person's review: withheld with no decision of theirs (``lucasrag care list``,
+    the ``care_reviewed`` check and MCP ``status`` count the same pairs)."""
+    return assessment.get("outcome") == "withheld" and assessment.get("source") == "inferred"
+
 
 CATALOG_SCHEMA = {
     "path": pl.String,

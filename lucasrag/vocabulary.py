@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
+from datetime import date
 from typing import Literal
 
 Workspace = Literal["technical", "creative", "personal", "administrative"]
@@ -35,12 +36,24 @@ def doc_id(path: str) -> str:
     return "doc-" + hashlib.sha256(path.encode("utf-8")).hexdigest()[:16]
 
 
+#: How strictly a subject is withheld (``withhold:`` in deference.yaml). ``every-reference`` (the default):
+#: every passage that refers to the subject is withheld until released (by the detector when it is
+#: confidently neutral, by the person, by a bridge). ``charged-only``: only passages inferred or marked
+#: charged are withheld, for a subject the person wants handled lightly.
+Withhold = Literal["every-reference", "charged-only"]
+WITHHOLD_POLICIES: tuple[str, ...] = ("every-reference", "charged-only")
+
+
 @dataclass(frozen=True)
 class DeferenceSubject:
-    """A painful subject from ``<vault>/.lucasrag/deference.yaml``."""
+    """A painful subject from ``<vault>/.lucasrag/deference.yaml`` and how it is withheld."""
 
     name: str
     aliases: tuple[str, ...] = ()
+    withhold: str = "every-reference"  # one of WITHHOLD_POLICIES
+    #: From when the subject is painful (a death, a breakup): references in notes dated before it are
+    #: released unless they are charged. None: always.
+    since: date | None = None
 
     @property
     def names(self) -> tuple[str, ...]:

@@ -9,83 +9,161 @@ import typer
 from lucasrag_cli._console import fail, out, settings
 
 care_app = typer.Typer(
-    help="Care review: inferred charged/uncertain subjects, awaiting a person.", no_args_is_help=True
+    help="Care review: passages that refer to a deference subject are withheld until released; decide them here.",
+    no_args_is_help=True,
 )
+
+_NEUTRAL_ABOVE = typer.Option(None, "--neutral-above", help="Only pairs the detector scores at least this neutral.")
+_NEUTRAL_BELOW = typer.Option(None, "--neutral-below", help="Only pairs the detector scores less neutral than this.")
+
+
+def _rows(every: bool = False) -> list[dict]:
+    from lucasrag.catalog import CatalogMissing, read_catalog
+    from lucasrag_assets.rules.care.review import review_rows
+
+    try:
+        frame = read_catalog(settings())
+    except CatalogMissing as exc:
+        fail(str(exc))
+    if "care" not in frame.columns or "why" not in frame.schema["care"].inner.to_schema():
+        fail("the note catalogue predates this care review: run `lucasrag ingest` again")
+    pairs = ((row["path"], a) for row in frame.select("path", "care").to_dicts() for a in row["care"] or [])
+    return review_rows(pairs, every=every)
 
 
 @care_app.command("list")
 def care_list(
     as_json: bool = typer.Option(False, "--json", help="Print rows as JSON."),
-    pending: bool = typer.Option(False, "--pending", help="Only uncertain pairs (withheld until reviewed)."),
+    every: bool = typer.Option(False, "--all", help="Every (note, subject) pair: released and decided ones too."),
+    subject: str = typer.Option(None, "--subject", help="Only this subject (name or alias)."),
 ) -> None:
-    """Inferred (note, subject) pairs that are withheld, with their evidence; uncertain ones are pending."""
-    from lucasrag.catalog import CatalogMissing, read_catalog
+    """Pending (note, subject) pairs: withheld until you decide. Grouped by subject, most likely neutral first."""
     from lucasrag_assets.rules.care.decisions import load_dismissals
-    from lucasrag_assets.rules.care.review import review_rows
 
     s = settings()
-    try:
-        frame = read_catalog(s)
-    except CatalogMissing as exc:
-        fail(str(exc))
-    if "care" not in frame.columns:
-        fail("the note catalogue predates care review: run `lucasrag ingest` again")
-    pairs = ((row["path"], a) for row in frame.select("path", "care").to_dicts() for a in row["care"] or [])
-    rows = review_rows(pairs, pending_only=pending)
+    rows = _rows(every)
+    if subject:
+        rows = [r for r in rows if r["subject"].casefold() == _canonical(subject).casefold()]
     dismissed = load_dismissals(s.vault)
     for row in rows:  # decided since the last ingest: say so rather than list it as pending
         row["decision"] = "dismissed" if row["subject"] in dismissed.get(row["path"], ()) else None
     if as_json:
         print(json.dumps(rows, ensure_ascii=False, indent=2))
         return
-    from lucasrag_cli._render import render_rows
+    if not rows:
+        out.print("nothing awaits review" if not every else "no note refers to a deference subject", highlight=False)
+        return
+    current = None
+    for r in rows:
+        if r["subject"] != current:
+            current = r["subject"]
+            count = sum(x["subject"] == current for x in rows)
+            out.print(f"\n[bold]{current}[/bold] — {count} note{'s' if count != 1 else ''}")
+        neutral = "   -  " if r["neutral"] is None else f"{r['neutral']:.3f}"
+        state = f"{r['outcome']} ({r['source']})" if every else ("decided" if r["decision"] else "pending")
+        out.print(f"  {neutral}  {r['path']}  [{state}]", highlight=False, markup=False)
+        if r.get("sentence"):
+            out.print(f"         “{r['sentence'][:160]}”", highlight=False, markup=False)
+        out.print(f"         {r['why']}", highlight=False, markup=False)
+    out.print(
+        "\nneutral: how sure the detector is that the mention is neutral (1 = sure). Decide a run at once: "
+        "`lucasrag care dismiss --neutral-above 0.9 --dry-run`, `--folder F`, `--tag T`, or one PATH SUBJECT.",
+        highlight=False,
+    )
 
-    render_rows(out, "Care review", rows)
+
+def _canonical(name: str) -> str:
+    from lucasrag.deference import load_deference
+    from lucasrag_assets.rules.charged import canonical_name
+
+    return canonical_name(name, load_deference(settings().vault))
 
 
-def _decide(path: str, subject: str, confirm: bool) -> None:
+def _decide(
+    confirm: bool,
+    path: str | None,
+    subject: str | None,
+    folder: str | None,
+    tag: str | None,
+    neutral_above: float | None,
+    neutral_below: float | None,
+    dry_run: bool,
+) -> None:
     from lucasrag.deference import DeferenceConfigError, load_deference
     from lucasrag_assets.rules.care import decisions
+    from lucasrag_assets.rules.care.review import select
 
     s = settings()
     try:
         subjects = load_deference(s.vault)
-        record = decisions.confirm if confirm else decisions.dismiss
-        name = record(s.vault, path, subject, subjects)
+        if path and subject and not (folder or tag or neutral_above is not None or neutral_below is not None):
+            items = [(path, subject)]  # one pair, pending or not (a person may decide ahead of the detector)
+        else:
+            if not (path or folder or tag or neutral_above is not None or neutral_below is not None or subject):
+                fail("say what to decide: PATH SUBJECT, or a batch (--folder, --tag, --neutral-above, --subject)", 2)
+            rows = select(
+                _rows(),
+                paths=[path] if path else (),
+                folder=folder,
+                tag=tag,
+                tags_of=lambda p: decisions.note_tags(s.vault, p),
+                subject=_canonical(subject) if subject else None,
+                neutral_above=neutral_above,
+                neutral_below=neutral_below,
+            )
+            items = [(r["path"], r["subject"]) for r in rows]
+        verb = "confirm" if confirm else "dismiss"
+        if dry_run or not items:
+            for p, name in items:
+                out.print(f"would {verb} {name} for {p}", highlight=False, markup=False)
+            out.print(f"{len(items)} pending pair{'s' if len(items) != 1 else ''} selected; nothing recorded")
+            return
+        names = decisions.record(s.vault, items, verb, subjects, by="cli")
     except (ValueError, FileNotFoundError, DeferenceConfigError) as exc:
         fail(str(exc), 2)
-    where = "its frontmatter charged:" if confirm else f".lucasrag/{decisions.DECISIONS_FILE}"
-    verb = "confirmed" if confirm else "dismissed"
-    out.print(f"{verb} {name} for {path} (recorded in {where}); run `lucasrag ingest` to apply it", highlight=False)
+    where = "their frontmatter charged:" if confirm else f".lucasrag/{decisions.DECISIONS_FILE}"
+    for (p, _), name in zip(items, names):
+        out.print(f"{verb}ed {name} for {p}", highlight=False, markup=False)
+    out.print(f"{len(items)} decision(s) recorded in {where}; run `lucasrag ingest` to apply them", highlight=False)
 
 
-@care_app.command("confirm")
-def care_confirm(
-    path: str = typer.Argument(..., help="Vault-relative path of the note."),
-    subject: str = typer.Argument(..., help="The deference subject (name or alias)."),
-) -> None:
-    """The note is charged for SUBJECT: recorded in its frontmatter `charged:` (body untouched)."""
-    _decide(path, subject, True)
+def _decision_command(confirm: bool):
+    def command(
+        path: str = typer.Argument(None, help="Vault-relative path of the note (with SUBJECT: one decision)."),
+        subject: str = typer.Argument(None, help="The deference subject (name or alias)."),
+        folder: str = typer.Option(None, "--folder", help="Every pending pair of the notes under this folder."),
+        tag: str = typer.Option(None, "--tag", help="Every pending pair of the notes with this tag."),
+        neutral_above: float = _NEUTRAL_ABOVE,
+        neutral_below: float = _NEUTRAL_BELOW,
+        dry_run: bool = typer.Option(False, "--dry-run", help="List what would be decided; record nothing."),
+    ) -> None:
+        _decide(confirm, path, subject, folder, tag, neutral_above, neutral_below, dry_run)
+
+    return command
 
 
-@care_app.command("dismiss")
-def care_dismiss(
-    path: str = typer.Argument(..., help="Vault-relative path of the note."),
-    subject: str = typer.Argument(..., help="The deference subject (name or alias)."),
-) -> None:
-    """The note is not charged for SUBJECT: recorded in <vault>/.lucasrag/care_decisions.yaml."""
-    _decide(path, subject, False)
+care_app.command(
+    "confirm",
+    help="Keep withheld: recorded in each note's frontmatter `charged:` (body untouched). "
+    "PATH SUBJECT, or a batch of pending pairs: --folder, --tag, --subject, --neutral-above/--neutral-below.",
+)(_decision_command(True))
+care_app.command(
+    "dismiss",
+    help="Release: recorded in <vault>/.lucasrag/care_decisions.yaml (no note touched). "
+    "PATH SUBJECT, or a batch of pending pairs: --folder, --tag, --subject, --neutral-above/--neutral-below.",
+)(_decision_command(False))
 
 
 def care_eval_command(
-    seed: int = typer.Option(11, "--seed", help="Corpus seed (the weights were fitted on seed 11's tune half)."),
+    seed: int = typer.Option(11, "--seed", help="Corpus seed (the release cuts were chosen on seed 11's tune half)."),
     as_json: bool = typer.Option(False, "--json", help="Print the report as JSON."),
     cost: bool = typer.Option(True, "--cost/--no-cost", help="Also time the detector against the embedder."),
+    test: bool = typer.Option(True, "--test/--no-test", help="Score the test half too (never while choosing)."),
 ) -> None:
-    """The care detector on the generated corpus: recall, false positives, uncertain share, leaks (both halves)."""
+    """Withheld until released on the generated corpus: leaks, references found, neutral released, review."""
     from lucasrag_assets.rules.care.evaluation import evaluate_care
 
-    report = evaluate_care(seed, cost=cost)
+    report = evaluate_care(seed, cost=cost, halves=("tune", "test") if test else ("tune",))
     if as_json:
         print(json.dumps(report, ensure_ascii=False, indent=2))
         return
@@ -94,31 +172,28 @@ def care_eval_command(
     figures = (
         "charged_passages",
         "neutral_passages",
-        "families",
-        "recall",
-        "charged_share",
-        "false_positive_rate",
-        "uncertain_share",
+        "charged_released",
+        "references_found",
+        "neutral_released",
+        "collisions_released",
+        "pending",
+        "review_decisions",
         "query_cases",
         "leaks",
         "over_withheld",
     )
-    table = Table(
-        title=f"Care evaluation ({report['model']}, seed {seed}, vector evidence {report['vector_evidence']}; "
-        "tune fitted the weights, test did not)"
-    )
-    for column in ("figure", "tune", "test"):
-        table.add_column(column, justify="left" if column == "figure" else "right")
-    for f in figures:
-        table.add_row(f, str(report["tune"][f]), str(report["test"][f]))
-    for f in ("recall", "false_positive_rate", "uncertain_share"):
-        table.add_row(f"lexical only: {f}", *(str(report[h]["lexical_only"][f]) for h in ("tune", "test")))
-        table.add_row(f"chunk view: {f}", *(str(report[h]["chunk_view"][f]) for h in ("tune", "test")))
-    for register in sorted({*report["tune"]["recall_by_register"], *report["test"]["recall_by_register"]}):
-        table.add_row(
-            f"recall: {register}", *(str(report[h]["recall_by_register"].get(register, "-")) for h in ("tune", "test"))
+    for evidence in ("with_vectors", "lexical_only"):
+        part = report[evidence]
+        table = Table(
+            title=f"Care ({report['model']}, seed {seed}, {evidence.replace('_', ' ')}, release below "
+            f"{report['release_below']['vector' if evidence == 'with_vectors' else 'lexical']})"
         )
-    out.print(table)
+        table.add_column("figure")
+        for column in part:
+            table.add_column(column, justify="right")
+        for f in figures:
+            table.add_row(f, *(str(part[c][f]) for c in part))
+        out.print(table)
     if "cost" in report:
         c = report["cost"]
         out.print(

@@ -1,6 +1,7 @@
 """Care in Dagster: a WARN check listing pending reviews, a job to record a decision, the care evaluation."""
 
 import json
+from enum import Enum
 
 import polars as pl
 from dagster import (
@@ -8,6 +9,7 @@ from dagster import (
     AssetCheckSeverity,
     AssetExecutionContext,
     Config,
+    Failure,
     MaterializeResult,
     MetadataValue,
     OpExecutionContext,
@@ -16,74 +18,111 @@ from dagster import (
     job,
     op,
 )
+from pydantic import Field
 
+from lucasrag.catalog import read_catalog
 from lucasrag.deference import load_deference
 from lucasrag_assets.assets._metadata import markdown_table
 from lucasrag_assets.resources import LucasragSettings
-from lucasrag_assets.rules.care.decisions import confirm, dismiss
-from lucasrag_assets.rules.care.review import REVIEW_COLUMNS, review_rows
+from lucasrag_assets.rules.care.decisions import note_tags, record
+from lucasrag_assets.rules.care.review import review_rows, select
+from lucasrag_assets.rules.charged import canonical_name
 
 
 @asset_check(
     asset="banded_chunks",
     blocking=False,
-    description="Warns while uncertain care inferences (withheld meanwhile) await a person's review.",
+    description="Warns while passages that refer to a deference subject are withheld awaiting a person's decision.",
 )
 def care_reviewed(banded_chunks: pl.DataFrame) -> AssetCheckResult:
     pairs = ((p, a) for p, care in banded_chunks.select("path", "care").iter_rows() for a in json.loads(care or "[]"))
-    pending = review_rows(pairs, pending_only=True)
-    table = pl.DataFrame(pending, schema={c: pl.String for c in REVIEW_COLUMNS}, strict=False)
+    pending = review_rows(pairs)
+    shown = [{c: r[c] for c in ("subject", "path", "neutral", "why")} for r in pending]  # no passage text
+    table = pl.DataFrame(
+        shown, schema={"subject": pl.String, "path": pl.String, "neutral": pl.Float64, "why": pl.String}
+    )
     return AssetCheckResult(
         passed=not pending,
         severity=AssetCheckSeverity.WARN,
         description=(
-            "no care inferences await review"
+            "no care decisions await you"
             if not pending
-            else f"{len(pending)} (note, subject) pairs are uncertain and withheld until reviewed: "
-            "`lucasrag care confirm|dismiss PATH SUBJECT` or the record_care_decision job"
+            else f"{len(pending)} (note, subject) pairs are withheld until you decide: launch the "
+            "record_care_decision job (a form: decision, and a note, folder, tag or neutral score) "
+            "or `lucasrag care list`"
         ),
         metadata={"pending": len(pending), "pending_reviews": MetadataValue.md(markdown_table(table))},
     )
 
 
+class CareDecision(Enum):
+    dismiss = "dismiss"  # release: the passages are ordinary material
+    confirm = "confirm"  # keep withheld: recorded in the note's frontmatter charged:
+
+
 class CareDecisionConfig(Config):
-    path: str  # vault-relative path of the note
-    subject: str  # a deference subject (name or alias)
-    decision: str  # "confirm" (charged) or "dismiss" (not charged)
+    """One decision for the pending pairs it selects; every field left empty selects nothing more specific."""
+
+    decision: CareDecision = Field(description="dismiss (release) or confirm (keep withheld)")
+    path: str = Field(default="", description="a note's vault-relative path (as `care list` shows it)")
+    subject: str = Field(default="", description="a deference subject (name or alias); empty: every subject")
+    folder: str = Field(default="", description="every pending note under this folder")
+    tag: str = Field(default="", description="every pending note with this tag")
+    neutral_above: float = Field(default=-1.0, description="only pairs scored at least this neutral (0..1; -1: any)")
+    dry_run: bool = Field(default=True, description="list what would be decided; record nothing")
 
 
-@op(description="Record a person's care decision in the vault (frontmatter charged: or .lucasrag/care_decisions.yaml).")
+@op(description="Record a person's care decision for the pending pairs it selects, in the vault.")
 def record_care(context: OpExecutionContext, config: CareDecisionConfig, lucasrag: LucasragSettings) -> None:
     vault = lucasrag.get().vault
-    if config.decision not in ("confirm", "dismiss"):
-        raise ValueError(f"decision must be 'confirm' or 'dismiss', not {config.decision!r}")
-    record = confirm if config.decision == "confirm" else dismiss
-    subject = record(vault, config.path, config.subject, load_deference(vault))
-    context.log.info(f"{config.decision}ed {subject} for {config.path}; the vault sensor will re-ingest it")
+    subjects = load_deference(vault)
+    single = config.path and config.subject and not (config.folder or config.tag or config.neutral_above >= 0)
+    if single:
+        items = [(config.path, config.subject)]
+    else:
+        if not (config.path or config.folder or config.tag or config.subject or config.neutral_above >= 0):
+            raise Failure("say what to decide: a path and subject, a folder, a tag, a subject or neutral_above")
+        rows = select(
+            review_rows((r["path"], a) for r in read_catalog(lucasrag.get()).to_dicts() for a in r["care"] or []),
+            paths=[config.path] if config.path else (),
+            folder=config.folder or None,
+            tag=config.tag or None,
+            tags_of=lambda p: note_tags(vault, p),
+            subject=canonical_name(config.subject, subjects) if config.subject else None,
+            neutral_above=config.neutral_above if config.neutral_above >= 0 else None,
+        )
+        items = [(r["path"], r["subject"]) for r in rows]
+    listed = "\n".join(f"- {p}: {s}" for p, s in items) or "(none)"
+    if config.dry_run:
+        context.log.info(f"would {config.decision.value} {len(items)} pair(s); nothing recorded:\n{listed}")
+        return
+    record(vault, items, config.decision.value, subjects, by="dagster")
+    context.log.info(f"{config.decision.value}ed {len(items)} pair(s); the vault sensor will re-ingest:\n{listed}")
 
 
-@job(description="Confirm or dismiss a care inference (fill in path, subject and decision in the launchpad).")
+@job(
+    description="Release (dismiss) or keep withheld (confirm) pending care pairs: pick the decision and a note, "
+    "folder, tag or neutral score in the launchpad form; dry_run first lists them."
+)
 def record_care_decision():
     record_care()
 
 
 @asset(
     group_name="evaluation",
-    description="Care detector on the generated care corpus: recall, false positives, uncertain share and "
-    "query-level leaks, tune and test halves (what `lucasrag eval care` prints).",
+    description="Care on the generated care corpus: charged passages released, references found, neutral "
+    "mentions released, query-level leaks, tune and test halves (what `lucasrag eval care` prints).",
 )
 def care_evaluation(context: AssetExecutionContext) -> MaterializeResult:
     from lucasrag_assets.rules.care.evaluation import evaluate_care
 
     report = evaluate_care(cost=False)
-    figures = ("recall", "false_positive_rate", "uncertain_share", "leaks", "over_withheld")
+    figures = ("charged_released", "references_found", "neutral_released", "collisions_released", "leaks")
     return MaterializeResult(
         metadata={
             "model": report["model"],
             "vector_evidence": report["vector_evidence"],
-            **{f"{half}_{f}": report[half][f] for half in ("tune", "test") for f in figures},
-            **{f"{half}_lexical_only_recall": report[half]["lexical_only"]["recall"] for half in ("tune", "test")},
-            **{f"{half}_chunk_view_recall": report[half]["chunk_view"]["recall"] for half in ("tune", "test")},
+            **{f"{half}_{f}": report["with_vectors"][half][f] for half in ("tune", "test") for f in figures},
             "report": MetadataValue.json(report),
         }
     )

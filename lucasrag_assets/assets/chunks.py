@@ -5,6 +5,7 @@ import json
 import polars as pl
 from dagster import AssetExecutionContext, asset
 
+from lucasrag.catalog import care_pending
 from lucasrag.deference import load_deference
 from lucasrag.embedding import get_embedder
 from lucasrag.embedding_models import CALIBRATED_MODEL, embedding_model
@@ -16,7 +17,7 @@ from lucasrag_assets.rules import banding, care, charged, chunk_table, chunking,
 from lucasrag_assets.rules.care.decisions import load_dismissals
 from lucasrag_assets.rules.care.model import shipped_model
 from lucasrag_assets.rules.care.vectors import vector_warning
-from lucasrag_assets.rules.chunk_table import CHUNK_SCHEMA, charged_examples, chunk_frame, chunk_memo_key, note_texts
+from lucasrag_assets.rules.chunk_table import CHUNK_SCHEMA, chunk_frame, chunk_memo_key, learned_examples, note_texts
 
 
 def _known_chunks(settings: Settings, notes: pl.DataFrame) -> dict[str, list[str]]:
@@ -45,7 +46,7 @@ def _remember_chunks(settings: Settings, frame: pl.DataFrame) -> None:
 
 
 #: What a note's chunk rows depend on besides the settings, the deference list, its dismissals, the vault's
-#: charged examples and the rules' source (all in its memo key); its workspace is joined in afterwards.
+#: released examples and the rules' source (all in its memo key); its workspace is joined in afterwards.
 CHUNK_INPUTS = ("path", "content_hash", "title", "body", "date", "declared_band", "declared_charged", "aliases")
 #: The rules a chunk row is made by: a change to any of their source files redoes every note.
 CHUNK_RULES = (chunk_table, chunking, obsidian, markup, banding, charged, dates, care)
@@ -53,9 +54,10 @@ CHUNK_RULES = (chunk_table, chunking, obsidian, markup, banding, charged, dates,
 
 def chunk_rows_salt(settings: Settings, subjects, vector_evidence: str, examples_key: str) -> str:
     """Everything vault-wide a chunk row depends on: the rules' source, chunk size, archive cutoff,
-    the deference list, the care model's vector evidence and the vault's charged examples."""
+    the deference list, the care model (its evidence and cuts) and the vault's released examples."""
     rules = source_fingerprint(*CHUNK_RULES)
-    return repr((rules, settings.chunk_tokens, settings.archive_cutoff, subjects, vector_evidence, examples_key))
+    cuts = (shipped_model().version, shipped_model().release_below, shipped_model().vector_release_below)
+    return repr((rules, settings.chunk_tokens, settings.archive_cutoff, subjects, vector_evidence, cuts, examples_key))
 
 
 def remembered_chunk_frame(
@@ -102,9 +104,11 @@ def banded_chunks(
     def count_tokens(text: str) -> int:
         return len(get_embedder(CALIBRATED_MODEL).tokenizer.encode(text))
 
-    # The vault's charged examples teach the detector about every note: the whole vault's, each run.
-    labelled = routed_documents.filter(pl.col("declared_charged").list.len() > 0)
-    examples_key = repr(row_keys(labelled, list(CHUNK_INPUTS), ""))
+    # What the person released teaches the release step about every note: the whole vault's, each run.
+    labelled = routed_documents.filter(pl.col("path").is_in(list(dismissed)))
+    examples_key = repr(
+        (row_keys(labelled, list(CHUNK_INPUTS), ""), sorted((p, sorted(s)) for p, s in dismissed.items()))
+    )
     salt = chunk_rows_salt(
         settings, subjects, vector_off or f"on ({shipped_model().vector.embedding_model})", examples_key
     )
@@ -127,7 +131,7 @@ def banded_chunks(
                 known_chunks=known_chunks,
                 dismissed=dismissed,
                 embed=None if vector_off else cache.embed_spans,
-                examples=charged_examples(texts, subjects),
+                examples=learned_examples(texts, subjects, dismissed),
             )
 
         frame, chunked = remembered_chunk_frame(settings, routed_documents, salt, dismissed, compute)
@@ -142,7 +146,8 @@ def banded_chunks(
             **{f"chunks_{ws}": frame.filter(pl.col("workspace") == ws).height for ws in WORKSPACES},
             "archival": frame.filter(pl.col("band") == "archival").height,
             "charged": frame.filter(pl.col("charged").list.len() > 0).height,
-            "care_uncertain_pairs": sum(a["outcome"] == "uncertain" for c in frame["care"] for a in json.loads(c)),
+            "care_pending_pairs": sum(care_pending(a) for c in frame["care"] for a in json.loads(c)),
+            "care_released_pairs": sum(a["outcome"] == "released" for c in frame["care"] for a in json.loads(c)),
             "archive_cutoff": settings.archive_cutoff.isoformat(),
             "care_model": shipped_model().version,
             "care_vector_evidence": vector_off or f"on ({shipped_model().vector.embedding_model})",

@@ -1,8 +1,8 @@
 """The chunk table: routed notes → chunks with band (and its rule), date and charged subjects.
 
-``charged`` lists the subjects a chunk is withheld for (``charged`` or
-``uncertain`` outcomes of the care detector); ``care`` holds every (chunk,
-subject) assessment with its evidence, as JSON.
+``charged`` lists the subjects a chunk is withheld for (the ``withheld``
+outcomes of care: every reference to a deference subject until released);
+``care`` holds every (chunk, subject) assessment with its evidence, as JSON.
 """
 
 from __future__ import annotations
@@ -16,7 +16,8 @@ import polars as pl
 from lucasrag.settings import Settings
 from lucasrag.vocabulary import DeferenceSubject
 from lucasrag_assets.rules.banding import decide_band
-from lucasrag_assets.rules.care.detector import assess_chunk, vault_examples, withheld_subjects
+from lucasrag_assets.rules.care.detector import assess_chunk, released_examples, withheld_subjects
+from lucasrag_assets.rules.care.mentions import note_reference
 from lucasrag_assets.rules.care.model import Exemplar
 from lucasrag_assets.rules.care.vectors import SpanEmbed
 from lucasrag_assets.rules.chunking import chunk_id, chunk_text, doc_id
@@ -68,20 +69,21 @@ def note_texts(
     return notes
 
 
-def charged_examples(
-    notes: list[tuple[dict, list[str]]], subjects: tuple[DeferenceSubject, ...]
+def dismissed_examples(
+    notes: list[tuple[dict, list[str]]], dismissed: Mapping[str, Collection[str]]
+) -> list[tuple[str, str, Collection[str]]]:
+    """``(path, chunk text, subjects the person released)`` for every chunk of a note with a dismissal."""
+    return [(n["path"], text, dismissed[n["path"]]) for n, texts in notes if n["path"] in dismissed for text in texts]
+
+
+def learned_examples(
+    notes: list[tuple[dict, list[str]]],
+    subjects: tuple[DeferenceSubject, ...],
+    dismissed: Mapping[str, Collection[str]],
 ) -> dict[str, list[Exemplar]]:
-    """The vault teaches the detector: chunks the person marked charged are labelled examples
-    (only notes with a ``charged:`` list can give one)."""
-    return vault_examples(
-        (
-            (note["path"], text, note["declared_charged"])
-            for note, texts in notes
-            if note["declared_charged"]
-            for text in texts
-        ),
-        subjects,
-    )
+    """The vault teaches the release step: chunks the person released for a subject are examples of what a
+    neutral reference to it looks like (only notes with a dismissal can give one)."""
+    return released_examples(dismissed_examples(notes, dismissed), subjects)
 
 
 def chunk_frame(
@@ -100,12 +102,12 @@ def chunk_frame(
     charged subjects are decided per chunk. ``known_chunks``: see :func:`note_texts`;
     ``dismissed`` maps a note path to the subjects a person dismissed for it;
     ``embed`` gives the care detector its vector evidence (None: lexical only);
-    ``examples``: :func:`charged_examples` of the whole vault, when ``routed`` is only part of it
+    ``examples``: :func:`learned_examples` of the whole vault, when ``routed`` is only part of it
     (None: taken from ``routed``)."""
     dismissed = dismissed or {}
     notes = note_texts(routed, settings, count_tokens=count_tokens, known_chunks=known_chunks)
     if examples is None:
-        examples = charged_examples(notes, subjects)
+        examples = learned_examples(notes, subjects, dismissed)
     rows = []
     for note, texts in notes:
         decision = decide_band(
@@ -116,13 +118,17 @@ def chunk_frame(
         )
         date = note["date"].isoformat() if note["date"] else None
         declared = note["declared_charged"] or []
+        names = (note["title"] or "", PurePosixPath(note["path"]).stem, *(note.get("aliases") or ()))
+        refs = note_reference(names, texts[0] if texts else "", subjects) if subjects else {}
         for index, text in enumerate(texts):
             care = assess_chunk(
                 text,
                 subjects,
                 declared=declared,
                 dismissed=dismissed.get(note["path"], ()),
-                vault_examples=examples,
+                released_examples=examples,
+                note_refs=refs,
+                note_date=note["date"],
                 embed=embed,
             )
             rows.append(

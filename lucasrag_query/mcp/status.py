@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import datetime as dt
 
-from lucasrag.catalog import CatalogMissing, catalog_path
+from lucasrag.catalog import CatalogMissing, care_pending, catalog_path
 from lucasrag.deference import load_deference
 from lucasrag.index.stores import index_exists, open_chunk_store
 from lucasrag.settings import Settings, mask_secrets
@@ -45,11 +45,6 @@ def _stale(settings: Settings, rows: dict[str, dict], ingested_ns: int) -> dict:
         "changed": changed[:MAX_LISTED],
         "deleted": deleted[:MAX_LISTED],
     }
-
-
-def _pending_care(assessment: dict) -> bool:
-    """A care pair awaiting review: inferred and uncertain (withheld meanwhile)."""
-    return assessment.get("source") == "inferred" and assessment.get("outcome") == "uncertain"
 
 
 def _workspace(settings: Settings, workspace: str, rows: dict[str, dict]) -> dict:
@@ -89,9 +84,9 @@ def status(settings: Settings, watch: dict | None = None) -> dict:
         if r["status"] == "quarantined"
     ]
     invalid = [{"path": r["path"], "reason": r["reason"]} for r in rows.values() if r["status"] == "invalid"]
-    # Uncertain inferred pairs are withheld until a person confirms or dismisses them (`lucasrag care list`);
+    # Pending pairs are withheld until a person confirms or dismisses them (`lucasrag care list`);
     # only path and subject are reported, never the mention or any passage text.
-    care = sorted({(r["path"], a["subject"]) for r in rows.values() for a in r.get("care") or () if _pending_care(a)})
+    care = sorted({(r["path"], a["subject"]) for r in rows.values() for a in r.get("care") or () if care_pending(a)})
     return {
         **out,
         "ingested": True,

@@ -3,16 +3,20 @@
 * ``confirm PATH SUBJECT`` adds the subject to the note's frontmatter ``charged:``
   (the body bytes stay identical; the frontmatter is edited line by line with the
   same atomic writer and path checks as a quarantine approval);
-* ``dismiss PATH SUBJECT`` adds ``{path, subject}`` to
+* ``dismiss PATH SUBJECT`` adds ``{path, subject, decided, by}`` to
   ``<vault>/.lucasrag/care_decisions.yaml`` (no note is touched).
 
 Both win over inference at the next ingest: a confirmed subject is declared, a
-dismissed one is neutral whatever the detector says.
+dismissed one is released whatever the detector says. :func:`record` applies one
+decision to many (note, subject) pairs at once (a batch from ``care list``), each
+write atomic, the decisions file written once.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
+from datetime import date
 from pathlib import Path
 
 import yaml
@@ -101,7 +105,8 @@ def confirm(vault: Path, rel_path: str, name: str, subjects: Sequence[DeferenceS
 def _write_dismissals(vault: Path, entries: list[dict]) -> None:
     path = decisions_path(vault)
     path.parent.mkdir(parents=True, exist_ok=True)
-    text = "# Care decisions recorded by `lucasrag care dismiss` (subjects not charged in a note).\n"
+    text = "# Care decisions recorded by `lucasrag care dismiss`: subjects released for a note, when and from where.\n"
+    entries = sorted(entries, key=lambda e: (e["path"], e["subject"]))
     text += yaml.safe_dump({"dismissed": entries}, allow_unicode=True, sort_keys=False)
     tmp = path.with_suffix(".tmp")
     tmp.write_text(text, encoding="utf-8")
@@ -109,7 +114,16 @@ def _write_dismissals(vault: Path, entries: list[dict]) -> None:
 
 
 def _entries(vault: Path) -> list[dict]:
-    return [{"path": p, "subject": s} for p, names in sorted(load_dismissals(vault).items()) for s in sorted(names)]
+    """The recorded dismissals as written (with ``decided`` and ``by`` where recorded)."""
+    load_dismissals(vault)  # validates the file
+    raw = load_settings_yaml(vault, decisions_path(vault)) or {}
+    entries = raw.get("dismissed", []) if isinstance(raw, dict) else []
+    keep = ("path", "subject", "decided", "by")
+    return [
+        {k: e[k] for k in keep if k in e}
+        for e in entries
+        if isinstance(e, dict) and isinstance(e.get("path"), str) and isinstance(e.get("subject"), str)
+    ]
 
 
 def _undismiss(vault: Path, rel_path: str, subject: str) -> None:
@@ -119,20 +133,62 @@ def _undismiss(vault: Path, rel_path: str, subject: str) -> None:
         _write_dismissals(vault, kept)
 
 
-def dismiss(vault: Path, rel_path: str, name: str, subjects: Sequence[DeferenceSubject]) -> str:
-    """Record that the note is not charged for ``name``; returns the canonical subject."""
-    subject = _subject(name, subjects)
-    path = _resolve_note(vault, rel_path)
-    header = _header(path.read_bytes()) or {}
+def note_tags(vault: Path, rel_path: str) -> tuple[str, ...]:
+    """The note's frontmatter tags and inline ``#tags`` (for a batch decision by tag)."""
+    from lucasrag_assets.rules.vault_scan import _tags
+
+    raw = _resolve_note(vault, rel_path).read_bytes()
+    try:
+        header = _header(raw) or {}
+    except ValueError:
+        header = {}
+    inline = re.findall(r"(?<![\w#&])#([A-Za-z][\w/-]*)", raw.decode("utf-8", "replace"))
+    return (*(_tags(header["tags"]) if header.get("tags") else ()), *inline)
+
+
+def _declared(vault: Path, rel_path: str, subjects: Sequence[DeferenceSubject]) -> list[str]:
+    header = _header(_resolve_note(vault, rel_path).read_bytes()) or {}
     declared = header.get("charged") or []
-    declared = [declared] if isinstance(declared, str) else [str(c) for c in declared]
-    if any(canonical_name(c, subjects) == subject for c in declared):
-        raise CareDecisionError(
-            f"{rel_path} declares {subject!r} in its frontmatter 'charged:'; remove it there (a person's record)"
-        )
+    return [canonical_name(str(c), subjects) for c in ([declared] if isinstance(declared, str) else declared)]
+
+
+def dismiss(vault: Path, rel_path: str, name: str, subjects: Sequence[DeferenceSubject], *, by: str = "cli") -> str:
+    """Record that the note is released for ``name``; returns the canonical subject."""
+    return dismiss_many(vault, [(rel_path, name)], subjects, by=by)[0]
+
+
+def dismiss_many(
+    vault: Path, items: Sequence[tuple[str, str]], subjects: Sequence[DeferenceSubject], *, by: str = "cli"
+) -> list[str]:
+    """Release every ``(path, subject)`` in one write of the decisions file; the canonical subjects, in order.
+    Refused whole, before anything is written, when one item cannot be recorded."""
+    canonical = []
+    for rel_path, name in items:
+        subject = _subject(name, subjects)
+        if subject in _declared(vault, rel_path, subjects):
+            raise CareDecisionError(
+                f"{rel_path} declares {subject!r} in its frontmatter 'charged:'; remove it there (a person's record)"
+            )
+        canonical.append(subject)
     entries = _entries(vault)
-    if {"path": rel_path, "subject": subject} not in entries:
-        _write_dismissals(
-            vault, sorted([*entries, {"path": rel_path, "subject": subject}], key=lambda e: (e["path"], e["subject"]))
-        )
-    return subject
+    known = {(e["path"], e["subject"]) for e in entries}
+    today = date.today().isoformat()
+    added = [
+        {"path": p, "subject": s, "decided": today, "by": by}
+        for (p, _), s in zip(items, canonical)
+        if (p, s) not in known
+    ]
+    if added:
+        _write_dismissals(vault, [*entries, *{(e["path"], e["subject"]): e for e in added}.values()])
+    return canonical
+
+
+def record(
+    vault: Path, items: Sequence[tuple[str, str]], decision: str, subjects: Sequence[DeferenceSubject], *, by: str
+) -> list[str]:
+    """Apply ``decision`` ("confirm": keep withheld, "dismiss": release) to every ``(path, subject)``."""
+    if decision == "dismiss":
+        return dismiss_many(vault, items, subjects, by=by)
+    if decision == "confirm":
+        return [confirm(vault, path, name, subjects) for path, name in items]
+    raise CareDecisionError(f"a care decision is 'confirm' (keep withheld) or 'dismiss' (release), not {decision!r}")

@@ -1,29 +1,31 @@
-"""Care per (chunk, subject): ``charged``, ``uncertain`` or ``neutral``, and why.
+"""Care per (chunk, subject): ``withheld`` or ``released``, by whom and why.
 
-Authority order, as for bands: the person's decision (a subject in the note's
-``charged:`` frontmatter — where ``lucasrag care confirm`` writes — or a
-dismissal in ``<vault>/.lucasrag/care_decisions.yaml``) > inference. Inference
-resolves the subject's mentions (``mentions``), scores what the chunk says about
-them (``features`` → ``model``) with the rule table's cue (``rules/charged.py``)
-as one feature, and lifts a pair to at least ``uncertain`` when it closely
-resembles a chunk the person marked charged for the same subject (the vault
-teaches the detector). (Until ``care-lr-3`` a rule-table cue lifted a pair to
-``uncertain`` too; out of fold that lift cost more recall at the 5 % false
-positive cut than it bought: the cue stays a feature and in the evidence.)
-Given a span embedder, one forward pass over the chunk gives a contextual vector
-of the sentences about each subject, and a vector model (``vectors``) stacks on
-the lexical one. From ``care-lr-5`` each pair is scored twice, over its context
-and over its focus (only the lines naming the subject: a grief aside in a list of
-chores), from the same pass, and the focus raises the score when it is higher
-(``focus_weight``). Every pair carries its evidence:
-the mention as written, the rule's cue, the lexical, vector and combined scores
-and the labelled example it resembles most.
+A subject on the deference list is **withheld until released**: every chunk that refers to it (``mentions``:
+names it, refers back to it, or belongs to a note whose title names it) is withheld unless something releases
+it. In authority order:
+
+1. the person: the note's frontmatter ``charged:`` lists the subject (withheld, ``declared``) or
+   ``<vault>/.lucasrag/care_decisions.yaml`` releases it for the note (``dismissed``);
+2. reference resolution: every mention that looks like the subject is someone else or a word
+   (``resolution``: "another person: Maya Chen", "someone else's relation: Sam's mum");
+3. the subject's policy in deference.yaml (``policy``): a ``charged-only`` subject, or a reference written
+   before the subject's ``since:`` date, is released unless the detector infers it charged;
+4. the detector (``inferred``): released when the evidence that the mention is neutral is strong — its
+   probability of charged below the model's release cut, chosen so that at most 1 % of charged passages are
+   released — or when it closely resembles a chunk the person released for the same subject (``learned``).
+
+Everything else stays withheld and is pending the person's review. A query still releases a chunk by a bridge
+or, for an archival chunk, an archive it opens (``lucasrag_query.policy``). The detector's scores are the
+evidence either way: the lexical model over what the chunk says about the subject (``features`` → ``model``),
+and with a span embedder one forward pass gives a contextual vector of those sentences, stacked on it
+(``vectors``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Sequence
-from dataclasses import asdict, dataclass
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass, replace
+from datetime import date
 
 import numpy as np
 
@@ -31,25 +33,29 @@ from lucasrag.vocabulary import DeferenceSubject
 from lucasrag_assets.rules.charged import canonical_name, charging_evidence
 
 from .features import SUBJECT_TOKEN, cosine, featurise
-from .mentions import SubjectContext, name_pattern, resolve_all
+from .mentions import SubjectContext, name_pattern, resolve_all, whole_chunk
 from .model import CareModel, Exemplar, shipped_model
 from .vectors import SpanEmbed
 
-#: A pair at least this similar to a vault chunk marked charged for the subject is at least uncertain.
-VAULT_EXAMPLE_SIMILARITY = 0.5
+#: A pending pair at least this similar (hashed lexical features) to a chunk the person released for the same
+#: subject is released too, unless the detector infers it charged: a decision teaches the release step.
+RELEASED_EXAMPLE_SIMILARITY = 0.8
 
-WITHHELD_OUTCOMES = ("charged", "uncertain")
+OUTCOMES = ("withheld", "released")
 
 
 @dataclass(frozen=True)
 class CareAssessment:
     subject: str
-    outcome: str  # charged | uncertain | neutral
-    confidence: float  # probability of the outcome (1.0 for a person's decision)
-    source: str  # declared | dismissed | inferred
+    outcome: str  # withheld | released
+    source: str  # declared | dismissed | resolution | policy | inferred | learned (who or what decided)
+    why: str  # one line a person can read: what decided the outcome
     mention: str | None = None  # the first mention as written
+    reference: str | None = None  # how the chunk refers to the subject ("names it", "the note's title ...")
+    sentence: str | None = None  # the first sentence that refers to the subject (shown to the person only)
     rule_cue: str | None = None  # "cue (why)" from rules/charged.py, if any
-    score: float | None = None  # the classifier's probability of charged (the one the outcome is cut from)
+    score: float | None = None  # the classifier's probability of charged
+    inferred: str | None = None  # the detector's reading: charged | uncertain | neutral
     nearest: str | None = None  # the labelled example it resembles most (corpus family or vault path)
     lexical_score: float | None = None  # the lexical model alone
     vector_score: float | None = None  # the vector model alone (None: no usable vector)
@@ -58,7 +64,12 @@ class CareAssessment:
 
     @property
     def withheld(self) -> bool:
-        return self.outcome in WITHHELD_OUTCOMES
+        return self.outcome == "withheld"
+
+    @property
+    def pending(self) -> bool:
+        """Withheld with no decision of the person's: listed for review."""
+        return self.withheld and self.source == "inferred"
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -90,107 +101,174 @@ def _nearest(vec: np.ndarray, exemplars: Sequence[Exemplar]) -> tuple[Exemplar |
     return best, best_sim
 
 
+@dataclass(frozen=True)
+class _Scores:
+    p: float
+    inferred: str
+    cue: str | None
+    nearest: str | None
+    lexical: float
+    vector: float | None
+    view: str | None
+    prototype: str | None
+    features: np.ndarray
+    release_below: float
+
+
+def _score(
+    text: str,
+    subject: DeferenceSubject,
+    context: SubjectContext,
+    model: CareModel,
+    vector_model,
+    pair_vector: tuple[np.ndarray | None, str | None],
+    pooled: np.ndarray | None,
+    focus_vector: np.ndarray | None,
+) -> _Scores:
+    vec, cue = vectorise(text, subject, context)
+    focus_vec = vectorise(text, subject, context, focus=True)[0]
+    p_lexical = model.probability(vec)
+    p = model.focused_probability(vec, focus_vec)
+    near, sim = _nearest(vec, model.exemplars)
+    nearest = f"{near.label}: {near.name} (similarity {sim:.2f})" if near is not None else None
+    vector, view = pair_vector
+    if vector_model is not None and vector_model.usable(vector):
+        p_vector = vector_model.vector_probability(vector)
+        p = vector_model.probability(p_lexical, vector, pooled, (model.probability(focus_vec), focus_vector))
+        prototype = None
+        if vector_model.prototypes is not None:
+            text_of, psim = vector_model.prototypes.nearest(vector)
+            prototype = f"{text_of} (similarity {psim:.2f})"
+        centroid, vsim = vector_model.nearest(vector)
+        if centroid is not None:
+            nearest = f"{centroid.label}: {centroid.name} (vector similarity {vsim:.2f})"
+        inferred, cut = vector_model.outcome(p), model.release_cut(True)
+        return _Scores(p, inferred, cue, nearest, p_lexical, p_vector, view, prototype, vec, cut)
+    return _Scores(p, model.outcome(p), cue, nearest, p_lexical, None, None, None, vec, model.release_cut(False))
+
+
+def _decide(
+    subject: DeferenceSubject, s: _Scores, note_date: date | None, released: Sequence[Exemplar]
+) -> tuple[str, str, str]:
+    """(outcome, source, why) of an undecided reference, from the subject's policy and the detector."""
+    charged = s.inferred != "neutral"
+    reading = f"the detector reads it {s.inferred} (score {s.p:.2f})"
+    if subject.withhold == "charged-only":
+        if charged:
+            return "withheld", "inferred", f"{reading}; {subject.name} is withheld when charged"
+        return "released", "policy", f"{subject.name} is withheld only when charged; {reading}"
+    if subject.since and note_date and note_date < subject.since and not charged:
+        return "released", "policy", f"written before {subject.since.isoformat()} (the subject's since:); {reading}"
+    if s.p < s.release_below:
+        return "released", "inferred", f"a neutral mention: score {s.p:.3f} below the release cut {s.release_below}"
+    near, sim = _nearest(s.features, released)
+    if near is not None and sim >= RELEASED_EXAMPLE_SIMILARITY and not charged:
+        return "released", "learned", f"like {near.name}, which you released (similarity {sim:.2f}); {reading}"
+    why = "inferred charged" if charged else "refers to the subject and is not confidently neutral"
+    return "withheld", "inferred", f"{why}: {reading}, release below {s.release_below}"
+
+
 def assess_chunk(
     text: str,
     subjects: Sequence[DeferenceSubject],
     *,
     declared: Sequence[str] = (),
     dismissed: Collection[str] = (),
-    vault_examples: dict[str, list[Exemplar]] | None = None,
+    released_examples: Mapping[str, Sequence[Exemplar]] | None = None,
+    note_refs: Mapping[str, str] | None = None,
+    note_date: date | None = None,
     model: CareModel | None = None,
     embed: SpanEmbed | None = None,
 ) -> list[CareAssessment]:
-    """One assessment per subject the chunk mentions or the note declares, sorted by subject.
+    """One assessment per subject the chunk refers to (or only seems to), or the note declares, sorted.
 
-    ``declared`` are the note's ``charged:`` names; ``dismissed`` the canonical names
-    a person dismissed for this note; ``vault_examples`` maps a canonical subject to
-    vectors of chunks the person marked charged for it. ``embed`` (a
-    ``vectors.SpanEmbed``: one forward pass over ``text``) runs the embedding
-    model the vector weights were trained on (the caller checks which model, see
-    ``vectors.vector_warning``); without it the lexical evidence decides alone.
+    ``declared`` are the note's ``charged:`` names; ``dismissed`` the canonical names a person released
+    for this note; ``released_examples`` maps a canonical subject to features of chunks the person released
+    for it (:func:`released_examples`); ``note_refs`` the subjects the note's title or first line names, with
+    the evidence (``mentions.note_reference``); ``note_date`` the note's date (for ``since:``). ``embed``
+    (a ``vectors.SpanEmbed``: one forward pass over ``text``) runs the embedding model the vector weights were
+    trained on (the caller checks which model, see ``vectors.vector_warning``); without it the lexical
+    evidence decides alone, with its own release cut.
     """
     model = model or shipped_model()
     by_name = {s.name: s for s in subjects}
     declared_names = {canonical_name(d, subjects) for d in declared if d and d.strip()}
     dismissed_folded = {d.casefold() for d in dismissed}
-    found: dict[str, CareAssessment] = {n: CareAssessment(n, "charged", 1.0, "declared") for n in declared_names}
-    contexts = resolve_all(text, subjects)
-    inferred = [c for c in contexts if c.subject not in declared_names]
-    vector_model = model.vector if model.vector is not None and embed is not None and inferred else None
-    pair_vectors: dict[str, tuple[np.ndarray, str]] = {}
+    found: dict[str, CareAssessment] = {
+        n: CareAssessment(n, "withheld", "declared", "marked charged in the note's frontmatter") for n in declared_names
+    }
+    contexts = {c.subject: c for c in resolve_all(text, subjects)}
+    for name, evidence in (note_refs or {}).items():  # the note is about the subject: so is this chunk
+        if name in by_name and not (name in contexts and contexts[name].mentions):
+            contexts[name] = whole_chunk(text, by_name[name], evidence)
+    referring = [c for c in contexts.values() if c.mentions and c.subject not in declared_names]
+    vector_model = model.vector if model.vector is not None and embed is not None and referring else None
+    pair_vectors: dict[str, tuple[np.ndarray | None, str | None]] = {}
+    focus_vectors: dict[str, np.ndarray | None] = {}
     pooled = None
-    focus_vectors: dict[str, np.ndarray] = {}
     if vector_model is not None:  # one pass: every pair's context and focus spans
-        pooled, spans = embed(text, [c.spans for c in inferred] + [c.focus_spans for c in inferred])
-        for c, v, f in zip(inferred, spans, spans[len(inferred) :]):
+        pooled, spans = embed(text, [c.spans for c in referring] + [c.focus_spans for c in referring])
+        for c, v, f in zip(referring, spans, spans[len(referring) :]):
             pair_vectors[c.subject] = (v, "span") if v is not None else (pooled, "chunk")
             focus_vectors[c.subject] = f if f is not None else pair_vectors[c.subject][0]
-    for context in contexts:
-        name, mention = context.subject, context.mentions[0]
+    for name, context in contexts.items():
         if name in declared_names:
-            found[name] = CareAssessment(name, "charged", 1.0, "declared", mention)
+            found[name] = replace(found[name], mention=context.mentions[0] if context.mentions else None)
             continue
-        vec, cue = vectorise(text, by_name[name], context)
-        focus_vec = vectorise(text, by_name[name], context, focus=True)[0]
-        p_lexical = model.probability(vec)
-        p = model.focused_probability(vec, focus_vec)
-        p_vector = prototype = None
-        examples = (vault_examples or {}).get(name, [])
-        near, sim = _nearest(vec, [*examples, *model.exemplars])
-        nearest = f"{near.label}: {near.name} (similarity {sim:.2f})" if near is not None else None
-        pair_vector, view = pair_vectors.get(name, (None, None))
-        if vector_model is not None and vector_model.usable(pair_vector):
-            p_vector = vector_model.vector_probability(pair_vector)
-            focus = (model.probability(focus_vec), focus_vectors.get(name, pair_vector))
-            p = vector_model.probability(p_lexical, pair_vector, pooled, focus)
-            outcome = vector_model.outcome(p)
-            if vector_model.prototypes is not None:
-                text_of, psim = vector_model.prototypes.nearest(pair_vector)
-                prototype = f"{text_of} (similarity {psim:.2f})"
-            centroid, vsim = vector_model.nearest(pair_vector)
-            vault_near, vault_sim = _nearest(vec, examples)
-            if centroid is not None and not (vault_near and vault_sim >= VAULT_EXAMPLE_SIMILARITY):
-                nearest = f"{centroid.label}: {centroid.name} (vector similarity {vsim:.2f})"
-        else:
-            outcome, view = model.outcome(p), None
-        if outcome == "neutral" and examples and _nearest(vec, examples)[1] >= VAULT_EXAMPLE_SIMILARITY:
-            outcome = "uncertain"  # resembles what the person marked charged for this subject
+        if not context.mentions:
+            why = "not the subject: " + "; ".join(context.collisions)
+            found[name] = CareAssessment(name, "released", "resolution", why, reference=why)
+            continue
+        sentence = context.focus_sentences[0] if context.focus_sentences else None
+        ref = dict(mention=context.mentions[0], reference=context.reference, sentence=sentence)
         if name.casefold() in dismissed_folded:
-            found[name] = CareAssessment(name, "neutral", 1.0, "dismissed", mention, cue, round(p, 4))
+            found[name] = CareAssessment(name, "released", "dismissed", "released by your decision", **ref)
             continue
-        confidence = p if outcome == "charged" else 1 - p if outcome == "neutral" else max(p, 1 - p)
+        s = _score(
+            text,
+            by_name[name],
+            context,
+            model,
+            vector_model,
+            pair_vectors.get(name, (None, None)),
+            pooled,
+            focus_vectors.get(name),
+        )
+        outcome, source, why = _decide(by_name[name], s, note_date, (released_examples or {}).get(name, ()))
         found[name] = CareAssessment(
             name,
             outcome,
-            round(confidence, 4),
-            "inferred",
-            mention,
-            cue,
-            round(p, 4),
-            nearest,
-            round(p_lexical, 4),
-            None if p_vector is None else round(p_vector, 4),
-            view,
-            prototype,
+            source,
+            why,
+            **ref,
+            rule_cue=s.cue,
+            score=round(s.p, 4),
+            inferred=s.inferred,
+            nearest=s.nearest,
+            lexical_score=round(s.lexical, 4),
+            vector_score=None if s.vector is None else round(s.vector, 4),
+            vector_view=s.view,
+            prototype=s.prototype,
         )
     return [found[n] for n in sorted(found, key=str.casefold)]
 
 
-def vault_examples(
-    chunks: Iterable[tuple[str, str, Sequence[str]]], subjects: Sequence[DeferenceSubject]
+def released_examples(
+    chunks: Iterable[tuple[str, str, Collection[str]]], subjects: Sequence[DeferenceSubject]
 ) -> dict[str, list[Exemplar]]:
-    """Labelled examples from the vault: ``(path, chunk text, declared charged)`` → per subject,
-    the vectors of chunks that mention a subject their note marks ``charged:``."""
+    """Examples the person released: ``(path, chunk text, dismissed canonical names)`` → per subject, the
+    lexical features of the note's chunks that refer to a subject the person released for that note."""
     by_name = {s.name: s for s in subjects}
     out: dict[str, list[Exemplar]] = {}
-    for path, text, declared in chunks:
-        names = {canonical_name(d, subjects) for d in declared if d and d.strip()} & set(by_name)
-        for context in resolve_all(text, [by_name[n] for n in sorted(names)]):
-            vec, _ = vectorise(text, by_name[context.subject], context)
-            out.setdefault(context.subject, []).append(Exemplar("charged", path, vec))
+    for path, text, dismissed in chunks:
+        names = sorted(set(dismissed) & set(by_name))
+        for context in resolve_all(text, [by_name[n] for n in names]):
+            if context.mentions:
+                vec, _ = vectorise(text, by_name[context.subject], context)
+                out.setdefault(context.subject, []).append(Exemplar("released", path, vec))
     return out
 
 
 def withheld_subjects(assessments: Sequence[CareAssessment]) -> tuple[str, ...]:
-    """The subjects a chunk is withheld for: charged or uncertain."""
+    """The subjects a chunk is withheld for."""
     return tuple(a.subject for a in assessments if a.withheld)

@@ -1,108 +1,121 @@
-"""``lucasrag eval care``: the care detector on the generated corpus, both halves reported.
+"""``lucasrag eval care``: withheld-until-released on the generated corpus, per batch and half.
 
-For each passage the detector assesses the passage's subject (all corpus
-subjects on the deference list). Figures per half (``tune`` fitted the weights
-and chose the thresholds; ``test`` never did):
+Each passage is about one subject of the corpus's deference list and labelled ``charged`` or ``neutral``;
+the detector assesses it exactly as an ingest does (no decisions, default policy). Figures per batch (the
+tuning batches chose the release cut; the test half, held-out batch 4, never did):
 
-* ``recall``: charged passages withheld (outcome charged or uncertain);
-* ``false_positive_rate``: neutral passages withheld;
-* ``uncertain_share``: uncertain outcomes among all subject mentions;
-* ``recall_by_register``;
-* query level, through ``lucasrag_query.policy.apply_policy`` (the one care
-  rule): every passage a candidate of an unbridged query with a closed and an
-  open archive; ``leaks`` = charged passages returned where care forbids it
-  (present ones always, archival ones under a closed archive); with every
-  subject bridged, ``over_withheld`` = neutral passages withheld for care.
-* ``cost``: detector milliseconds per chunk (its forward pass included: at ingest
-  the index reuses that pass's passage vector) against the embedder's on the
-  same texts (ingest embeds every chunk);
-* ``lexical_only``: recall, false positives and uncertain share without the
-  vector evidence (what an ingest with another embedding model gets);
-* ``chunk_view``: the same with the chunk's passage vector standing in for
-  every span vector (what an ingest gives a one-chunk note whose text routing
-  embedded first: see ``vectors``).
+* ``charged_released``: charged passages released (a leak unless a query bridges or opens the archive);
+* ``references_found``: charged passages whose reference to their subject was resolved at all;
+* ``neutral_released``: neutral mentions released before any review;
+* ``collisions_released``: passages about a namesake (``namesake-*`` families: another person with the
+  subject's first name) released as "not the subject";
+* ``pending``: pairs withheld and awaiting review; ``review_decisions``: batch decisions a person needs to
+  bring them to zero (below);
+* query level, through ``lucasrag_query.policy.apply_policy`` (the one care rule): every passage a
+  candidate of an unbridged query with a closed and an open archive; ``leaks`` = charged passages returned
+  where care forbids it; with every subject bridged, ``over_withheld`` = neutral passages withheld for care.
+* ``cost``: detector milliseconds per chunk (its forward pass included: at ingest the index reuses that
+  pass's passage vector) against the embedder's on the same texts.
+
+The simulated review: pending pairs listed as ``lucasrag care list`` lists them (most likely neutral
+first); a person who knows the truth decides each run of same-label pairs in one batch decision
+(``lucasrag care dismiss|confirm --neutral-above A --neutral-below B``). It does not re-ingest between
+decisions, so what a dismissal teaches (similar pending pairs released) is not counted: an upper bound.
 """
 
 from __future__ import annotations
 
 import time
 from collections import defaultdict
+from collections.abc import Sequence
 
-from lucasrag_assets.rules.care.vectors import SpanEmbed
-from lucasrag_harness.evaluation.care_corpus import SUBJECTS, Passage, generate_corpus
+from lucasrag_harness.evaluation.care_corpus import (
+    HELDOUT,
+    HELDOUT2,
+    HELDOUT3,
+    HELDOUT4,
+    SUBJECTS,
+    WRITERS_BATCHES,
+    Passage,
+    generate_corpus,
+)
 
-
-def memo_spans(embed: SpanEmbed) -> SpanEmbed:
-    """``embed`` that runs each (text, spans) once: the chunk-view run reuses the span run's passes."""
-    seen: dict[tuple, tuple] = {}
-
-    def cached(text, span_sets):
-        key = (text, tuple(tuple(map(tuple, s)) for s in span_sets))
-        if key not in seen:
-            seen[key] = embed(text, span_sets)
-        return seen[key]
-
-    return cached
-
-
-def chunk_view(embed: SpanEmbed) -> SpanEmbed:
-    """``embed`` with every span vector dropped, so the chunk's passage vector stands in."""
-
-    def chunk_only(text, span_sets):
-        pooled, _ = embed(text, span_sets)
-        return pooled, [None] * len(span_sets)
-
-    return chunk_only
+WITHHELD = ("withheld", "charged", "uncertain")  # the outcomes of this detector and of the training's cuts
+BATCH_ORDER = ("batches 1-5", "held-out 1", "held-out 2", "writers", "held-out 3", "held-out 4")
 
 
-def _assess(passages: list[Passage], embed: SpanEmbed | None) -> tuple[list[tuple[Passage, str, float | None]], float]:
+def batch_of() -> dict[str, str]:
+    """Family name → the batch it was written in (batches 1-5 share one name)."""
+    out = {}
+    for name, (charged, neutral) in (
+        ("held-out 1", HELDOUT),
+        ("held-out 2", HELDOUT2),
+        ("held-out 3", HELDOUT3),
+        ("held-out 4", HELDOUT4),
+    ):
+        out |= {f.name: name for f in charged + neutral}
+    out |= {f.name: "writers" for c, n in WRITERS_BATCHES for f in c + n}
+    return out
+
+
+Row = tuple[Passage, str, float | None, str | None]  # passage, outcome, score, source
+
+
+def assess(passages: Sequence[Passage], embed) -> tuple[list[Row], float]:
+    """Each passage's outcome for its own subject ("released" when nothing refers to it), timed."""
     from lucasrag_assets.rules.care.detector import assess_chunk
 
     out = []
     start = time.perf_counter()
     for p in passages:
-        found = {a.subject: a for a in assess_chunk(p.text, SUBJECTS, embed=embed)}
-        a = found.get(p.subject)
-        out.append((p, a.outcome if a else "neutral", a.score if a else None))
+        a = {a.subject: a for a in assess_chunk(p.text, SUBJECTS, embed=embed)}.get(p.subject)
+        out.append((p, a.outcome if a else "released", a.score if a else None, a.source if a else None))
     return out, time.perf_counter() - start
 
 
-def _half_figures(rows: list[tuple[Passage, str, float | None]]) -> dict:
-    charged = [o for p, o, _ in rows if p.label == "charged"]
-    neutral = [o for p, o, _ in rows if p.label == "neutral"]
-    by_register: dict[str, list[bool]] = defaultdict(list)
-    for p, o, _ in rows:
-        if p.label == "charged":
-            by_register[p.register].append(o != "neutral")
-    missed_families: dict[str, int] = defaultdict(int)
-    fp_families: dict[str, int] = defaultdict(int)
-    for p, o, _ in rows:
-        if p.label == "charged" and o == "neutral":
-            missed_families[p.family] += 1
-        if p.label == "neutral" and o != "neutral":
-            fp_families[p.family] += 1
+def review_decisions(rows: Sequence[Row]) -> int:
+    """Batch decisions to bring the pending pairs to zero: runs of one label in ``care list`` order."""
+    pending = sorted(((s or 0.0), p.label) for p, o, s, src in rows if o in WITHHELD and src == "inferred")
+    return sum(1 for i, (_, label) in enumerate(pending) if i == 0 or pending[i - 1][1] != label)
+
+
+def _share(rows: Sequence[Row], label: str, outcome: str, family: str = "") -> float | None:
+    picked = [o for p, o, _, _ in rows if p.label == label and family in p.family]
+    return round(sum(o == outcome for o in picked) / len(picked), 4) if picked else None
+
+
+def batch_figures(rows: Sequence[Row]) -> dict:
+    from lucasrag_assets.rules.care.mentions import resolve
+
+    by_name = {s.name: s for s in SUBJECTS}
+    charged = [p for p, *_ in rows if p.label == "charged"]
+    found = sum(1 for p in charged if (c := resolve(p.text, by_name[p.subject])) is not None and c.mentions)
+    released_by: dict[str, int] = defaultdict(int)
+    for p, o, *_ in rows:
+        if p.label == "charged" and o == "released":
+            released_by[p.family] += 1
     return {
         "charged_passages": len(charged),
-        "neutral_passages": len(neutral),
-        "families": len({p.family for p, _, _ in rows}),
-        "recall": round(sum(o != "neutral" for o in charged) / max(len(charged), 1), 4),
-        "charged_share": round(sum(o == "charged" for o in charged) / max(len(charged), 1), 4),
-        "false_positive_rate": round(sum(o != "neutral" for o in neutral) / max(len(neutral), 1), 4),
-        "uncertain_share": round(sum(o == "uncertain" for _, o, _ in rows) / max(len(rows), 1), 4),
-        "recall_by_register": {r: round(sum(v) / len(v), 4) for r, v in sorted(by_register.items())},
-        "missed_by_family": dict(sorted(missed_families.items())),
-        "false_positives_by_family": dict(sorted(fp_families.items())),
-        **query_level(rows),
+        "neutral_passages": sum(p.label == "neutral" for p, *_ in rows),
+        "charged_released": _share(rows, "charged", "released"),
+        "references_found": round(found / len(charged), 4) if charged else None,
+        "neutral_released": _share(rows, "neutral", "released"),
+        "collisions_released": _share(rows, "neutral", "released", "namesake"),
+        "pending": sum(o in WITHHELD and src == "inferred" for _, o, _, src in rows),
+        "review_decisions": review_decisions(rows),
+        "charged_released_by_family": dict(sorted(released_by.items())),
+        **query_level([(p, o, s) for p, o, s, _ in rows]),
     }
 
 
-def query_level(rows: list[tuple[Passage, str, float | None]]) -> dict:
+def query_level(rows: Sequence[tuple[Passage, str, float | None]]) -> dict:
+    """Leaks and over-withholding through the query policy (``o`` withheld: any of :data:`WITHHELD`)."""
     from lucasrag_query.policy import Candidate, apply_policy
     from lucasrag_query.temporal import TemporalSignals
 
     candidates = [
         Candidate(
-            f"c{i}", p.workspace, f"{p.family}/{i}.md", p.band, p.date, (p.subject,) if o != "neutral" else (), p.text
+            f"c{i}", p.workspace, f"{p.family}/{i}.md", p.band, p.date, (p.subject,) if o in WITHHELD else (), p.text
         )
         for i, (p, o, _) in enumerate(rows)
     ]
@@ -122,7 +135,7 @@ def query_level(rows: list[tuple[Passage, str, float | None]]) -> dict:
     return {"query_cases": 3 * len(candidates), "leaks": leaks, "over_withheld": over}
 
 
-def _cost(passages: list[Passage], detector_seconds: float) -> dict:
+def _cost(passages: Sequence[Passage], detector_seconds: float) -> dict:
     from lucasrag.embedding import get_embedder
 
     texts = [p.text for p in passages]
@@ -139,35 +152,34 @@ def _cost(passages: list[Passage], detector_seconds: float) -> dict:
     }
 
 
-def evaluate_care(seed: int = 11, *, cost: bool = True, vectors: bool = True) -> dict:
-    """Both halves with the evidence an ingest uses (vectors when the configured model fits the
-    weights), plus each half's recall and false positives with lexical evidence only and with the
-    chunk view."""
+def evaluate_care(seed: int = 11, *, cost: bool = True, vectors: bool = True, halves=("tune", "test")) -> dict:
+    """Per batch and per half, with the evidence an ingest uses (vectors when the configured model fits the
+    weights) and with lexical evidence alone (what an ingest with another embedding model gets).
+    ``halves``: which to score; leave ``test`` out while choosing anything."""
     from lucasrag.embedding import get_embedder
     from lucasrag_assets.rules.care.model import shipped_model
     from lucasrag_assets.rules.care.vectors import embedding_model_id, vector_warning
 
-    passages = generate_corpus(seed)
+    passages = [p for p in generate_corpus(seed) if p.half in halves]
     model = shipped_model()
     warning = vector_warning(model.vector, embedding_model_id(get_embedder())) if vectors else "vectors off"
-    embed = memo_spans(get_embedder().embed_spans)
-    rows, seconds = _assess(passages, None if warning else embed)
-    lexical = rows if warning else _assess(passages, None)[0]
-    chunk = rows if warning else _assess(passages, chunk_view(embed))[0]
-    report = {
+    rows, seconds = assess(passages, None if warning else get_embedder().embed_spans)
+    lexical = rows if warning else assess(passages, None)[0]
+    batches = batch_of()
+    report: dict = {
         "model": model.version,
-        "thresholds": {"uncertain": model.uncertain_at, "charged": model.charged_at},
+        "release_below": {"lexical": model.release_below, "vector": model.vector_release_below},
         "vector_evidence": warning or f"on ({model.vector.embedding_model})",
         "seed": seed,
-        **{half: _half_figures([r for r in rows if r[0].half == half]) for half in ("tune", "test")},
     }
-    if model.vector is not None:
-        report["vector_thresholds"] = {"uncertain": model.vector.uncertain_at, "charged": model.vector.charged_at}
-    for half in ("tune", "test"):
-        figures = _half_figures([r for r in lexical if r[0].half == half])
-        report[half]["lexical_only"] = {k: figures[k] for k in ("recall", "false_positive_rate", "uncertain_share")}
-        figures = _half_figures([r for r in chunk if r[0].half == half])
-        report[half]["chunk_view"] = {k: figures[k] for k in ("recall", "false_positive_rate", "uncertain_share")}
+    for name, chosen in (("with_vectors", rows), ("lexical_only", lexical)):
+        part = report.setdefault(name, {})
+        for half in halves:
+            part[half] = batch_figures([r for r in chosen if r[0].half == half])
+        for batch in BATCH_ORDER:
+            picked = [r for r in chosen if batches.get(r[0].family, "batches 1-5") == batch]
+            if picked:
+                part[batch] = batch_figures(picked)
     if cost:
         report["cost"] = _cost(passages, seconds)
     return report

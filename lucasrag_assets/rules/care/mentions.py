@@ -18,9 +18,19 @@ The *focus* is narrower: only the sentences, list items or lines that name the
 subject or refer back to it. It is what a grief aside in a shopping list or a
 bullet journal is, when the rest of the chunk is chores.
 
-A name followed by a capitalised surname the subject does not have ("Maya Chen",
-"Tom Hargreaves") is another person with the same first name: that mention, and
-every bare mention of the same name in the chunk, is not the subject.
+Some mentions are not the subject (a *collision*), and each says why:
+
+* a name followed by a capitalised surname the subject does not have ("Maya Chen",
+  "Tom Hargreaves") is another person with the same first name: that mention, and
+  every bare mention of the same name in the chunk, is not the subject;
+* a name placed among work or neighbours ("Maya from accounts", "my colleague Dan");
+* someone else's relation when the subject is the writer's ("Sam's mum", "his grandad"
+  when the subject is Mum or Grandad);
+* a common word that is also a name, used as a word: after an article or a quantifier
+  ("a pip", "the iris", "some dev boxes") or inside code (`` `pip install` ``).
+
+A chunk may also refer to a subject without naming it: a note whose title or first
+line names the subject refers to it in every chunk (:func:`note_reference`).
 Pure functions, stdlib only.
 """
 
@@ -39,7 +49,42 @@ _PRONOUN = re.compile(r"\b(?:he|him|his|himself|she|her|hers|herself)\b", re.IGN
 _SURNAME = re.compile(r"\s+([A-Z][a-z\u00e0-\u00ff]+(?:-[A-Z][a-z]+)?)")
 #: Capitalised words that follow a name without being a surname.
 _NOT_SURNAMES = frozenset(
-    "I And But So Then When If The A On In At It He She We They You My Is Was Has Had Would Will Said".split()
+    "I And But So Then When If The A On In At It He She We They You My Is Was Has Had Would Will Said Or Not "
+    "Mon Tue Tues Wed Thu Thur Thurs Fri Sat Sun Monday Tuesday Wednesday Thursday Friday Saturday Sunday "
+    "Jan Feb Mar Apr May Jun Jul Aug Sep Sept Oct Nov Dec January February March April June July August "
+    "September October November December Day Xmas Christmas Easter".split()
+)
+#: Words for the writer's relations: a subject named so ("Mum", "grandad") is someone else's relation when
+#: another owner precedes the word ("Sam's mum", "his grandad", "your nan").
+KINSHIP = frozenset(
+    "mum mam mom mummy mother dad da daddy father grandad grandpa granda gramps grandma gran granny nana nan "
+    "nain taid nanna grandmother grandfather brother sister bro sis uncle aunt auntie aunty stepdad stepmum "
+    "stepmom stepfather stepmother twin son daughter husband wife ex partner boyfriend girlfriend baby".split()
+)
+_OTHER_OWNER = re.compile(
+    r"(?:(?<![\w'’])(?!(?:my|our)\b|(?:it|that|he|she|what|who|there|here|where|let|how|today|tonight)['’]s)"
+    r"[A-Za-z][\w-]*(?:['’]s|s['’])|\b(?:his|her|their|your|whose))\s+$",
+    re.IGNORECASE,
+)
+#: Before a one-word name, a word that makes it a common noun: "a pip", "the iris", "two jays".
+_ARTICLE = re.compile(r"\b(?:a|an|the|this|that|these|those|some|any|each|every|several|many|few)\s+$", re.IGNORECASE)
+#: A place or a thing named after someone: "Maya's Diner", a ferry "named 'Daniel'".
+_BUSINESS = re.compile(
+    r"['’]s['’\"]?\s+(?:Kitchen|Diner|Cafe|Café|Bakery|Bar|Pub|Restaurant|Shop|Salon|Deli|Garage|Store|"
+    r"Bistro|Grill|Tavern|Inn|Hotel|Barbers?|Takeaway|Chippy|Market|Yard|Farm|Hall|Road|Lane|Street|Way)\b"
+)
+_NAMED = re.compile(r"\b(?:called|named|codename|code-named)\s+['\"‘“]$", re.IGNORECASE)  # quoted: not "called mum"
+#: A namesake among the people of work or the street: "Dan from accounts", "Maya at work", "my colleague Maya".
+_PLACED_AFTER = re.compile(
+    r"\s*(?:\(|,\s*)?(?:from|at|in|on)\s+(?:work|the office|accounts|hr|it|finance|sales|legal|payroll|support|"
+    r"reception|next door|number \d+|the (?:\w+ )?(?:team|department|desk|squad|office|site|client|agency|gym|club))\b",
+    re.IGNORECASE,
+)
+_PLACED_BEFORE = re.compile(
+    r"\b(?:colleague|co-?worker|workmate|manager|boss|client|customer|supplier|contractor|recruiter|intern|"
+    r"neighbour|neighbor|landlord|tenant|plumber|electrician|dentist|gp|teacher|student|pupil|new hire|"
+    r"new starter|namesake|other)\s+$",
+    re.IGNORECASE,
 )
 #: At most this many sentences, or this many words: the whole chunk is about any subject it names.
 SHORT_CHUNK_SENTENCES = 3
@@ -71,6 +116,10 @@ class SubjectContext:
     #: neutral ones, and the wider context is dominated by them; the focus is scored too (``detector``).
     focus_sentences: tuple[str, ...] = ()
     focus_spans: tuple[tuple[int, int], ...] = ()
+    #: Why mentions that look like the subject are not it ("another person: Maya Chen", "a common word: a pip").
+    collisions: tuple[str, ...] = ()
+    #: How the chunk refers to the subject: "names it" or where the note names it (see :func:`note_reference`).
+    reference: str = "names it"
 
     @property
     def text(self) -> str:
@@ -112,6 +161,8 @@ def name_pattern(names: tuple[str, ...]) -> re.Pattern[str]:
 
 def _is_other_person(sentence: str, end: int, subject: DeferenceSubject) -> str | None:
     """The other person's full name when the mention ending at ``end`` continues with a foreign surname."""
+    if sentence[end - 2 : end].lower() in ("'s", "’s"):  # "marc's Form E": a possessive, not a surname
+        return None
     m = _SURNAME.match(sentence, end)
     if not m or m.group(1) in _NOT_SURNAMES:
         return None
@@ -121,6 +172,38 @@ def _is_other_person(sentence: str, end: int, subject: DeferenceSubject) -> str 
     if m.group(1).casefold() in known:
         return None
     return candidate
+
+
+def _in_code(text: str, start: int) -> bool:
+    """Whether ``start`` lies inside an inline code span of its line (an odd number of backticks before it)."""
+    line_start = text.rfind("\n", 0, start) + 1
+    return text.count("`", line_start, start) % 2 == 1
+
+
+def collision(sentence: str, start: int, end: int, subject: DeferenceSubject) -> str | None:
+    """Why the mention ``sentence[start:end]`` is not ``subject``, or None when it may be.
+
+    Someone else's relation ("Sam's mum" for the writer's Mum), a namesake among work or neighbours
+    ("Dan from accounts", "my colleague Dan"), a common word used as a word ("a pip", "the iris", code).
+    Each reason is evidence shown to the person."""
+    written = sentence[start:end]
+    word = re.sub(r"['’]s$", "", written).casefold()
+    before = sentence[max(0, start - 40) : start]
+    first = word.split()[0] if word.split() else word
+    if _in_code(sentence, start):
+        return f"{written!r} is inside code"
+    if _BUSINESS.match(sentence, end - 2) or _NAMED.search(before):
+        return f"a place or thing named {written!r}"
+    if first in KINSHIP and (m := _OTHER_OWNER.search(before)):
+        return f"someone else's relation: {m.group(0).strip()} {written}"
+    if first not in KINSHIP and len(word.split()) == 1:
+        if _PLACED_BEFORE.search(before):
+            return f"another person: {_PLACED_BEFORE.search(before).group(0).strip()} {written}"
+        if m := _PLACED_AFTER.match(sentence, end):
+            return f"another person: {written}{m.group(0)}"
+        if (m := _ARTICLE.search(before)) and not written[:1].isupper():
+            return f"a common word: {m.group(0).strip()} {written}"
+    return None
 
 
 def _is_title(sentences: list[Sentence], i: int) -> bool:
@@ -138,18 +221,23 @@ def resolve(text: str, subject: DeferenceSubject) -> SubjectContext | None:
     sentences = split_structured(text)
     mentions: list[tuple[int, str]] = []
     others: list[str] = []
+    collisions: list[str] = []
     for i, s in enumerate(sentences):
         for m in pattern.finditer(s.text):
             other = _is_other_person(s.text, m.end(), subject)
+            why = None if other else collision(s.text, m.start(), m.end(), subject)
             if other:
                 others.append(other)
+            elif why:
+                collisions.append(why)
             else:
                 mentions.append((i, m.group(0)))
     if others:  # bare names in a chunk about a namesake are the namesake's
         full = name_pattern((subject.name,))
         mentions = [(i, w) for i, w in mentions if full.fullmatch(w) and " " in subject.name.strip()]
+    not_subject = tuple(dict.fromkeys([*(f"another person: {o}" for o in others), *collisions]))
     if not mentions:
-        return SubjectContext(subject.name, (), (), tuple(others)) if others else None
+        return SubjectContext(subject.name, (), (), tuple(others), collisions=not_subject) if not_subject else None
     about: set[int] = set()
     focus = {i for i, _ in mentions}
     written = [w for _, w in mentions]
@@ -180,8 +268,34 @@ def resolve(text: str, subject: DeferenceSubject) -> SubjectContext | None:
         tuple((sentences[i].start, sentences[i].end) for i in ordered),
         tuple(sentences[i].text for i in focused),
         tuple((sentences[i].start, sentences[i].end) for i in focused),
+        not_subject,
     )
 
 
 def resolve_all(text: str, subjects: Sequence[DeferenceSubject]) -> list[SubjectContext]:
-    return [c for s in subjects if (c := resolve(text, s)) is not None and c.mentions]
+    """Every subject the chunk refers to, and every subject only a collision looks like (no mentions)."""
+    return [c for s in subjects if (c := resolve(text, s)) is not None]
+
+
+def note_reference(names: Sequence[str], first_chunk: str, subjects: Sequence[DeferenceSubject]) -> dict[str, str]:
+    """The subjects a note names at its head — ``names`` (its title, file name, aliases) or the first two lines of
+    its first chunk — as canonical name → the evidence. Such a note is about the subject throughout, so a later
+    chunk that refers to the subject by pronoun or not at all still refers to it ("Grandad" as a title, then
+    three pages of "he")."""
+    lines = [ln for ln in first_chunk.splitlines() if ln.strip()][:2]
+    out: dict[str, str] = {}
+    for s in subjects:
+        for where, text in (("title or file name", "\n".join(n for n in names if n)), ("first line", "\n".join(lines))):
+            context = resolve(text, s)
+            if context is not None and context.mentions:
+                out[s.name] = f"the note's {where} names {context.mentions[0]!r}"
+                break
+    return out
+
+
+def whole_chunk(text: str, subject: DeferenceSubject, evidence: str) -> SubjectContext:
+    """A chunk that refers to ``subject`` without naming it (``note_reference``): all of it is about the subject."""
+    sentences = split_structured(text)
+    spans = tuple((s.start, s.end) for s in sentences)
+    texts = tuple(s.text for s in sentences)
+    return SubjectContext(subject.name, ("(the note)",), texts, (), spans, texts, spans, (), evidence)

@@ -4,9 +4,14 @@
 (it records that command, its version and the corpus split it was fitted on).
 With a chunk vector from the embedding model the weights were trained on, the
 vector model (``vectors``) stacks on the lexical one and its own thresholds apply.
-Probabilities are cut into three outcomes at two thresholds chosen on the
-tuning half of the generated corpus: at or above ``charged`` → charged, at or
-above ``uncertain`` → uncertain (withheld and listed for review), else neutral.
+Two cuts are read from the probability of charged:
+
+* ``release`` (``release_below``, one per evidence: lexical alone or with vectors): below it a mention is
+  confidently neutral and the detector releases it. Chosen on the tuning half so that at most 1 % of the
+  charged passages of every tuning batch fall below it (``lucasrag_harness.evaluation.care_release``).
+* ``uncertain`` (and ``charged``): at or above it the detector *infers* the mention charged. Under the default
+  policy that only changes the evidence; it decides for a ``charged-only`` subject and for a reference written
+  before a subject's ``since:`` date (``detector``).
 """
 
 from __future__ import annotations
@@ -49,6 +54,10 @@ class CareModel:
     vector: VectorModel | None = None  # evidence from the chunk's embedding (see ``vectors``)
     #: How far the focus lines' score raises the context's when higher (``vectors.raise_by_focus``).
     focus_weight: float = 0.0
+    #: Below this probability of charged a mention is released as neutral: lexical evidence alone, and
+    #: with vector evidence (0.0: the detector releases nothing).
+    release_below: float = 0.0
+    vector_release_below: float = 0.0
 
     def probability(self, vec: np.ndarray) -> float:
         return sigmoid(float(vec @ self.weights) + self.bias)
@@ -61,6 +70,9 @@ class CareModel:
     def outcome(self, p: float) -> str:
         return "charged" if p >= self.charged_at else "uncertain" if p >= self.uncertain_at else "neutral"
 
+    def release_cut(self, with_vectors: bool) -> float:
+        return self.vector_release_below if with_vectors else self.release_below
+
     def to_json(self) -> dict:
         return {
             "version": self.version,
@@ -69,6 +81,7 @@ class CareModel:
             "bias": round(self.bias, 6),
             "thresholds": {"charged": self.charged_at, "uncertain": self.uncertain_at},
             "focus_weight": self.focus_weight,
+            "release": {"lexical": self.release_below, "vector": self.vector_release_below},
             "weights": [round(float(w), 5) for w in self.weights],
             "exemplars": [
                 {
@@ -104,6 +117,8 @@ class CareModel:
             tuple(exemplars),
             VectorModel.from_json(raw["vector"]) if raw.get("vector") else None,
             float(raw.get("focus_weight", 0.0)),
+            float(raw.get("release", {}).get("lexical", 0.0)),
+            float(raw.get("release", {}).get("vector", 0.0)),
         )
 
     def save(self, path: Path, **provenance) -> None:

@@ -1,41 +1,87 @@
-"""What awaits a person's care review: inferred withheld pairs, one row per (note, subject).
+"""What awaits a person's care review, and which pending pairs a batch decision selects.
 
-Both ``lucasrag care list`` (from the note catalogue) and the ``care_reviewed``
-asset check (from the chunk table) list them through :func:`review_rows`. A
-note's row keeps the strongest chunk's evidence. ``uncertain`` rows are
-*pending*; inferred ``charged`` rows are listed too, so that a wrong inference
-can be dismissed. Rows carry evidence, never chunk text beyond the mention.
+``lucasrag care list`` (from the note catalogue) and the ``care_reviewed`` asset check (from the chunk
+table) list rows through :func:`review_rows`: one row per (note, subject) whose chunks are withheld with no
+decision of the person's. A note's row speaks for its chunk most likely charged. Rows are grouped by subject
+and, within a subject, the most likely neutral come first (``neutral`` = 1 - the detector's probability of
+charged), so that a person can release a run of them with one batch decision. A row carries the referring
+sentence for the person's eyes; hints and MCP never show it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from pathlib import PurePosixPath
+
+from lucasrag.catalog import care_pending
 
 REVIEW_COLUMNS = (
-    "path",
     "subject",
+    "path",
+    "neutral",
     "outcome",
-    "confidence",
+    "source",
+    "why",
     "mention",
+    "reference",
+    "sentence",
     "rule_cue",
     "score",
-    "lexical_score",
-    "vector_score",
+    "inferred",
     "nearest",
     "prototype",
 )
 
 
-def review_rows(pairs: Iterable[tuple[str, dict]], *, pending_only: bool = False) -> list[dict]:
-    """``(path, assessment dict)`` pairs → review rows sorted by path and subject."""
+def review_rows(pairs: Iterable[tuple[str, dict]], *, every: bool = False) -> list[dict]:
+    """``(path, assessment dict)`` pairs → pending review rows (``every``: every pair, released and decided
+    ones too), grouped by subject, the most likely neutral first."""
     best: dict[tuple[str, str], dict] = {}
     for path, a in pairs:
-        if a.get("source") != "inferred" or a.get("outcome") not in ("charged", "uncertain"):
-            continue
-        if pending_only and a["outcome"] != "uncertain":
+        if not every and not care_pending(a):
             continue
         key = (path, a["subject"])
-        row = {"path": path, **{c: a.get(c) for c in REVIEW_COLUMNS[1:]}}
-        if key not in best or (row["score"] or 0) > (best[key]["score"] or 0):
+        row = {"path": path, **{c: a.get(c) for c in REVIEW_COLUMNS if c not in ("path", "neutral")}}
+        row["neutral"] = None if a.get("score") is None else round(1 - a["score"], 4)
+        held = best.get(key)
+        # a note is as withheld as its most withheld chunk, and as charged as its most charged one
+        rank = (row["outcome"] == "withheld", row["score"] or 0.0)
+        if held is None or rank > (held["outcome"] == "withheld", held["score"] or 0.0):
             best[key] = row
-    return [best[k] for k in sorted(best)]
+    return sorted(
+        best.values(),
+        key=lambda r: (r["subject"].casefold(), -(r["neutral"] if r["neutral"] is not None else -1), r["path"]),
+    )
+
+
+def select(
+    rows: Iterable[dict],
+    *,
+    paths: Iterable[str] = (),
+    folder: str | None = None,
+    tag: str | None = None,
+    tags_of: Callable[[str], Iterable[str]] | None = None,
+    subject: str | None = None,
+    neutral_above: float | None = None,
+    neutral_below: float | None = None,
+) -> list[dict]:
+    """The review rows a batch decision applies to: every filter given must hold (paths: any of them)."""
+    wanted = set(paths)
+    prefix = PurePosixPath(folder.strip("/")) if folder else None
+    tag = tag.lstrip("#").casefold() if tag else None
+    out = []
+    for r in rows:
+        if wanted and r["path"] not in wanted:
+            continue
+        if prefix is not None and prefix not in PurePosixPath(r["path"]).parents:
+            continue
+        if subject and r["subject"].casefold() != subject.casefold():
+            continue
+        if neutral_above is not None and (r["neutral"] is None or r["neutral"] < neutral_above):
+            continue
+        if neutral_below is not None and (r["neutral"] is None or r["neutral"] >= neutral_below):
+            continue
+        if tag and tags_of is not None and tag not in {t.lstrip("#").casefold() for t in tags_of(r["path"])}:
+            continue
+        out.append(r)
+    return out

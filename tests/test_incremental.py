@@ -111,7 +111,8 @@ def _defer(vault):
 
 
 def _dismiss(vault):
-    """A person's care decision: the note is not charged for Grandad Tom (its key's dismissals)."""
+    """A person's care decision: the note is released for Grandad Tom (its key's dismissals, and an example
+    of a neutral reference to him for every other note)."""
     (vault / ".lucasrag/care_decisions.yaml").write_text(
         "dismissed:\n- path: journal/2025-11-02.md\n  subject: Grandad Tom\n", encoding="utf-8"
     )
@@ -130,8 +131,8 @@ CHANGE_KINDS = {
     "edit frontmatter tags": (lambda v: _retag(v / "admin/lease/2024-01-28 lisbon lease.md"), "one"),
     "add a labelled note (routing's self-training)": (_label, None),
     "edit the deference list": (_defer, "all"),
-    "mark a note charged (the care detector's examples)": (_charge, "all"),
-    "dismiss a care subject for one note": (_dismiss, "one note's chunks"),
+    "mark a note charged (a person's decision for that note only)": (_charge, "one"),
+    "dismiss a care subject for one note (it teaches the release step)": (_dismiss, "all"),
     "delete a note": (lambda v: (v / DELETED).unlink(), 0),
 }
 

@@ -56,7 +56,7 @@ def chunk_rows_salt(settings: Settings, subjects, vector_evidence: str, examples
     """Everything vault-wide a chunk row depends on: the rules' source, chunk size, archive cutoff,
     the deference list, the care model (its evidence and cuts) and the vault's released examples."""
     rules = source_fingerprint(*CHUNK_RULES)
-    cuts = (shipped_model().version, shipped_model().release_below, shipped_model().vector_release_below)
+    cuts = (shipped_model().version, shipped_model().release_rule(True), shipped_model().release_rule(False))
     return repr((rules, settings.chunk_tokens, settings.archive_cutoff, subjects, vector_evidence, cuts, examples_key))
 
 

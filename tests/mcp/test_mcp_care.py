@@ -128,8 +128,8 @@ def test_random_charged_texts_never_leak_over_mcp(care_vault, mcp):
     assert served >= len(notes) - len(charged)
 
 
-def test_uncertain_pairs_are_withheld_by_read_note_and_pending_in_status(tmp_path, monkeypatch):
-    """An inferred ``uncertain`` pair is withheld like a charged one until bridged, and status lists it."""
+def test_pending_pairs_are_withheld_by_read_note_and_pending_in_status(tmp_path, monkeypatch):
+    """A reference the detector does not release is withheld until bridged, and status lists it as pending."""
     from lucasrag.catalog import read_catalog
     from lucasrag_assets.ingest import run_ingest
     from lucasrag_query.mcp.notes import read_note
@@ -149,9 +149,9 @@ def test_uncertain_pairs_are_withheld_by_read_note_and_pending_in_status(tmp_pat
     monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "dagster"))
     run_ingest(settings)
     care = {r["path"]: r["care"] for r in read_catalog(settings).to_dicts()}
-    # The precondition: the detector (care-lr-6: 0.871, between its two cuts) rates this note uncertain for Maya.
+    # The precondition: the note refers to Maya and the detector does not release it (withheld, pending).
     assert [(a["subject"], a["outcome"], a["source"]) for a in care["journal/call.md"]] == [
-        ("Maya", "uncertain", "inferred")
+        ("Maya", "withheld", "inferred")
     ]
     (pair,) = care["journal/call.md"]  # the catalogue keeps the vector evidence: view and nearest prototype
     assert pair["vector_view"] in ("span", "chunk") and "(similarity " in pair["prototype"]

@@ -180,7 +180,7 @@ def test_withheld_until_released(text, subject, withheld):
     (a,) = [a for a in assess_chunk(text, EVERYONE) if a.subject == subject]
     assert a.withheld is withheld and a.source == "inferred" and a.pending is withheld
     assert a.mention and a.score is not None and a.why and a.sentence and a.nearest  # every pair explains itself
-    assert (a.score < shipped_model().release_cut(False)) is (not withheld)
+    assert shipped_model().releases(a.score, a.lexical_score, False) is (not withheld)
 
 
 def test_a_collision_is_released_as_not_the_subject():

@@ -11,7 +11,7 @@ import pytest
 from lucasrag.embedding import get_embedder
 from lucasrag.vocabulary import DeferenceSubject
 from lucasrag_assets.rules.care.augment import CHORES, KINDS, rewrite
-from lucasrag_assets.rules.care.detector import assess_chunk, withheld_subjects
+from lucasrag_assets.rules.care.detector import assess_chunk, read_as_charged
 from lucasrag_assets.rules.care.mentions import resolve
 from lucasrag_assets.rules.care.model import shipped_model
 from lucasrag_assets.rules.care.vectors import raise_by_focus
@@ -137,4 +137,4 @@ OUTCOMES = [
 @pytest.mark.parametrize("text, subject, withheld", OUTCOMES)
 def test_outcomes_of_a_line_among_neutral_ones(text, subject, withheld):
     found = assess_chunk(text, SUBJECTS, embed=embed)
-    assert (subject in withheld_subjects(found)) is withheld, [a.to_dict() for a in found]
+    assert (subject in read_as_charged(found)) is withheld, [a.to_dict() for a in found]

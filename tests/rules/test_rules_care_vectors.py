@@ -9,7 +9,7 @@ import pytest
 from lucasrag.embedding import get_embedder
 from lucasrag.embedding_cache import EmbeddingCache
 from lucasrag.vocabulary import DeferenceSubject
-from lucasrag_assets.rules.care.detector import assess_chunk, withheld_subjects
+from lucasrag_assets.rules.care.detector import assess_chunk, read_as_charged
 from lucasrag_assets.rules.care.model import shipped_model
 from lucasrag_assets.rules.care.vectors import embedding_model_id, vector_warning
 
@@ -85,20 +85,23 @@ OUTCOMES = [
 @pytest.mark.parametrize("text, subject, withheld", OUTCOMES)
 def test_outcomes_with_vector_evidence(text, subject, withheld):
     care = assess_chunk(text, SUBJECTS, embed=embed)
-    held = withheld_subjects(care)
+    held = read_as_charged(care)
     assert (subject in held) is withheld if subject else held == ()
-    for a in care:  # every inferred pair explains itself, the vector evidence included
+    for a in (
+        a for a in care if a.source == "inferred"
+    ):  # every inferred pair explains itself, the vector evidence included
         assert a.mention and a.lexical_score is not None and a.vector_score is not None and a.nearest
         assert a.vector_view == "span"
-        assert a.score is not None and 0.0 <= a.confidence <= 1.0
+        assert a.score is not None and 0.0 <= a.score <= 1.0
 
 
 def test_vector_evidence_finds_a_poem_the_lexical_evidence_misses():
     text = "the shed door, grandad\nswollen shut with rain\nI leave it"
     (with_vectors,) = assess_chunk(text, SUBJECTS, embed=embed)
     (lexical,) = assess_chunk(text, SUBJECTS)
-    assert not lexical.withheld and lexical.vector_score is None and lexical.score == lexical.lexical_score
-    assert with_vectors.withheld and with_vectors.lexical_score == lexical.lexical_score
+    assert lexical.inferred == "neutral" and lexical.vector_score is None and lexical.score == lexical.lexical_score
+    assert with_vectors.inferred != "neutral" and with_vectors.lexical_score == lexical.lexical_score
+    assert lexical.withheld and with_vectors.withheld  # neither is confidently neutral: both withheld
     assert "vector similarity" in with_vectors.nearest
 
 

@@ -112,7 +112,8 @@ class _Scores:
     view: str | None
     prototype: str | None
     features: np.ndarray
-    release_below: float
+    released: bool  # below the model's release cut for this evidence
+    release_rule: str
 
 
 def _score(
@@ -142,9 +143,12 @@ def _score(
         centroid, vsim = vector_model.nearest(vector)
         if centroid is not None:
             nearest = f"{centroid.label}: {centroid.name} (vector similarity {vsim:.2f})"
-        inferred, cut = vector_model.outcome(p), model.release_cut(True)
-        return _Scores(p, inferred, cue, nearest, p_lexical, p_vector, view, prototype, vec, cut)
-    return _Scores(p, model.outcome(p), cue, nearest, p_lexical, None, None, None, vec, model.release_cut(False))
+        released, rule = model.releases(p, p_lexical, True), model.release_rule(True)
+        return _Scores(
+            p, vector_model.outcome(p), cue, nearest, p_lexical, p_vector, view, prototype, vec, released, rule
+        )
+    released, rule = model.releases(p, p_lexical, False), model.release_rule(False)
+    return _Scores(p, model.outcome(p), cue, nearest, p_lexical, None, None, None, vec, released, rule)
 
 
 def _decide(
@@ -159,13 +163,13 @@ def _decide(
         return "released", "policy", f"{subject.name} is withheld only when charged; {reading}"
     if subject.since and note_date and note_date < subject.since and not charged:
         return "released", "policy", f"written before {subject.since.isoformat()} (the subject's since:); {reading}"
-    if s.p < s.release_below:
-        return "released", "inferred", f"a neutral mention: score {s.p:.3f} below the release cut {s.release_below}"
+    if s.released:
+        return "released", "inferred", f"a neutral mention: score {s.p:.3f} (lexical {s.lexical:.3f}), {s.release_rule}"
     near, sim = _nearest(s.features, released)
     if near is not None and sim >= RELEASED_EXAMPLE_SIMILARITY and not charged:
         return "released", "learned", f"like {near.name}, which you released (similarity {sim:.2f}); {reading}"
     why = "inferred charged" if charged else "refers to the subject and is not confidently neutral"
-    return "withheld", "inferred", f"{why}: {reading}, release below {s.release_below}"
+    return "withheld", "inferred", f"{why}: {reading}; released when {s.release_rule}"
 
 
 def assess_chunk(
@@ -267,6 +271,12 @@ def released_examples(
                 vec, _ = vectorise(text, by_name[context.subject], context)
                 out.setdefault(context.subject, []).append(Exemplar("released", path, vec))
     return out
+
+
+def read_as_charged(assessments: Sequence[CareAssessment]) -> tuple[str, ...]:
+    """The subjects the detector reads as charged or uncertain (what decides for a ``charged-only`` subject and
+    before a ``since:`` date), whatever the outcome."""
+    return tuple(a.subject for a in assessments if a.inferred in ("charged", "uncertain"))
 
 
 def withheld_subjects(assessments: Sequence[CareAssessment]) -> tuple[str, ...]:

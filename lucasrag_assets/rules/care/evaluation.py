@@ -168,7 +168,7 @@ def evaluate_care(seed: int = 11, *, cost: bool = True, vectors: bool = True, ha
     batches = batch_of()
     report: dict = {
         "model": model.version,
-        "release_below": {"lexical": model.release_below, "vector": model.vector_release_below},
+        "release_rule": {"lexical": model.release_rule(False), "vector": model.release_rule(True)},
         "vector_evidence": warning or f"on ({model.vector.embedding_model})",
         "seed": seed,
     }

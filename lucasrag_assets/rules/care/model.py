@@ -58,6 +58,9 @@ class CareModel:
     #: with vector evidence (0.0: the detector releases nothing).
     release_below: float = 0.0
     vector_release_below: float = 0.0
+    #: With vector evidence, the lexical model alone must also be below this (a cut on two scores releases more
+    #: neutral mentions than either alone at the same leak bound; ``care_release``).
+    vector_lexical_release_below: float = 0.0
 
     def probability(self, vec: np.ndarray) -> float:
         return sigmoid(float(vec @ self.weights) + self.bias)
@@ -70,8 +73,19 @@ class CareModel:
     def outcome(self, p: float) -> str:
         return "charged" if p >= self.charged_at else "uncertain" if p >= self.uncertain_at else "neutral"
 
-    def release_cut(self, with_vectors: bool) -> float:
-        return self.vector_release_below if with_vectors else self.release_below
+    def releases(self, p: float, p_lexical: float, with_vectors: bool) -> bool:
+        """Whether a mention with probability of charged ``p`` (``p_lexical``: the lexical model alone) is
+        confidently neutral: below the release cut of its evidence."""
+        if with_vectors:
+            return p < self.vector_release_below and p_lexical < self.vector_lexical_release_below
+        return p < self.release_below
+
+    def release_rule(self, with_vectors: bool) -> str:
+        if with_vectors:
+            return (
+                f"score below {self.vector_release_below} and lexical score below {self.vector_lexical_release_below}"
+            )
+        return f"score below {self.release_below}"
 
     def to_json(self) -> dict:
         return {
@@ -81,7 +95,11 @@ class CareModel:
             "bias": round(self.bias, 6),
             "thresholds": {"charged": self.charged_at, "uncertain": self.uncertain_at},
             "focus_weight": self.focus_weight,
-            "release": {"lexical": self.release_below, "vector": self.vector_release_below},
+            "release": {
+                "lexical": self.release_below,
+                "vector": self.vector_release_below,
+                "vector_lexical": self.vector_lexical_release_below,
+            },
             "weights": [round(float(w), 5) for w in self.weights],
             "exemplars": [
                 {
@@ -119,6 +137,7 @@ class CareModel:
             float(raw.get("focus_weight", 0.0)),
             float(raw.get("release", {}).get("lexical", 0.0)),
             float(raw.get("release", {}).get("vector", 0.0)),
+            float(raw.get("release", {}).get("vector_lexical", 0.0)),
         )
 
     def save(self, path: Path, **provenance) -> None:

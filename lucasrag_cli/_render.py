@@ -82,10 +82,10 @@ def passage(text: str, *, full: bool = False) -> str:
 
 
 def deference_reason(subject: str) -> str:
-    """Why a deference hint's passages were held back — and that neutral mentions are not (one line)."""
+    """Why a deference hint's passages were held back, and how they come back (one line)."""
     return (
-        f"why: these mention {subject} in a charged context (grief, loss, or a note marked charged); "
-        f"neutral mentions of {subject} are shown as usual."
+        f"why: these refer to {subject}, who is on your deference list; passages about {subject} are withheld "
+        f"until released (plainly neutral ones already are; review the rest with `lucasrag care list`)."
     )
 
 

@@ -69,3 +69,79 @@ def test_bad_decisions_are_refused_with_a_reason(fresh_vault, args, message):
     env = {"LUCASRAG_VAULT": str(fresh_vault.vault), "LUCASRAG_DATA": str(fresh_vault.data)}
     result = CliRunner().invoke(app, args, env=env)
     assert result.exit_code == 2 and message in " ".join(result.output.split())
+
+
+def test_a_batch_review_reaches_zero_pending_and_converges(fresh_vault, tmp_path, monkeypatch):
+    """The sample vault's pending pairs, most likely neutral first, settled by two batch decisions; each
+    decision settles what it selects and adds nothing; nothing but the decisions file and the confirmed
+    notes' frontmatter changes."""
+    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "dagster"))
+    settings = fresh_vault
+    env = {"LUCASRAG_VAULT": str(settings.vault), "LUCASRAG_DATA": str(settings.data), "LUCASRAG_NOW": "2026-06-01"}
+
+    def run(*args):
+        result = CliRunner().invoke(app, list(args), env=env)
+        assert result.exit_code == 0, result.output
+        return result.output
+
+    def pending():
+        return [(r["path"], r["subject"]) for r in json.loads(run("care", "list", "--json"))]
+
+    run_ingest(settings)
+    rows = json.loads(run("care", "list", "--json"))
+    assert [r["neutral"] for r in rows if r["subject"] == "Grandad Tom"] == sorted(
+        (r["neutral"] for r in rows if r["subject"] == "Grandad Tom"), reverse=True
+    )  # most likely neutral first, within each subject
+    assert all(r["sentence"] and r["why"] for r in rows)
+    before, start = _bytes(settings.vault), pending()
+    recipe = ("personal/recipes/grandad tom's lamb stew.md", "Grandad Tom")
+    assert recipe in start and len(start) == 4
+
+    dry = run("care", "dismiss", "--neutral-above", "0.9", "--dry-run")
+    assert "would dismiss Grandad Tom for personal/recipes/grandad tom's lamb stew.md" in dry
+    assert _bytes(settings.vault) == before  # a dry run records nothing
+    run("care", "dismiss", "--neutral-above", "0.9")
+    run("care", "confirm", "--neutral-below", "0.9")
+    run_ingest(settings)
+    assert pending() == []  # two decisions: zero pending, nothing new
+
+    after = _bytes(settings.vault)
+    changed = {p for p in set(before) | set(after) if before.get(p) != after.get(p)}
+    assert changed == {".lucasrag/care_decisions.yaml", *(p for p, _ in start if p != recipe[0])}
+    for path in changed - {".lucasrag/care_decisions.yaml"}:  # one frontmatter line added, the rest byte for byte
+        (subject,) = {s for p, s in start if p == path}
+        line = f"charged: [{subject}]\n".encode()
+        assert after[path].replace(line, b"", 1) in (before[path], b"---\n---\n" + before[path])
+    shutil.rmtree(settings.data)  # the review outlives the data folder
+    run_ingest(settings)
+    assert pending() == []
+    notes = {r["path"]: r for r in json.loads(run("notes", "--json"))}
+    assert notes[recipe[0]]["charged"] == [] and notes["journal/2025-11-02.md"]["charged"] == ["Grandad Tom"]
+
+
+def test_the_dagster_job_records_a_batch_decision(fresh_vault, tmp_path, monkeypatch):
+    """The record_care_decision job: a dry run lists, a real run records, as the CLI does."""
+    from lucasrag_assets.assets.care import record_care_decision
+    from lucasrag_assets.resources import LucasragSettings
+
+    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "dagster"))
+    settings = fresh_vault
+    run_ingest(settings)
+    resources = {"lucasrag": LucasragSettings.from_settings(settings)}
+
+    def launch(**config):
+        result = record_care_decision.execute_in_process(
+            run_config={"ops": {"record_care": {"config": config}}}, resources=resources
+        )
+        assert result.success
+        return result
+
+    launch(decision="dismiss", folder="personal/recipes")  # dry_run defaults to True
+    assert not (settings.vault / ".lucasrag/care_decisions.yaml").exists()
+    launch(decision="dismiss", folder="personal/recipes", dry_run=False)
+    recorded = (settings.vault / ".lucasrag/care_decisions.yaml").read_text()
+    assert "grandad tom's lamb stew.md" in recorded and "by: dagster" in recorded
+    with pytest.raises(Exception, match="decision"):  # "maybe" is refused by the form, before the run
+        record_care_decision.execute_in_process(
+            run_config={"ops": {"record_care": {"config": {"decision": "maybe"}}}}, resources=resources
+        )

@@ -61,8 +61,8 @@ def test_deference_hint_says_why_in_one_line(ingested):
     assert [h for h in result.hints if h.kind == "deference"]
     for hint in result.hints:
         if hint.kind == "deference":
-            assert f"neutral mentions of {hint.subject} are shown as usual" in flat
-            assert "charged context" in flat
+            assert f"these refer to {hint.subject}, who is on your deference list" in flat
+            assert "lucasrag care list" in flat
 
 
 def test_cli_query_full_flag_and_json_unchanged(ingested):

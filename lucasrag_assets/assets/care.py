@@ -63,7 +63,9 @@ class CareDecision(Enum):
 class CareDecisionConfig(Config):
     """One decision for the pending pairs it selects; every field left empty selects nothing more specific."""
 
-    decision: CareDecision = Field(description="dismiss (release) or confirm (keep withheld)")
+    decision: CareDecision = Field(
+        default=CareDecision.dismiss, description="dismiss (release) or confirm (keep withheld)"
+    )
     path: str = Field(default="", description="a note's vault-relative path (as `care list` shows it)")
     subject: str = Field(default="", description="a deference subject (name or alias); empty: every subject")
     folder: str = Field(default="", description="every pending note under this folder")

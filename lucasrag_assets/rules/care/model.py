@@ -8,7 +8,7 @@ Two cuts are read from the probability of charged:
 
 * ``release`` (``release_below``, one per evidence: lexical alone or with vectors): below it a mention is
   confidently neutral and the detector releases it. Chosen on the tuning half so that at most 1 % of the
-  charged passages of every tuning batch fall below it (``lucasrag_harness.evaluation.care_release``).
+  charged passages of every tuning batch fall below it (``lucasrag_assets.rules.care.release_cut``).
 * ``uncertain`` (and ``charged``): at or above it the detector *infers* the mention charged. Under the default
   policy that only changes the evidence; it decides for a ``charged-only`` subject and for a reference written
   before a subject's ``since:`` date (``detector``).
@@ -59,7 +59,7 @@ class CareModel:
     release_below: float = 0.0
     vector_release_below: float = 0.0
     #: With vector evidence, the lexical model alone must also be below this (a cut on two scores releases more
-    #: neutral mentions than either alone at the same leak bound; ``care_release``).
+    #: neutral mentions than either alone at the same leak bound; ``release_cut``).
     vector_lexical_release_below: float = 0.0
 
     def probability(self, vec: np.ndarray) -> float:

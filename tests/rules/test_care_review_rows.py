@@ -1,0 +1,52 @@
+"""Care review rows and batch selection (rules/care/review): pure, table-driven."""
+
+from __future__ import annotations
+
+import pytest
+
+from lucasrag_assets.rules.care.review import review_rows, select
+
+
+def pair(subject, outcome="withheld", source="inferred", score=0.5):
+    return {"subject": subject, "outcome": outcome, "source": source, "why": "w", "score": score}
+
+
+PAIRS = [
+    ("journal/a.md", pair("Maya", score=0.9)),
+    ("journal/a.md", pair("Maya", score=0.2)),  # another chunk of the same note: the note is as charged as its most
+    ("journal/2019/b.md", pair("Maya", score=0.05)),
+    ("recipes/c.md", pair("Grandad Tom", score=0.02)),
+    ("recipes/d.md", pair("Grandad Tom", "released", "inferred", 0.01)),  # released: not pending
+    ("journal/e.md", pair("Grandad Tom", "withheld", "declared", None)),  # decided: not pending
+]
+
+
+def test_pending_rows_group_by_subject_most_likely_neutral_first():
+    rows = review_rows(PAIRS)
+    assert [(r["subject"], r["path"], r["neutral"]) for r in rows] == [
+        ("Grandad Tom", "recipes/c.md", 0.98),
+        ("Maya", "journal/2019/b.md", 0.95),
+        ("Maya", "journal/a.md", 0.1),
+    ]
+    assert len(review_rows(PAIRS, every=True)) == 5
+
+
+TAGS = {"recipes/c.md": ("food",), "journal/a.md": ("diary", "#Maya"), "journal/2019/b.md": ()}
+SELECTIONS = [
+    pytest.param({"folder": "journal"}, ["journal/2019/b.md", "journal/a.md"], id="folder"),
+    pytest.param({"folder": "journal/2019/"}, ["journal/2019/b.md"], id="subfolder"),
+    pytest.param({"folder": "journ"}, [], id="folder-is-not-a-prefix-of-a-name"),
+    pytest.param({"tag": "#food"}, ["recipes/c.md"], id="tag"),
+    pytest.param({"tag": "maya"}, ["journal/a.md"], id="tag-any-case"),
+    pytest.param({"neutral_above": 0.95}, ["recipes/c.md", "journal/2019/b.md"], id="neutral-above"),
+    pytest.param({"neutral_below": 0.95}, ["journal/a.md"], id="neutral-below"),
+    pytest.param({"neutral_above": 0.5, "neutral_below": 0.96}, ["journal/2019/b.md"], id="a-range"),
+    pytest.param({"subject": "maya", "folder": "journal"}, ["journal/2019/b.md", "journal/a.md"], id="subject"),
+    pytest.param({"paths": ["journal/a.md"]}, ["journal/a.md"], id="one-note"),
+]
+
+
+@pytest.mark.parametrize("criteria, paths", SELECTIONS)
+def test_batch_selection(criteria, paths):
+    chosen = select(review_rows(PAIRS), tags_of=TAGS.get, **criteria)
+    assert [r["path"] for r in chosen] == paths

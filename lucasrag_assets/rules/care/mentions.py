@@ -156,7 +156,10 @@ def name_pattern(names: tuple[str, ...]) -> re.Pattern[str]:
     quote may follow ("'happy birthday Dev'"), a contraction may not ("Dev'll" is not a mention)."""
     alts = sorted({n.strip() for n in names if n.strip()}, key=len, reverse=True)
     body = "|".join(r"\s+".join(re.escape(w) for w in n.split()) for n in alts)
-    return re.compile(rf"(?<![\w-])(?:{body})(?:['\u2019]s\b)?(?![\w-]|['\u2019](?!s\b)\w)", re.IGNORECASE)
+    # After a hyphen only when written with a capital: "dating-after-Daniel" names him, "pre-dev" is a word.
+    return re.compile(
+        rf"(?<!\w)(?<!\w-(?=(?-i:[a-z])))(?:{body})(?:['\u2019]s\b)?(?![\w-]|['\u2019](?!s\b)\w)", re.IGNORECASE
+    )
 
 
 def _is_other_person(sentence: str, end: int, subject: DeferenceSubject) -> str | None:

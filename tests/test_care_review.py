@@ -14,6 +14,18 @@ from lucasrag_cli import app
 pytestmark = pytest.mark.slow
 
 
+def _cli(settings):
+    """``run(*args)``: the CLI on ``settings``' vault and data folder; its output, exit code 0 asserted."""
+    env = {"LUCASRAG_VAULT": str(settings.vault), "LUCASRAG_DATA": str(settings.data), "LUCASRAG_NOW": "2026-06-01"}
+
+    def run(*args):
+        result = CliRunner().invoke(app, list(args), env=env)
+        assert result.exit_code == 0, result.output
+        return result.output
+
+    return run
+
+
 def _bytes(vault):
     return {p.relative_to(vault).as_posix(): p.read_bytes() for p in vault.rglob("*") if p.is_file()}
 
@@ -21,12 +33,7 @@ def _bytes(vault):
 def test_review_round_trip_survives_a_wiped_data_folder(fresh_vault, tmp_path, monkeypatch):
     monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "dagster"))
     settings = fresh_vault
-    env = {"LUCASRAG_VAULT": str(settings.vault), "LUCASRAG_DATA": str(settings.data), "LUCASRAG_NOW": "2026-06-01"}
-
-    def run(*args):
-        result = CliRunner().invoke(app, list(args), env=env)
-        assert result.exit_code == 0, result.output
-        return result.output
+    run = _cli(settings)
 
     run_ingest(settings)
     listed = {(r["path"], r["subject"]): r for r in json.loads(run("care", "list", "--json"))}
@@ -77,12 +84,7 @@ def test_a_batch_review_reaches_zero_pending_and_converges(fresh_vault, tmp_path
     notes' frontmatter changes."""
     monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "dagster"))
     settings = fresh_vault
-    env = {"LUCASRAG_VAULT": str(settings.vault), "LUCASRAG_DATA": str(settings.data), "LUCASRAG_NOW": "2026-06-01"}
-
-    def run(*args):
-        result = CliRunner().invoke(app, list(args), env=env)
-        assert result.exit_code == 0, result.output
-        return result.output
+    run = _cli(settings)
 
     def pending():
         return [(r["path"], r["subject"]) for r in json.loads(run("care", "list", "--json"))]

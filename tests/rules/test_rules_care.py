@@ -197,60 +197,22 @@ def test_declared_wins_and_dismissed_wins():
     assert (dismissed.outcome, dismissed.source) == ("released", "dismissed") and not dismissed.pending
 
 
-POLICY = [
-    # (subject, note date, text, withheld, source)
-    pytest.param(
-        replace(TOM, withhold="charged-only"),
-        None,
-        "Went to the match with grandad.",
-        False,
-        "policy",
-        id="light-neutral",
-    ),
-    pytest.param(
-        replace(MAYA, withhold="charged-only"),
-        None,
-        "Maya and I broke up. I cried all night.",
-        True,
-        "inferred",
-        id="light-charged",
-    ),
-    pytest.param(
-        replace(MAYA, since=date(2021, 3, 14)),
-        date(2019, 6, 1),
-        "Maya and I went to Porto. Great food.",
-        False,
-        "policy",
-        id="before-since",
-    ),
-    pytest.param(
-        replace(MAYA, since=date(2021, 3, 14)),
-        date(2019, 6, 1),
-        "Maya and I broke up. I cried all night.",
-        True,
-        "inferred",
-        id="before-since-but-charged",
-    ),
-    pytest.param(
-        replace(MAYA, since=date(2021, 3, 14)),
-        date(2022, 6, 1),
-        "Maya and I went to Porto. Great food.",
-        True,
-        "inferred",
-        id="after-since",
-    ),
-    pytest.param(
-        replace(MAYA, since=date(2021, 3, 14)),
-        None,
-        "Maya and I went to Porto. Great food.",
-        True,
-        "inferred",
-        id="undated-after",
-    ),
-]
+LIGHT_TOM, LIGHT_MAYA = replace(TOM, withhold="charged-only"), replace(MAYA, withhold="charged-only")
+SINCE_MAYA = replace(MAYA, since=date(2021, 3, 14))
+TRIP, BREAKUP = "Maya and I went to Porto. Great food.", "Maya and I broke up. I cried all night."
+BEFORE, AFTER = date(2019, 6, 1), date(2022, 6, 1)
+#: (subject, note date, text, withheld, source)
+POLICY = {
+    "light-neutral": (LIGHT_TOM, None, "Went to the match with grandad.", False, "policy"),
+    "light-charged": (LIGHT_MAYA, None, BREAKUP, True, "inferred"),
+    "before-since": (SINCE_MAYA, BEFORE, TRIP, False, "policy"),
+    "before-since-but-charged": (SINCE_MAYA, BEFORE, BREAKUP, True, "inferred"),
+    "after-since": (SINCE_MAYA, AFTER, TRIP, True, "inferred"),
+    "undated-counts-as-after": (SINCE_MAYA, None, TRIP, True, "inferred"),
+}
 
 
-@pytest.mark.parametrize("subject, note_date, text, withheld, source", POLICY)
+@pytest.mark.parametrize("subject, note_date, text, withheld, source", list(POLICY.values()), ids=list(POLICY))
 def test_per_subject_policy(subject, note_date, text, withheld, source):
     (a,) = assess_chunk(text, (subject,), note_date=note_date)
     assert (a.withheld, a.source) == (withheld, source), a.why

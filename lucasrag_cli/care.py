@@ -17,9 +17,9 @@ _NEUTRAL_ABOVE = typer.Option(None, "--neutral-above", help="Only pairs the dete
 _NEUTRAL_BELOW = typer.Option(None, "--neutral-below", help="Only pairs the detector scores less neutral than this.")
 
 
-def _rows(every: bool = False) -> list[dict]:
+def _catalog() -> tuple[list[tuple[str, dict]], dict[str, str | None]]:
+    """Every (path, care assessment) of the note catalogue, and each note's date."""
     from lucasrag.catalog import CatalogMissing, read_catalog
-    from lucasrag_assets.rules.care.review import review_rows
 
     try:
         frame = read_catalog(settings())
@@ -27,8 +27,14 @@ def _rows(every: bool = False) -> list[dict]:
         fail(str(exc))
     if "care" not in frame.columns or "why" not in frame.schema["care"].inner.to_schema():
         fail("the note catalogue predates this care review: run `lucasrag ingest` again")
-    pairs = ((row["path"], a) for row in frame.select("path", "care").to_dicts() for a in row["care"] or [])
-    return review_rows(pairs, every=every)
+    rows = frame.select("path", "date", "care").to_dicts()
+    return [(r["path"], a) for r in rows for a in r["care"] or []], {r["path"]: r["date"] for r in rows}
+
+
+def _rows(every: bool = False) -> list[dict]:
+    from lucasrag_assets.rules.care.review import review_rows
+
+    return review_rows(_catalog()[0], every=every)
 
 
 @care_app.command("list")
@@ -38,10 +44,15 @@ def care_list(
     subject: str = typer.Option(None, "--subject", help="Only this subject (name or alias)."),
 ) -> None:
     """Pending (note, subject) pairs: withheld until you decide. Grouped by subject, most likely neutral first."""
+    from lucasrag.deference import load_deference
     from lucasrag_assets.rules.care.decisions import load_dismissals
+    from lucasrag_assets.rules.care.review import review_rows, since_suggestions
 
     s = settings()
-    rows = _rows(every)
+    pairs, dates = _catalog()
+    rows = review_rows(pairs, every=every)
+    dated = {x.name for x in load_deference(s.vault) if x.since}
+    suggestions = {k: v for k, v in since_suggestions(pairs, dates).items() if k not in dated}
     if subject:
         rows = [r for r in rows if r["subject"].casefold() == _canonical(subject).casefold()]
     dismissed = load_dismissals(s.vault)
@@ -59,6 +70,14 @@ def care_list(
             current = r["subject"]
             count = sum(x["subject"] == current for x in rows)
             out.print(f"\n[bold]{current}[/bold] — {count} note{'s' if count != 1 else ''}")
+            if tip := suggestions.get(current):
+                out.print(
+                    f"  suggestion: `since: {tip['since']}` for {current} in deference.yaml would release up to "
+                    f"{tip['releases']} pending note(s) written before it, unless they read as charged "
+                    f"({tip['first_charged']} is the earliest note read or marked as charged)",
+                    highlight=False,
+                    markup=False,
+                )
         neutral = "   -  " if r["neutral"] is None else f"{r['neutral']:.3f}"
         state = f"{r['outcome']} ({r['source']})" if every else ("decided" if r["decision"] else "pending")
         out.print(f"  {neutral}  {r['path']}  [{state}]", highlight=False, markup=False)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from lucasrag_assets.rules.care.review import review_rows, select
+from lucasrag_assets.rules.care.review import review_rows, select, since_suggestions
 
 
 def pair(subject, outcome="withheld", source="inferred", score=0.5):
@@ -50,3 +50,19 @@ SELECTIONS = [
 def test_batch_selection(criteria, paths):
     chosen = select(review_rows(PAIRS), tags_of=TAGS.get, **criteria)
     assert [r["path"] for r in chosen] == paths
+
+
+def test_a_since_date_is_suggested_from_the_earliest_charged_note():
+    pairs = [
+        ("journal/2006.md", {**pair("Tom", score=0.1), "inferred": "neutral"}),
+        ("journal/2009.md", {**pair("Tom", score=0.6), "inferred": "uncertain"}),  # read as charged: stays
+        ("journal/2012.md", {**pair("Tom", "withheld", "declared", None), "inferred": None}),
+        ("journal/2020.md", {**pair("Tom", score=0.1), "inferred": "neutral"}),  # after: not released by since
+        ("undated.md", {**pair("Tom", score=0.1), "inferred": "neutral"}),  # undated counts as after
+        ("journal/2015.md", {**pair("Maya", score=0.95), "inferred": "charged"}),
+    ]
+    dates = {"journal/2006.md": "2006-08-19", "journal/2009.md": "2009-01-01", "journal/2012.md": "2012-10-06"}
+    dates |= {"journal/2020.md": "2020-01-01", "undated.md": None, "journal/2015.md": "2015-01-01"}
+    assert since_suggestions(pairs, dates) == {
+        "Tom": {"since": "2009-01-01", "first_charged": "journal/2009.md", "releases": 1}
+    }

@@ -10,7 +10,7 @@ sentence for the person's eyes; hints and MCP never show it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import PurePosixPath
 
 from lucasrag.catalog import care_pending
@@ -84,4 +84,31 @@ def select(
         if tag and tags_of is not None and tag not in {t.lstrip("#").casefold() for t in tags_of(r["path"])}:
             continue
         out.append(r)
+    return out
+
+
+def since_suggestions(pairs: Iterable[tuple[str, dict]], dates: Mapping[str, str | None]) -> dict[str, dict]:
+    """What a ``since:`` date would release, per subject: the date of the earliest note that the person marked
+    charged or the detector reads as charged for it, and the pending references in notes dated before it that
+    the detector does not read as charged (``since:`` releases exactly those). Subjects where it would
+    release nothing are left out. A suggestion for the person, never applied."""
+    pairs = list(pairs)
+    earliest: dict[str, tuple[str, str]] = {}
+    for path, a in pairs:
+        d = dates.get(path)
+        if d and (a.get("source") == "declared" or a.get("inferred") in ("charged", "uncertain")):
+            if a["subject"] not in earliest or d < earliest[a["subject"]][0]:
+                earliest[a["subject"]] = (d[:10], path)
+    out: dict[str, dict] = {}
+    for subject, (since, first) in earliest.items():
+        before = {
+            path
+            for path, a in pairs
+            if a["subject"] == subject
+            and care_pending(a)
+            and a.get("inferred") == "neutral"
+            and (dates.get(path) or "9999")[:10] < since
+        }
+        if before:
+            out[subject] = {"since": since, "first_charged": first, "releases": len(before)}
     return out

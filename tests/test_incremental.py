@@ -132,7 +132,7 @@ CHANGE_KINDS = {
     "add a labelled note (routing's self-training)": (_label, None),
     "edit the deference list": (_defer, "all"),
     "mark a note charged (a person's decision for that note only)": (_charge, "one"),
-    "dismiss a care subject for one note (it teaches the release step)": (_dismiss, "all"),
+    "dismiss a care subject for one note (it teaches the release step)": (_dismiss, "notes naming the subject"),
     "delete a note": (lambda v: (v / DELETED).unlink(), 0),
 }
 
@@ -206,6 +206,13 @@ def test_incremental_run_equals_a_clean_build(kind, memo_warm, tmp_path, setting
         assert chunked == 1 and metadata["routed_documents"]["evidence_read_afresh"].value == 1
     elif afresh == "all":
         assert chunked == routed
+    elif afresh == "notes naming the subject":  # what a release teaches reaches those notes, and only those
+        import polars as pl
+
+        fields = [pl.col("title").fill_null(""), "path", pl.col("aliases").list.join(" ").fill_null(""), "body"]
+        naming = want["routed_documents"].filter(pl.concat_str(fields).str.contains("(?i)grandad|grandpa tom"))
+        assert 1 < chunked == naming.height < routed
+        assert metadata["routed_documents"]["evidence_read_afresh"].value == 0
     elif afresh == "one note's chunks":  # its routing evidence did not change
         assert chunked == 1 and metadata["routed_documents"]["evidence_read_afresh"].value == 0
     elif afresh == 0:

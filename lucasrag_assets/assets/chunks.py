@@ -1,6 +1,7 @@
 """banded_chunks: routed notes cut into chunks, each with band, date and charged subjects."""
 
 import json
+import re
 
 import polars as pl
 from dagster import AssetExecutionContext, asset
@@ -52,16 +53,43 @@ CHUNK_INPUTS = ("path", "content_hash", "title", "body", "date", "declared_band"
 CHUNK_RULES = (chunk_table, chunking, obsidian, markup, banding, charged, dates, care)
 
 
-def chunk_rows_salt(settings: Settings, subjects, vector_evidence: str, examples_key: str) -> str:
+def chunk_rows_salt(settings: Settings, subjects, vector_evidence: str) -> str:
     """Everything vault-wide a chunk row depends on: the rules' source, chunk size, archive cutoff,
-    the deference list, the care model (its evidence and cuts) and the vault's released examples."""
+    the deference list and the care model (its evidence and cuts)."""
     rules = source_fingerprint(*CHUNK_RULES)
     cuts = (shipped_model().version, shipped_model().release_rule(True), shipped_model().release_rule(False))
-    return repr((rules, settings.chunk_tokens, settings.archive_cutoff, subjects, vector_evidence, cuts, examples_key))
+    return repr((rules, settings.chunk_tokens, settings.archive_cutoff, subjects, vector_evidence, cuts))
+
+
+def learned_keys(routed: pl.DataFrame, subjects, dismissed) -> pl.Series:
+    """Per note, what the release step learned that can touch it: for each subject the note's text names
+    (a loose, case-insensitive match: a superset of its references), the notes released for that subject
+    and their bytes. A decision then redoes the notes that name its subject, not the whole vault."""
+    hashes = dict(zip(routed["path"], routed["content_hash"]))
+    text = pl.concat_str(
+        [
+            pl.col("title").fill_null(""),
+            pl.col("path"),
+            pl.col("aliases").list.join(" ").fill_null(""),
+            pl.col("body").fill_null(""),
+        ],
+        separator="\n",
+    )
+    parts = []
+    for s in subjects:
+        released = sorted((p, hashes.get(p, "")) for p, names in dismissed.items() if s.name in names)
+        if not released:
+            continue
+        names = "|".join(r"\s+".join(re.escape(w) for w in n.split()) for n in s.names if n.strip())
+        key = f"{s.name}={released}"
+        parts.append(pl.when(text.str.contains(rf"(?i)(?:{names})")).then(pl.lit(key)).otherwise(pl.lit("")))
+    if not parts:
+        return pl.Series("learned", [""] * routed.height, dtype=pl.String)
+    return routed.select(pl.concat_str(parts, separator="|").alias("learned"))["learned"]
 
 
 def remembered_chunk_frame(
-    settings: Settings, routed: pl.DataFrame, salt: str, dismissed, compute
+    settings: Settings, routed: pl.DataFrame, salt: str, dismissed, compute, subjects=()
 ) -> tuple[pl.DataFrame, int]:
     """``compute(notes)`` (their chunk rows) for the routed notes whose key the last run's memo does
     not hold; the others' rows come from the memo, with this run's workspace. Rows in ``routed``'s
@@ -74,7 +102,8 @@ def remembered_chunk_frame(
     keyed = routed.join(by_path, on="path", how="left", maintain_order="left").with_columns(
         pl.col("dismissed").fill_null(pl.lit([], dtype=pl.List(pl.String)))
     )
-    keys = row_keys(keyed, [*CHUNK_INPUTS, "dismissed"], salt)
+    keyed = keyed.with_columns(learned_keys(routed, subjects, dismissed))
+    keys = row_keys(keyed, [*CHUNK_INPUTS, "dismissed", "learned"], salt)
     # a note's workspace is not stored: a note that only moved keeps its rows
     stored = {c: dtype for c, dtype in CHUNK_SCHEMA.items() if c != "workspace"}
     rows, chunked = memoised_rows(
@@ -104,14 +133,9 @@ def banded_chunks(
     def count_tokens(text: str) -> int:
         return len(get_embedder(CALIBRATED_MODEL).tokenizer.encode(text))
 
-    # What the person released teaches the release step about every note: the whole vault's, each run.
+    # What the person released teaches the release step about the notes that name the same subject.
     labelled = routed_documents.filter(pl.col("path").is_in(list(dismissed)))
-    examples_key = repr(
-        (row_keys(labelled, list(CHUNK_INPUTS), ""), sorted((p, sorted(s)) for p, s in dismissed.items()))
-    )
-    salt = chunk_rows_salt(
-        settings, subjects, vector_off or f"on ({shipped_model().vector.embedding_model})", examples_key
-    )
+    salt = chunk_rows_salt(settings, subjects, vector_off or f"on ({shipped_model().vector.embedding_model})")
     cache = lucasrag.embedding_cache(CALIBRATED_MODEL)
     misses = cache.misses
     try:
@@ -134,7 +158,7 @@ def banded_chunks(
                 examples=learned_examples(texts, subjects, dismissed),
             )
 
-        frame, chunked = remembered_chunk_frame(settings, routed_documents, salt, dismissed, compute)
+        frame, chunked = remembered_chunk_frame(settings, routed_documents, salt, dismissed, compute, subjects)
         care_embedded = cache.misses - misses
     finally:
         cache.close()

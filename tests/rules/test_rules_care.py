@@ -100,6 +100,14 @@ REFERENCES = [
     pytest.param("Ran `npm run dev` again.", DEV, False, "inside code", id="inside-code"),
     pytest.param("Booked a table at Maya's Diner.", MAYA, False, "named", id="a-place-named-after"),
     pytest.param("Dev's allotment is overgrown now.", DEV, True, None, id="name-at-sentence-start"),
+    # a collision rule that misfires leaks: these stay the subject
+    pytest.param("Saw Maya at work today and had to leave the room.", MAYA, True, None, id="at-work-is-no-namesake"),
+    pytest.param(
+        "## Nana's Kitchen\n\nThe radio on the sill.", DeferenceSubject("Nana", ()), True, None, id="heading-kitchen"
+    ),
+    pytest.param("## Grandad Tom Remembered\n\nHe kept bees.", TOM, True, None, id="title-case-heading"),
+    pytest.param("Grandad Tom Remembered\n\nHe kept bees. The hives are gone.", TOM, True, None, id="title-line"),
+    pytest.param("Still can't delete the playlist called 'Maya'.", MAYA, True, None, id="a-thing-named-after-them"),
     pytest.param(
         "I confirm receipt of marc's Form E.",
         DeferenceSubject("Marcus", ("marc",)),

@@ -27,7 +27,12 @@ Some mentions are not the subject (a *collision*), and each says why:
 * someone else's relation when the subject is the writer's ("Sam's mum", "his grandad"
   when the subject is Mum or Grandad);
 * a common word that is also a name, used as a word: after an article or a quantifier
-  ("a pip", "the iris", "some dev boxes") or inside code (`` `pip install` ``).
+  ("a pip", "the iris", "some dev boxes") or inside code (`` `pip install` ``);
+* a business named after someone, where the text goes ("a table at Maya's Diner").
+
+Each rule errs towards the subject: a collision is released, so a rule that misfires leaks. "Saw Maya at
+work", a heading "Nana's Kitchen", a playlist "called 'Maya'" all stay the subject, and in a heading no
+capitalised word after a name is taken for a surname (headings are written in title case).
 
 A chunk may also refer to a subject without naming it: a note whose title or first
 line names the subject refers to it in every chunk (:func:`note_reference`).
@@ -68,15 +73,17 @@ _OTHER_OWNER = re.compile(
 )
 #: Before a one-word name, a word that makes it a common noun: "a pip", "the iris", "two jays".
 _ARTICLE = re.compile(r"\b(?:a|an|the|this|that|these|those|some|any|each|every|several|many|few)\s+$", re.IGNORECASE)
-#: A place or a thing named after someone: "Maya's Diner", a ferry "named 'Daniel'".
+#: A business named after someone, where the text goes to it: "a table at Maya's Diner". Commercial words only,
+#: after a preposition: a heading "Nana's Kitchen" or "Grandad's Farm" is about the person.
 _BUSINESS = re.compile(
-    r"['’]s['’\"]?\s+(?:Kitchen|Diner|Cafe|Café|Bakery|Bar|Pub|Restaurant|Shop|Salon|Deli|Garage|Store|"
-    r"Bistro|Grill|Tavern|Inn|Hotel|Barbers?|Takeaway|Chippy|Market|Yard|Farm|Hall|Road|Lane|Street|Way)\b"
+    r"['’]s['’\"]?\s+(?:Kitchen|Diner|Cafe|Café|Bakery|Bar|Pub|Restaurant|Shop|Salon|Deli|Bistro|Grill|"
+    r"Tavern|Inn|Hotel|Barbers?|Takeaway|Chippy)\b"
 )
-_NAMED = re.compile(r"\b(?:called|named|codename|code-named)\s+['\"‘“]$", re.IGNORECASE)  # quoted: not "called mum"
-#: A namesake among the people of work or the street: "Dan from accounts", "Maya at work", "my colleague Maya".
+_TO_A_PLACE = re.compile(r"\b(?:at|to|from|in|into|outside|near)\s+(?:the\s+)?['\"‘“]?$", re.IGNORECASE)
+#: A namesake among the people of work or the street: "Dan from accounts", "my colleague Maya". Only "from":
+#: "saw Maya at work" may well be the subject.
 _PLACED_AFTER = re.compile(
-    r"\s*(?:\(|,\s*)?(?:from|at|in|on)\s+(?:work|the office|accounts|hr|it|finance|sales|legal|payroll|support|"
+    r"\s*(?:\(|,\s*)?from\s+(?:work|the office|accounts|hr|it|finance|sales|legal|payroll|support|"
     r"reception|next door|number \d+|the (?:\w+ )?(?:team|department|desk|squad|office|site|client|agency|gym|club))\b",
     re.IGNORECASE,
 )
@@ -195,8 +202,8 @@ def collision(sentence: str, start: int, end: int, subject: DeferenceSubject) ->
     first = word.split()[0] if word.split() else word
     if _in_code(sentence, start):
         return f"{written!r} is inside code"
-    if _BUSINESS.match(sentence, end - 2) or _NAMED.search(before):
-        return f"a place or thing named {written!r}"
+    if first not in KINSHIP and _BUSINESS.match(sentence, end - 2) and _TO_A_PLACE.search(before):
+        return f"a place named {written!r}"
     if first in KINSHIP and (m := _OTHER_OWNER.search(before)):
         return f"someone else's relation: {m.group(0).strip()} {written}"
     if first not in KINSHIP and len(word.split()) == 1:
@@ -227,7 +234,8 @@ def resolve(text: str, subject: DeferenceSubject) -> SubjectContext | None:
     collisions: list[str] = []
     for i, s in enumerate(sentences):
         for m in pattern.finditer(s.text):
-            other = _is_other_person(s.text, m.end(), subject)
+            titled = s.heading or _is_title(sentences, i)  # title case: a capital after a name is no surname
+            other = None if titled else _is_other_person(s.text, m.end(), subject)
             why = None if other else collision(s.text, m.start(), m.end(), subject)
             if other:
                 others.append(other)

@@ -45,7 +45,7 @@ def care_list(
 ) -> None:
     """Pending (note, subject) pairs: withheld until you decide. Grouped by subject, most likely neutral first."""
     from lucasrag.deference import load_deference
-    from lucasrag_assets.rules.care.decisions import load_dismissals
+    from lucasrag_assets.rules.care.decisions import recorded_dismissals
     from lucasrag_assets.rules.care.review import review_rows, since_suggestions
 
     s = settings()
@@ -55,9 +55,11 @@ def care_list(
     suggestions = {k: v for k, v in since_suggestions(pairs, dates).items() if k not in dated}
     if subject:
         rows = [r for r in rows if r["subject"].casefold() == _canonical(subject).casefold()]
-    dismissed = load_dismissals(s.vault)
-    for row in rows:  # decided since the last ingest: say so rather than list it as pending
-        row["decision"] = "dismissed" if row["subject"] in dismissed.get(row["path"], ()) else None
+    dismissed = recorded_dismissals(s.vault)
+    for row in rows:  # decided (possibly since the last ingest): by whom and when, rather than pending
+        entry = dismissed.get((row["path"], row["subject"]))
+        row["decision"] = "dismissed" if entry else "confirmed" if row["source"] == "declared" else None
+        row["decided"] = {"on": entry.get("decided"), "by": entry.get("by")} if entry else None
     if as_json:
         print(json.dumps(rows, ensure_ascii=False, indent=2))
         return
@@ -79,7 +81,8 @@ def care_list(
                     markup=False,
                 )
         neutral = "   -  " if r["neutral"] is None else f"{r['neutral']:.3f}"
-        state = f"{r['outcome']} ({r['source']})" if every else ("decided" if r["decision"] else "pending")
+        when = f", {r['decided']['on']} by {r['decided']['by']}" if r["decided"] and r["decided"]["on"] else ""
+        state = f"{r['outcome']} ({r['source']}{when})" if every else ("decided" if r["decision"] else "pending")
         out.print(f"  {neutral}  {r['path']}  [{state}]", highlight=False, markup=False)
         if r.get("sentence"):
             out.print(f"         “{r['sentence'][:160]}”", highlight=False, markup=False)

@@ -113,6 +113,11 @@ def _write_dismissals(vault: Path, entries: list[dict]) -> None:
     tmp.replace(path)
 
 
+def recorded_dismissals(vault: Path) -> dict[tuple[str, str], dict]:
+    """(path, canonical subject) → the recorded dismissal: ``decided`` (ISO date) and ``by`` where recorded."""
+    return {(e["path"], e["subject"]): e for e in _entries(vault)}
+
+
 def _entries(vault: Path) -> list[dict]:
     """The recorded dismissals as written (with ``decided`` and ``by`` where recorded)."""
     load_dismissals(vault)  # validates the file

@@ -226,7 +226,9 @@ def assess_chunk(
         sentence = context.focus_sentences[0] if context.focus_sentences else None
         ref = dict(mention=context.mentions[0], reference=context.reference, sentence=sentence)
         if name.casefold() in dismissed_folded:
-            found[name] = CareAssessment(name, "released", "dismissed", "released by your decision", **ref)
+            found[name] = CareAssessment(
+                name, "released", "dismissed", "released by your decision (.lucasrag/care_decisions.yaml)", **ref
+            )
             continue
         s = _score(
             text,

@@ -105,6 +105,7 @@ def _decide(
     confirm: bool,
     path: str | None,
     subject: str | None,
+    only: str | None,
     folder: str | None,
     tag: str | None,
     neutral_above: float | None,
@@ -121,6 +122,7 @@ def _decide(
         if path and subject and not (folder or tag or neutral_above is not None or neutral_below is not None):
             items = [(path, subject)]  # one pair, pending or not (a person may decide ahead of the detector)
         else:
+            subject = subject or only
             if not (path or folder or tag or neutral_above is not None or neutral_below is not None or subject):
                 fail("say what to decide: PATH SUBJECT, or a batch (--folder, --tag, --neutral-above, --subject)", 2)
             rows = select(
@@ -153,13 +155,16 @@ def _decision_command(confirm: bool):
     def command(
         path: str = typer.Argument(None, help="Vault-relative path of the note (with SUBJECT: one decision)."),
         subject: str = typer.Argument(None, help="The deference subject (name or alias)."),
+        only: str = typer.Option(None, "--subject", help="A batch of this subject's pending pairs only."),
         folder: str = typer.Option(None, "--folder", help="Every pending pair of the notes under this folder."),
         tag: str = typer.Option(None, "--tag", help="Every pending pair of the notes with this tag."),
         neutral_above: float = _NEUTRAL_ABOVE,
         neutral_below: float = _NEUTRAL_BELOW,
         dry_run: bool = typer.Option(False, "--dry-run", help="List what would be decided; record nothing."),
     ) -> None:
-        _decide(confirm, path, subject, folder, tag, neutral_above, neutral_below, dry_run)
+        if subject and only and _canonical(subject) != _canonical(only):
+            fail(f"SUBJECT {subject!r} and --subject {only!r} name different subjects", 2)
+        _decide(confirm, path, subject, only, folder, tag, neutral_above, neutral_below, dry_run)
 
     return command
 

@@ -101,6 +101,8 @@ def test_a_batch_review_reaches_zero_pending_and_converges(fresh_vault, tmp_path
 
     dry = run("care", "dismiss", "--neutral-above", "0.9", "--dry-run")
     assert "would dismiss Grandad Tom for personal/recipes/grandad tom's lamb stew.md" in dry
+    maya = run("care", "confirm", "--subject", "maya r", "--dry-run")  # an alias names the subject
+    assert maya.count("would confirm Maya for") == sum(s == "Maya" for _, s in start) and "Grandad" not in maya
     assert _bytes(settings.vault) == before  # a dry run records nothing
     run("care", "dismiss", "--neutral-above", "0.9")
     run("care", "confirm", "--neutral-below", "0.9")

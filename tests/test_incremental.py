@@ -209,7 +209,8 @@ def test_incremental_run_equals_a_clean_build(kind, memo_warm, tmp_path, setting
     elif afresh == "notes naming the subject":  # what a release teaches reaches those notes, and only those
         import polars as pl
 
-        fields = [pl.col("title").fill_null(""), "path", pl.col("aliases").list.join(" ").fill_null(""), "body"]
+        fields = [pl.col("title").fill_null(""), "path", pl.col("aliases").list.join(" ").fill_null("")]
+        fields += [pl.col("tags").list.join(" ").fill_null(""), pl.col("properties").fill_null(""), "body"]
         naming = want["routed_documents"].filter(pl.concat_str(fields).str.contains("(?i)grandad|grandpa tom"))
         assert 1 < chunked == naming.height < routed
         assert metadata["routed_documents"]["evidence_read_afresh"].value == 0

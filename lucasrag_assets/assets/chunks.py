@@ -48,7 +48,18 @@ def _remember_chunks(settings: Settings, frame: pl.DataFrame) -> None:
 
 #: What a note's chunk rows depend on besides the settings, the deference list, its dismissals, the vault's
 #: released examples and the rules' source (all in its memo key); its workspace is joined in afterwards.
-CHUNK_INPUTS = ("path", "content_hash", "title", "body", "date", "declared_band", "declared_charged", "aliases")
+CHUNK_INPUTS = (
+    "path",
+    "content_hash",
+    "title",
+    "body",
+    "date",
+    "declared_band",
+    "declared_charged",
+    "aliases",
+    "tags",
+    "properties",
+)
 #: The rules a chunk row is made by: a change to any of their source files redoes every note.
 CHUNK_RULES = (chunk_table, chunking, obsidian, markup, banding, charged, dates, care)
 
@@ -71,6 +82,8 @@ def learned_keys(routed: pl.DataFrame, subjects, dismissed) -> pl.Series:
             pl.col("title").fill_null(""),
             pl.col("path"),
             pl.col("aliases").list.join(" ").fill_null(""),
+            pl.col("tags").list.join(" ").fill_null(""),
+            pl.col("properties").fill_null(""),
             pl.col("body").fill_null(""),
         ],
         separator="\n",

@@ -12,12 +12,13 @@ from lucasrag_assets.assets._metadata import markdown_table
 from lucasrag_assets.memo import load_memo, save_memo
 from lucasrag_assets.resources import LucasragSettings
 from lucasrag_assets.rules.conventions import load_conventions
+from lucasrag_assets.rules.obsidian import properties_text
 from lucasrag_assets.rules.vault_scan import Note, parse_note
 
 #: Bump when parsing changes what a note becomes, so last run's memo is not reused.
 #: 3: hostile-vault reading (regular files only, bounded frontmatter, non-UTF-8 names).
 #: 4: the kind properties and a clipping's source address reach the router (``kinds``, ``source``).
-PARSE_VERSION = 4
+PARSE_VERSION = 5
 
 NOTE_SCHEMA = {
     "path": pl.String,
@@ -38,6 +39,9 @@ NOTE_SCHEMA = {
     "warnings": pl.List(pl.String),
     "kinds": pl.List(pl.String),
     "source": pl.String,
+    #: the frontmatter's other properties as "key: value" lines (``obsidian.properties_text``): a ``people:``
+    #: list or a ``with:`` property can make a note refer to a deference subject (rules/care/mentions)
+    "properties": pl.String,
 }
 
 
@@ -62,6 +66,7 @@ def notes_frame(notes: list[Note]) -> pl.DataFrame:
             "warnings": list(n.warnings),
             "kinds": list(n.kinds),
             "source": n.source,
+            "properties": properties_text(n.frontmatter) if n.frontmatter else "",
         }
         for n in notes
     ]

@@ -8,6 +8,7 @@ outcomes of care: every reference to a deference subject until released);
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Collection, Mapping
 from pathlib import PurePosixPath
 
@@ -69,6 +70,14 @@ def note_texts(
     return notes
 
 
+def note_names(note: Mapping) -> tuple[str, ...]:
+    """What a note says about itself besides its text: title, file name, aliases, tags (``family/grandad`` →
+    ``family grandad``) and its other properties' lines (``people: Grandad Tom``)."""
+    tags = (re.sub(r"[/_-]+", " ", t) for t in note.get("tags") or ())
+    props = (note.get("properties") or "").splitlines()
+    return (note["title"] or "", PurePosixPath(note["path"]).stem, *(note.get("aliases") or ()), *tags, *props)
+
+
 def dismissed_examples(
     notes: list[tuple[dict, list[str]]], dismissed: Mapping[str, Collection[str]]
 ) -> list[tuple[str, str, Collection[str]]]:
@@ -118,8 +127,7 @@ def chunk_frame(
         )
         date = note["date"].isoformat() if note["date"] else None
         declared = note["declared_charged"] or []
-        names = (note["title"] or "", PurePosixPath(note["path"]).stem, *(note.get("aliases") or ()))
-        refs = note_reference(names, texts[0] if texts else "", subjects) if subjects else {}
+        refs = note_reference(note_names(note), texts[0] if texts else "", subjects) if subjects else {}
         for index, text in enumerate(texts):
             care = assess_chunk(
                 text,

@@ -12,6 +12,7 @@ from lucasrag_assets.rules.care.decisions import with_charged
 from lucasrag_assets.rules.care.detector import assess_chunk, released_examples
 from lucasrag_assets.rules.care.mentions import note_reference, resolve
 from lucasrag_assets.rules.care.model import shipped_model
+from lucasrag_assets.rules.chunk_table import note_names
 
 TOM = DeferenceSubject("Grandad Tom", ("grandad", "grandpa tom"))
 MAYA = DeferenceSubject("Maya", ("maya r",))
@@ -136,7 +137,9 @@ def test_reference_resolution(text, subject, refers, why):
 
 def test_a_note_titled_after_the_subject_refers_to_it_in_every_chunk():
     refs = note_reference(("Grandad",), "# Grandad\n\nThe ward was quiet.", EVERYONE)
-    assert refs == {"Grandad Tom": "the note's title or file name names 'Grandad'"}
+    assert refs == {"Grandad Tom": "the note's title, file name, tags or properties names 'Grandad'"}
+    by_property = note_reference(("2024-05-12", "people: Maya R, Jo"), "Long walk. Talked a lot.", EVERYONE)
+    assert by_property == {"Maya": "the note's title, file name, tags or properties names 'Maya R'"}
     assert note_reference(("2024-05-12",), "Maya rang about the flat.\nMore.", EVERYONE)["Maya"].endswith("'Maya'")
     later = "He liked the radio loud. I turned it off today."  # chunk 3: no name, no mention of its own
     (a,) = assess_chunk(later, EVERYONE, note_refs=refs)
@@ -254,3 +257,10 @@ FRONTMATTER = [
 def test_with_charged_keeps_body_bytes(raw, header_lines, body):
     new = with_charged(raw, ["Maya"])
     assert new.endswith(b"---\n" + body) and all(line in new for line in header_lines)
+
+
+def test_note_names_carry_tags_and_properties():
+    note = {"title": "Sunday", "path": "journal/2024-05-12.md", "aliases": ["sun"], "tags": ["family/grandad"]}
+    note |= {"properties": "people: Jo\nmood: low"}
+    assert note_names(note) == ("Sunday", "2024-05-12", "sun", "family grandad", "people: Jo", "mood: low")
+    assert set(note_reference(note_names(note), "Long walk.", EVERYONE)) == {"Grandad Tom"}

@@ -289,14 +289,19 @@ def resolve_all(text: str, subjects: Sequence[DeferenceSubject]) -> list[Subject
 
 
 def note_reference(names: Sequence[str], first_chunk: str, subjects: Sequence[DeferenceSubject]) -> dict[str, str]:
-    """The subjects a note names at its head — ``names`` (its title, file name, aliases) or the first two lines of
+    """The subjects a note names at its head — ``names`` (its title, file name, aliases, tags, properties) or the
+    first two lines of
     its first chunk — as canonical name → the evidence. Such a note is about the subject throughout, so a later
     chunk that refers to the subject by pronoun or not at all still refers to it ("Grandad" as a title, then
     three pages of "he")."""
     lines = [ln for ln in first_chunk.splitlines() if ln.strip()][:2]
     out: dict[str, str] = {}
     for s in subjects:
-        for where, text in (("title or file name", "\n".join(n for n in names if n)), ("first line", "\n".join(lines))):
+        heads = (
+            ("title, file name, tags or properties", "\n".join(n for n in names if n)),
+            ("first line", "\n".join(lines)),
+        )
+        for where, text in heads:
             context = resolve(text, s)
             if context is not None and context.mentions:
                 out[s.name] = f"the note's {where} names {context.mentions[0]!r}"

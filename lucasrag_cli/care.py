@@ -31,12 +31,6 @@ def _catalog() -> tuple[list[tuple[str, dict]], dict[str, str | None]]:
     return [(r["path"], a) for r in rows for a in r["care"] or []], {r["path"]: r["date"] for r in rows}
 
 
-def _rows(every: bool = False) -> list[dict]:
-    from lucasrag_assets.rules.care.review import review_rows
-
-    return review_rows(_catalog()[0], every=every)
-
-
 @care_app.command("list")
 def care_list(
     as_json: bool = typer.Option(False, "--json", help="Print rows as JSON."),
@@ -47,14 +41,17 @@ def care_list(
     from lucasrag.deference import load_deference
     from lucasrag_assets.rules.care.decisions import recorded_dismissals
     from lucasrag_assets.rules.care.review import review_rows, since_suggestions
+    from lucasrag_assets.rules.charged import canonical_name
 
     s = settings()
+    subjects = load_deference(s.vault)
     pairs, dates = _catalog()
     rows = review_rows(pairs, every=every)
-    dated = {x.name for x in load_deference(s.vault) if x.since}
+    dated = {x.name for x in subjects if x.since}
     suggestions = {k: v for k, v in since_suggestions(pairs, dates).items() if k not in dated}
     if subject:
-        rows = [r for r in rows if r["subject"].casefold() == _canonical(subject).casefold()]
+        wanted = canonical_name(subject, subjects).casefold()
+        rows = [r for r in rows if r["subject"].casefold() == wanted]
     dismissed = recorded_dismissals(s.vault)
     for row in rows:  # decided (possibly since the last ingest): by whom and when, rather than pending
         entry = dismissed.get((row["path"], row["subject"]))
@@ -114,28 +111,22 @@ def _decide(
 ) -> None:
     from lucasrag.deference import DeferenceConfigError, load_deference
     from lucasrag_assets.rules.care import decisions
-    from lucasrag_assets.rules.care.review import select
 
     s = settings()
     try:
         subjects = load_deference(s.vault)
-        if path and subject and not (folder or tag or neutral_above is not None or neutral_below is not None):
-            items = [(path, subject)]  # one pair, pending or not (a person may decide ahead of the detector)
-        else:
-            subject = subject or only
-            if not (path or folder or tag or neutral_above is not None or neutral_below is not None or subject):
-                fail("say what to decide: PATH SUBJECT, or a batch (--folder, --tag, --neutral-above, --subject)", 2)
-            rows = select(
-                _rows(),
-                paths=[path] if path else (),
-                folder=folder,
-                tag=tag,
-                tags_of=lambda p: decisions.note_tags(s.vault, p),
-                subject=_canonical(subject) if subject else None,
-                neutral_above=neutral_above,
-                neutral_below=neutral_below,
-            )
-            items = [(r["path"], r["subject"]) for r in rows]
+        items = decisions.decided_items(
+            s.vault,
+            lambda: _catalog()[0],
+            subjects,
+            path=path,
+            subject=subject,
+            batch_subject=only,
+            folder=folder,
+            tag=tag,
+            neutral_above=neutral_above,
+            neutral_below=neutral_below,
+        )
         verb = "confirm" if confirm else "dismiss"
         if dry_run or not items:
             for p, name in items:

@@ -24,9 +24,8 @@ from lucasrag.catalog import read_catalog
 from lucasrag.deference import load_deference
 from lucasrag_assets.assets._metadata import markdown_table
 from lucasrag_assets.resources import LucasragSettings
-from lucasrag_assets.rules.care.decisions import note_tags, record
-from lucasrag_assets.rules.care.review import review_rows, select
-from lucasrag_assets.rules.charged import canonical_name
+from lucasrag_assets.rules.care.decisions import CareDecisionError, decided_items, record
+from lucasrag_assets.rules.care.review import review_rows
 
 
 @asset_check(
@@ -78,22 +77,23 @@ class CareDecisionConfig(Config):
 def record_care(context: OpExecutionContext, config: CareDecisionConfig, lucasrag: LucasragSettings) -> None:
     vault = lucasrag.get().vault
     subjects = load_deference(vault)
-    single = config.path and config.subject and not (config.folder or config.tag or config.neutral_above >= 0)
-    if single:
-        items = [(config.path, config.subject)]
-    else:
-        if not (config.path or config.folder or config.tag or config.subject or config.neutral_above >= 0):
-            raise Failure("say what to decide: a path and subject, a folder, a tag, a subject or neutral_above")
-        rows = select(
-            review_rows((r["path"], a) for r in read_catalog(lucasrag.get()).to_dicts() for a in r["care"] or []),
-            paths=[config.path] if config.path else (),
+
+    def pairs():
+        return ((r["path"], a) for r in read_catalog(lucasrag.get()).to_dicts() for a in r["care"] or [])
+
+    try:
+        items = decided_items(
+            vault,
+            pairs,
+            subjects,
+            path=config.path or None,
+            subject=config.subject or None,
             folder=config.folder or None,
             tag=config.tag or None,
-            tags_of=lambda p: note_tags(vault, p),
-            subject=canonical_name(config.subject, subjects) if config.subject else None,
             neutral_above=config.neutral_above if config.neutral_above >= 0 else None,
         )
-        items = [(r["path"], r["subject"]) for r in rows]
+    except CareDecisionError as exc:
+        raise Failure(str(exc)) from None
     listed = "\n".join(f"- {p}: {s}" for p, s in items) or "(none)"
     if config.dry_run:
         context.log.info(f"would {config.decision.value} {len(items)} pair(s); nothing recorded:\n{listed}")

@@ -1,7 +1,6 @@
 """banded_chunks: routed notes cut into chunks, each with band, date and charged subjects."""
 
 import json
-import re
 
 import polars as pl
 from dagster import AssetExecutionContext, asset
@@ -16,6 +15,7 @@ from lucasrag_assets.memo import load_memo, memoised_rows, row_keys, save_memo, 
 from lucasrag_assets.resources import LucasragSettings
 from lucasrag_assets.rules import banding, care, charged, chunk_table, chunking, dates, markup, obsidian
 from lucasrag_assets.rules.care.decisions import load_dismissals
+from lucasrag_assets.rules.care.mentions import names_alternation
 from lucasrag_assets.rules.care.model import shipped_model
 from lucasrag_assets.rules.care.vectors import vector_warning
 from lucasrag_assets.rules.chunk_table import CHUNK_SCHEMA, chunk_frame, chunk_memo_key, learned_examples, note_texts
@@ -93,9 +93,9 @@ def learned_keys(routed: pl.DataFrame, subjects, dismissed) -> pl.Series:
         released = sorted((p, hashes.get(p, "")) for p, names in dismissed.items() if s.name in names)
         if not released:
             continue
-        names = "|".join(r"\s+".join(re.escape(w) for w in n.split()) for n in s.names if n.strip())
         key = f"{s.name}={released}"
-        parts.append(pl.when(text.str.contains(rf"(?i)(?:{names})")).then(pl.lit(key)).otherwise(pl.lit("")))
+        names = text.str.contains(rf"(?i)(?:{names_alternation(s.names)})")
+        parts.append(pl.when(names).then(pl.lit(key)).otherwise(pl.lit("")))
     if not parts:
         return pl.Series("learned", [""] * routed.height, dtype=pl.String)
     return routed.select(pl.concat_str(parts, separator="|").alias("learned"))["learned"]

@@ -78,13 +78,6 @@ def note_names(note: Mapping) -> tuple[str, ...]:
     return (note["title"] or "", PurePosixPath(note["path"]).stem, *(note.get("aliases") or ()), *tags, *props)
 
 
-def dismissed_examples(
-    notes: list[tuple[dict, list[str]]], dismissed: Mapping[str, Collection[str]]
-) -> list[tuple[str, str, Collection[str]]]:
-    """``(path, chunk text, subjects the person released)`` for every chunk of a note with a dismissal."""
-    return [(n["path"], text, dismissed[n["path"]]) for n, texts in notes if n["path"] in dismissed for text in texts]
-
-
 def learned_examples(
     notes: list[tuple[dict, list[str]]],
     subjects: tuple[DeferenceSubject, ...],
@@ -92,7 +85,8 @@ def learned_examples(
 ) -> dict[str, list[Exemplar]]:
     """The vault teaches the release step: chunks the person released for a subject are examples of what a
     neutral reference to it looks like (only notes with a dismissal can give one)."""
-    return released_examples(dismissed_examples(notes, dismissed), subjects)
+    chunks = ((n["path"], text, dismissed[n["path"]]) for n, texts in notes if n["path"] in dismissed for text in texts)
+    return released_examples(chunks, subjects)
 
 
 def chunk_frame(

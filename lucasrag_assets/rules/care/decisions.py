@@ -15,7 +15,7 @@ write atomic, the decisions file written once.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import date
 from pathlib import Path
 
@@ -24,6 +24,7 @@ import yaml
 from lucasrag.vault_settings import SettingsFileUnreadable, load_settings_yaml
 from lucasrag.vocabulary import DeferenceSubject
 from lucasrag_assets.rules.approval import _header, _resolve_note, _write_atomically, with_frontmatter_key
+from lucasrag_assets.rules.care.review import review_rows, select
 from lucasrag_assets.rules.charged import canonical_name
 
 DECISIONS_FILE = "care_decisions.yaml"
@@ -37,8 +38,9 @@ def decisions_path(vault: Path) -> Path:
     return vault / ".lucasrag" / DECISIONS_FILE
 
 
-def load_dismissals(vault: Path) -> dict[str, set[str]]:
-    """Note path → canonical subject names a person dismissed for it (empty when no file)."""
+def _entries(vault: Path) -> list[dict]:
+    """The recorded dismissals as written (``path``, ``subject``, and ``decided`` and ``by`` where recorded);
+    none when there is no file. The file is read once and checked: a broken one names itself and the fix."""
     path = decisions_path(vault)
     try:
         raw = load_settings_yaml(vault, path) or {}  # a regular file inside the vault, bounded
@@ -49,11 +51,25 @@ def load_dismissals(vault: Path) -> dict[str, set[str]]:
     entries = raw.get("dismissed", []) if isinstance(raw, dict) else None
     if not isinstance(entries, list):
         raise CareDecisionError(f"{path}: 'dismissed' must be a list of {{path, subject}}")
+    keep = ("path", "subject", "decided", "by")
+    return [
+        {k: e[k] for k in keep if k in e}
+        for e in entries
+        if isinstance(e, dict) and isinstance(e.get("path"), str) and isinstance(e.get("subject"), str)
+    ]
+
+
+def load_dismissals(vault: Path) -> dict[str, set[str]]:
+    """Note path → canonical subject names a person dismissed for it (empty when no file)."""
     out: dict[str, set[str]] = {}
-    for e in entries:
-        if isinstance(e, dict) and isinstance(e.get("path"), str) and isinstance(e.get("subject"), str):
-            out.setdefault(e["path"], set()).add(e["subject"])
+    for e in _entries(vault):
+        out.setdefault(e["path"], set()).add(e["subject"])
     return out
+
+
+def recorded_dismissals(vault: Path) -> dict[tuple[str, str], dict]:
+    """(path, canonical subject) → the recorded dismissal: ``decided`` (ISO date) and ``by`` where recorded."""
+    return {(e["path"], e["subject"]): e for e in _entries(vault)}
 
 
 def _yaml_list(names: Sequence[str]) -> bytes:
@@ -113,24 +129,6 @@ def _write_dismissals(vault: Path, entries: list[dict]) -> None:
     tmp.replace(path)
 
 
-def recorded_dismissals(vault: Path) -> dict[tuple[str, str], dict]:
-    """(path, canonical subject) → the recorded dismissal: ``decided`` (ISO date) and ``by`` where recorded."""
-    return {(e["path"], e["subject"]): e for e in _entries(vault)}
-
-
-def _entries(vault: Path) -> list[dict]:
-    """The recorded dismissals as written (with ``decided`` and ``by`` where recorded)."""
-    load_dismissals(vault)  # validates the file
-    raw = load_settings_yaml(vault, decisions_path(vault)) or {}
-    entries = raw.get("dismissed", []) if isinstance(raw, dict) else []
-    keep = ("path", "subject", "decided", "by")
-    return [
-        {k: e[k] for k in keep if k in e}
-        for e in entries
-        if isinstance(e, dict) and isinstance(e.get("path"), str) and isinstance(e.get("subject"), str)
-    ]
-
-
 def _undismiss(vault: Path, rel_path: str, subject: str) -> None:
     entries = _entries(vault)
     kept = [e for e in entries if (e["path"], e["subject"]) != (rel_path, subject)]
@@ -186,6 +184,43 @@ def dismiss_many(
     if added:
         _write_dismissals(vault, [*entries, *{(e["path"], e["subject"]): e for e in added}.values()])
     return canonical
+
+
+def decided_items(
+    vault: Path,
+    pairs: Callable[[], Iterable[tuple[str, dict]]],
+    subjects: Sequence[DeferenceSubject],
+    *,
+    path: str | None = None,
+    subject: str | None = None,
+    batch_subject: str | None = None,
+    folder: str | None = None,
+    tag: str | None = None,
+    neutral_above: float | None = None,
+    neutral_below: float | None = None,
+) -> list[tuple[str, str]]:
+    """The ``(path, subject)`` pairs one decision applies to (``lucasrag care dismiss|confirm`` and the
+    ``record_care_decision`` job). ``path`` and ``subject`` alone name one pair, pending or not (a person may
+    decide ahead of the detector); otherwise the pending review rows of ``pairs()`` (the catalogue's
+    ``(path, assessment)``, read only for a batch) that every given filter selects (``batch_subject``: a
+    subject filter only). A decision that names nothing is refused."""
+    filters = folder or tag or neutral_above is not None or neutral_below is not None
+    if path and subject and not filters:
+        return [(path, subject)]
+    subject = subject or batch_subject
+    if not (path or subject or filters):
+        raise CareDecisionError("say what to decide: PATH SUBJECT, or a batch (folder, tag, neutral score, subject)")
+    rows = select(
+        review_rows(pairs()),
+        paths=[path] if path else (),
+        folder=folder,
+        tag=tag,
+        tags_of=lambda p: note_tags(vault, p),
+        subject=canonical_name(subject, subjects) if subject else None,
+        neutral_above=neutral_above,
+        neutral_below=neutral_below,
+    )
+    return [(r["path"], r["subject"]) for r in rows]
 
 
 def record(

@@ -29,6 +29,7 @@ from datetime import date
 
 import numpy as np
 
+from lucasrag.catalog import care_pending
 from lucasrag.vocabulary import DeferenceSubject
 from lucasrag_assets.rules.charged import canonical_name, charging_evidence
 
@@ -68,8 +69,8 @@ class CareAssessment:
 
     @property
     def pending(self) -> bool:
-        """Withheld with no decision of the person's: listed for review."""
-        return self.withheld and self.source == "inferred"
+        """Withheld with no decision of the person's: listed for review (``catalog.care_pending``)."""
+        return care_pending(vars(self))
 
     def to_dict(self) -> dict:
         return asdict(self)

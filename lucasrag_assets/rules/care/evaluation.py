@@ -61,16 +61,23 @@ def batch_of() -> dict[str, str]:
 Row = tuple[Passage, str, float | None, str | None]  # passage, outcome, score, source
 
 
-def assess(passages: Sequence[Passage], embed) -> tuple[list[Row], float]:
-    """Each passage's outcome for its own subject ("released" when nothing refers to it), timed."""
+def assessments(passages: Sequence[Passage], embed) -> list:
+    """Each passage's ``CareAssessment`` for its own subject (None when nothing refers to it or looks like it)."""
     from lucasrag_assets.rules.care.detector import assess_chunk
 
-    out = []
+    return [{a.subject: a for a in assess_chunk(p.text, SUBJECTS, embed=embed)}.get(p.subject) for p in passages]
+
+
+def assess(passages: Sequence[Passage], embed) -> tuple[list[Row], float]:
+    """Each passage's outcome for its own subject ("released" when nothing refers to it), timed."""
     start = time.perf_counter()
-    for p in passages:
-        a = {a.subject: a for a in assess_chunk(p.text, SUBJECTS, embed=embed)}.get(p.subject)
-        out.append((p, a.outcome if a else "released", a.score if a else None, a.source if a else None))
-    return out, time.perf_counter() - start
+    found = assessments(passages, embed)
+    seconds = time.perf_counter() - start
+    rows = [
+        (p, a.outcome if a else "released", a.score if a else None, a.source if a else None)
+        for p, a in zip(passages, found)
+    ]
+    return rows, seconds
 
 
 def review_decisions(rows: Sequence[Row]) -> int:
@@ -85,11 +92,9 @@ def _share(rows: Sequence[Row], label: str, outcome: str, family: str = "") -> f
 
 
 def batch_figures(rows: Sequence[Row]) -> dict:
-    from lucasrag_assets.rules.care.mentions import resolve
-
-    by_name = {s.name: s for s in SUBJECTS}
     charged = [p for p, *_ in rows if p.label == "charged"]
-    found = sum(1 for p in charged if (c := resolve(p.text, by_name[p.subject])) is not None and c.mentions)
+    # a reference was found unless nothing referred to the subject (None) or only look-alikes did (resolution)
+    found = sum(1 for p, _, _, src in rows if p.label == "charged" and src not in (None, "resolution"))
     released_by: dict[str, int] = defaultdict(int)
     for p, o, *_ in rows:
         if p.label == "charged" and o == "released":

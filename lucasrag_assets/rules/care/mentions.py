@@ -157,12 +157,18 @@ def split_structured(text: str) -> list[Sentence]:
     return out
 
 
+def names_alternation(names: Sequence[str]) -> str:
+    """``names`` as one regex alternation, longest first, any whitespace between words (no flags, no
+    look-arounds: polars' regex engine reads it too)."""
+    alts = sorted({n.strip() for n in names if n.strip()}, key=len, reverse=True)
+    return "|".join(r"\s+".join(re.escape(w) for w in n.split()) for n in alts)
+
+
 @functools.lru_cache(maxsize=256)
 def name_pattern(names: tuple[str, ...]) -> re.Pattern[str]:
     """Any of ``names`` as whole words (longest first), any case, any whitespace between words; a closing
     quote may follow ("'happy birthday Dev'"), a contraction may not ("Dev'll" is not a mention)."""
-    alts = sorted({n.strip() for n in names if n.strip()}, key=len, reverse=True)
-    body = "|".join(r"\s+".join(re.escape(w) for w in n.split()) for n in alts)
+    body = names_alternation(names)
     # After a hyphen only when written with a capital: "dating-after-Daniel" names him, "pre-dev" is a word.
     return re.compile(
         rf"(?<!\w)(?<!\w-(?=(?-i:[a-z])))(?:{body})(?:['\u2019]s\b)?(?![\w-]|['\u2019](?!s\b)\w)", re.IGNORECASE

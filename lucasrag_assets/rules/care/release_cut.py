@@ -18,10 +18,9 @@ from importlib import resources
 
 import numpy as np
 
-from lucasrag_assets.rules.care.detector import assess_chunk
-from lucasrag_assets.rules.care.evaluation import batch_of
+from lucasrag_assets.rules.care.evaluation import assessments, batch_of
 from lucasrag_assets.rules.care.model import WEIGHTS_FILE, shipped_model
-from lucasrag_harness.evaluation.care_corpus import SUBJECTS, generate_corpus
+from lucasrag_harness.evaluation.care_corpus import generate_corpus
 
 MAX_CHARGED_RELEASED = 0.01
 CUTS = np.round(np.arange(0.0, 0.3, 0.005), 4)
@@ -30,19 +29,15 @@ CUTS = np.round(np.arange(0.0, 0.3, 0.005), 4)
 def _scores(passages, embed) -> list[tuple[str, str, float | None, float | None]]:
     """(batch, label, probability, lexical probability) per passage; None: resolution released it."""
     batches = batch_of()
-    out = []
-    for p in passages:
-        a = {a.subject: a for a in assess_chunk(p.text, SUBJECTS, embed=embed)}.get(p.subject)
-        scored = a is not None and a.score is not None
-        out.append(
-            (
-                batches.get(p.family, "batches 1-5"),
-                p.label,
-                a.score if scored else None,
-                a.lexical_score if scored else None,
-            )
+    return [
+        (
+            batches.get(p.family, "batches 1-5"),
+            p.label,
+            a.score if a is not None else None,
+            a.lexical_score if a is not None else None,
         )
-    return out
+        for p, a in zip(passages, assessments(passages, embed))
+    ]
 
 
 def choose_cuts(scores, two: bool) -> tuple[tuple[float, float], dict]:

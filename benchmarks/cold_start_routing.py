@@ -12,7 +12,8 @@
 (The three vaults without a licence are read into /tmp, never into this repository; see
 docs/routing.md, "Cold start".)
 
-Labels come from ``benchmarks/cold_start_labels.yaml`` (paths and workspaces only).
+Labels come from ``benchmarks/cold_start_labels.yaml`` (paths and workspaces only), or for the gardens
+from ``benchmarks/garden_labels/NAME.labels.yaml`` (``--vault handbook=/tmp/gardens/handbook``).
 Every labelled note falls in one half by a hash of its path: ``--half tune`` is what the
 router was developed on (``-v``, ``--grid``), ``--half report`` is what docs/routing.md
 reports. The router itself sees every note of the vault (it is unsupervised); the halves only decide which
@@ -51,6 +52,7 @@ from lucasrag_assets.rules.routing_rules import RoutingRules, suggest_folder_rul
 from lucasrag_assets.rules.vault_scan import scan_vault  # noqa: E402
 
 LABELS = REPO / "benchmarks" / "cold_start_labels.yaml"
+GARDEN_LABELS = REPO / "benchmarks" / "garden_labels"
 SAMPLE_TRUTH = REPO / "tests" / "fixtures" / "sample_vault_truth.yaml"
 _WORKSPACE_LINE = re.compile(rb"^workspace[ \t]*:.*\r?\n", re.MULTILINE)
 
@@ -143,9 +145,14 @@ def main() -> None:
         if not args.sample_only:
             for spec in args.vault:
                 name, _, folder = spec.partition("=")
-                if name not in all_labels:
-                    parser.error(f"no labels for {name!r} in {LABELS}: have {', '.join(all_labels)}")
-                labels = {p: label_set(v) for p, v in all_labels[name]["notes"].items()}
+                garden = GARDEN_LABELS / f"{name}.labels.yaml"
+                if name in all_labels:
+                    labels = {p: label_set(v) for p, v in all_labels[name]["notes"].items()}
+                elif garden.is_file():
+                    notes = yaml.safe_load(garden.read_text())["notes"]
+                    labels = {p: label_set(v["workspace"]) for p, v in notes.items()}
+                else:
+                    parser.error(f"no labels for {name!r} in {LABELS} or {GARDEN_LABELS}")
                 targets.append((name, Path(folder), labels))
         if args.sample or args.sample_only:
             targets.append(("sample (labels stripped)", *stripped_sample(Path(tmp))))

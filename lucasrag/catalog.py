@@ -45,6 +45,7 @@ CATALOG_SCHEMA = {
     "workspace": pl.String,
     "confidence": pl.Float64,
     "band": pl.String,
+    "band_reason": pl.String,  # why the note has its band, in a line (rules/banding.py)
     "date": pl.String,
     "charged": pl.List(pl.String),
     "reason": pl.String,

@@ -21,7 +21,7 @@ BANDS: tuple[str, ...] = ("present", "archival")
 NoteStatus = Literal["indexed", "quarantined", "invalid", "skipped"]
 
 #: Which rule decided a chunk's band (recorded on every chunk, see rules/banding).
-BandRule = Literal["frontmatter", "date", "content", "default"]
+BandRule = Literal["frontmatter", "timeless", "date", "content", "default"]
 
 
 def check_workspace(name: str) -> str:

@@ -21,8 +21,9 @@ from dagster import (
 
 from lucasrag.vault_files import vault_fingerprint
 from lucasrag.vocabulary import WORKSPACES
-from lucasrag_assets.approvals import approve_folder, approve_quarantined
+from lucasrag_assets.approvals import approve_many, approve_quarantined
 from lucasrag_assets.resources import LucasragSettings
+from lucasrag_assets.rules.approval_gate import LIKE_SIMILARITY
 
 # The evaluation is not part of ingest (it adds a few hundred queries); `evaluate` runs it.
 ingest_job = define_asset_job(
@@ -91,7 +92,13 @@ class ApprovalConfig(Config):
     # Defaults make the launchpad open with a valid example (a quarantined note of the sample vault).
     path: str = "inbox/ideas.md"  # vault-relative path of a note quarantined at the last ingest
     workspace: WorkspaceChoice = WorkspaceChoice.creative
-    folder: str = ""  # instead of path: approve every note quarantined under this folder
+    # Instead of path, many at once (every one given must hold): a folder, a tag, the notes like an example.
+    folder: str = ""  # every note quarantined under this folder
+    tag: str = ""  # every quarantined note with this tag (or a nested tag under it)
+    like: str = ""  # every quarantined note like this one (cosine of their texts ≥ similarity)
+    similarity: float = LIKE_SIMILARITY
+    suggested: bool = False  # only the notes whose best guess was this workspace (alone: all of them)
+    dry_run: bool = False  # only log what would be approved
 
 
 @op(description="Approve a quarantined note: the same checks as `lucasrag quarantine approve` (body bytes untouched).")
@@ -100,10 +107,20 @@ def approve_note(context: OpExecutionContext, config: ApprovalConfig, lucasrag: 
 
     workspace = WorkspaceChoice(config.workspace).value
     try:
-        if config.folder:
-            approved, skipped = approve_folder(lucasrag.get(), config.folder, workspace)
-            message = f"approved {len(approved)} notes under {config.folder} → {workspace}: {', '.join(approved)}"
-            for line in skipped:
+        if config.folder or config.tag or config.like or config.suggested:
+            batch = approve_many(
+                lucasrag.get(),
+                workspace,
+                folder=config.folder or None,
+                tag=config.tag or None,
+                like=config.like or None,
+                min_similarity=config.similarity,
+                suggested=config.suggested,
+                dry_run=config.dry_run,
+            )
+            verb = "would approve" if config.dry_run else "approved"
+            message = f"{verb} {len(batch.approved)} notes → {workspace}: {', '.join(batch.approved)}"
+            for line in batch.skipped:
                 context.log.warning(f"skipped {line}")
         else:
             message = approve_quarantined(lucasrag.get(), config.path, workspace)
@@ -112,6 +129,9 @@ def approve_note(context: OpExecutionContext, config: ApprovalConfig, lucasrag: 
     context.log.info(f"{message}; the vault sensor will re-ingest it")
 
 
-@job(description="Approve a quarantined note (path) or every one under a folder into a workspace (launchpad).")
+@job(
+    description="Approve a quarantined note (path), or many at once (a folder, a tag, the notes like an example; "
+    "dry_run lists them), into a workspace (launchpad)."
+)
 def approve_quarantined_note():
     approve_note()

@@ -99,28 +99,58 @@ def quarantine_approve_command(
     path: str | None = typer.Argument(None, help="Vault-relative path of a quarantined note."),
     workspace: str = typer.Option(..., "--workspace", "-w", help="The workspace to index it in."),
     folder: str | None = typer.Option(None, "--folder", help="Approve every note quarantined under this folder."),
+    tag: str | None = typer.Option(None, "--tag", help="Approve every quarantined note with this tag (or tag/…)."),
+    like: str | None = typer.Option(
+        None, "--like", help="Approve every quarantined note like this one (any note: its text is the example)."
+    ),
+    suggested: bool = typer.Option(
+        False, "--suggested", help="Only the notes whose best guess was this workspace (alone: all of them)."
+    ),
+    similarity: float = typer.Option(
+        0.4, "--similarity", min=-1.0, max=1.0, help="With --like: the cosine at or above which a note is alike."
+    ),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Only list the notes that would be approved."),
 ) -> None:
-    """Approve a quarantined note (or all under --folder) into a workspace: recorded in its frontmatter."""
-    from lucasrag_assets.approvals import approve_folder, approve_quarantined
+    """Approve a quarantined note, or many at once (--folder, --tag, --like, --suggested; all given must
+    hold), into a workspace: recorded in each note's frontmatter."""
+    from lucasrag_assets.approvals import approve_many, approve_quarantined
 
-    if (path is None) == (folder is None):
-        fail("give a note PATH or --folder DIR (one of them)", 2)
+    many = folder is not None or tag is not None or like is not None or suggested
+    if (path is None) == (not many):
+        fail("give a note PATH or --folder DIR / --tag TAG / --like PATH / --suggested for many (one of the two)", 2)
     catalog_missing, refused = _decision_errors()
     settings = _settings()
     try:
         if path is not None:
+            if dry_run:
+                fail("--dry-run is for --folder, --tag, --like and --suggested: one PATH is one decision", 2)
             out.print(approve_quarantined(settings, path, workspace), highlight=False)
             approved = [path]
         else:
-            approved, skipped = approve_folder(settings, folder, workspace)
-            for rel in approved:
-                out.print(f"approved {rel} → {workspace}", highlight=False)
-            for line in skipped:
+            batch = approve_many(
+                settings,
+                workspace,
+                folder=folder,
+                tag=tag,
+                like=like,
+                min_similarity=similarity,
+                suggested=suggested,
+                dry_run=dry_run,
+            )
+            verb = "would approve" if dry_run else "approved"
+            for rel in batch.approved:
+                alike = f" (similarity {batch.similarity[rel]:.2f})" if rel in batch.similarity else ""
+                out.print(f"{verb} {rel} → {workspace}{alike}", highlight=False)
+            for line in batch.skipped:
                 err.print(f"[yellow]skipped[/] {line}", highlight=False)
+            approved = batch.approved
     except catalog_missing as exc:
         fail(str(exc))
     except refused as exc:
         fail(str(exc), 2)
+    if path is None and dry_run:
+        out.print(f"{len(approved)} would be approved; run again without --dry-run to record it", highlight=False)
+        return
     out.print(f"{len(approved)} approved; run `lucasrag ingest` (or let the vault sensor) to index", highlight=False)
 
 

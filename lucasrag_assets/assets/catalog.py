@@ -55,6 +55,7 @@ def catalog_frame(
 ) -> pl.DataFrame:
     per_note = chunks.group_by("path").agg(
         pl.col("band").first(),
+        pl.col("band_reason").first(),
         pl.col("charged").list.explode(keep_nulls=False, empty_as_null=False).unique().sort().alias("charged"),
     )
     indexed = (
@@ -71,6 +72,7 @@ def catalog_frame(
         pl.lit("quarantined").alias("status"),
         pl.lit(None, pl.String).alias("workspace"),
         pl.lit(None, pl.String).alias("band"),
+        pl.lit(None, pl.String).alias("band_reason"),
         pl.lit([], pl.List(pl.String)).alias("charged"),
         pl.lit([], pl.List(pl.Struct(CARE_PAIR_SCHEMA))).alias("care"),
     )
@@ -81,6 +83,7 @@ def catalog_frame(
             pl.lit(None, pl.String).alias("workspace"),
             pl.lit(None, pl.Float64).alias("confidence"),
             pl.lit(None, pl.String).alias("band"),
+            pl.lit(None, pl.String).alias("band_reason"),
             pl.lit(None, pl.Date).alias("date"),
             pl.lit([], pl.List(pl.String)).alias("charged"),
             pl.lit(None, pl.String).alias("suggestion"),

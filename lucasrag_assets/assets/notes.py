@@ -18,7 +18,8 @@ from lucasrag_assets.rules.vault_scan import Note, parse_note
 #: Bump when parsing changes what a note becomes, so last run's memo is not reused.
 #: 3: hostile-vault reading (regular files only, bounded frontmatter, non-UTF-8 names).
 #: 4: the kind properties and a clipping's source address reach the router (``kinds``, ``source``).
-PARSE_VERSION = 5
+#: 6: the latest updated:/modified: property (``updated``: a recent edit keeps a time-bound note present).
+PARSE_VERSION = 6
 
 NOTE_SCHEMA = {
     "path": pl.String,
@@ -42,6 +43,7 @@ NOTE_SCHEMA = {
     #: the frontmatter's other properties as "key: value" lines (``obsidian.properties_text``): a ``people:``
     #: list or a ``with:`` property can make a note refer to a deference subject (rules/care/mentions)
     "properties": pl.String,
+    "updated": pl.Date,
 }
 
 
@@ -67,6 +69,7 @@ def notes_frame(notes: list[Note]) -> pl.DataFrame:
             "kinds": list(n.kinds),
             "source": n.source,
             "properties": properties_text(n.frontmatter) if n.frontmatter else "",
+            "updated": n.updated,
         }
         for n in notes
     ]

@@ -104,6 +104,47 @@ def describe_move(
     )
 
 
+def has_tag(tags: Iterable[str], wanted: str) -> bool:
+    """Whether a note carries ``wanted`` (any case, with or without ``#``), itself or as the parent of a
+    nested tag: ``--tag garden`` takes ``garden`` and ``garden/seedling``."""
+    wanted = wanted.strip().lstrip("#").strip("/").casefold()
+    return any((t := str(tag).lstrip("#").casefold()) == wanted or t.startswith(wanted + "/") for tag in tags)
+
+
+#: ``--like PATH``: the cosine similarity of a quarantined note's routing text to the example's, at or above
+#: which it counts as one of its kind (docs/routing.md, "One decision for many notes": on a real vault a
+#: topic's notes sit at 0.40–0.68 from one of them, unrelated ones below 0.3).
+LIKE_SIMILARITY = 0.4
+
+
+def select_quarantined(
+    rows: Sequence[Mapping],
+    *,
+    folder: str | None = None,
+    tag: str | None = None,
+    tags_of: Mapping[str, Sequence[str]] | None = None,
+    similarity: Mapping[str, float] | None = None,
+    min_similarity: float = LIKE_SIMILARITY,
+    suggested: str | None = None,
+) -> list[str]:
+    """The quarantined notes one decision settles: under ``folder``, carrying ``tag`` (``tags_of``: each
+    note's tags), like an example (``similarity``: each note's cosine to it), the router's best guess for
+    them ``suggested`` — every given condition holds."""
+    paths = (
+        quarantined_under(folder, rows)
+        if folder is not None
+        else sorted(r["path"] for r in rows if r["status"] == "quarantined")
+    )
+    if tag is not None:
+        paths = [p for p in paths if has_tag((tags_of or {}).get(p, ()), tag)]
+    if similarity is not None:
+        paths = [p for p in paths if similarity.get(p, -1.0) >= min_similarity]
+    if suggested is not None:
+        guesses = {r["path"]: r.get("suggestion") for r in rows}
+        paths = [p for p in paths if guesses.get(p) == suggested]
+    return paths
+
+
 def quarantined_under(folder: str, rows: Sequence[Mapping]) -> list[str]:
     """Vault-relative paths of the quarantined notes in ``folder`` or below it, sorted."""
     prefix = PurePosixPath(folder.strip().strip("/")).parts

@@ -1,12 +1,22 @@
-"""Temporal banding at ingestion (architecture §3.3). Pure functions, no Dagster."""
+"""Temporal banding at ingestion (architecture §3.3). Pure functions, no Dagster.
+
+Authority, highest first: the note's ``band:`` property > what the note is (rules/ageing.py): a
+timeless note (a reference, a clipping, a recipe, a concept note) stays present; a time-bound one
+(a diary entry, a meeting) ages by its date, or by a later ``updated:``/``modified:`` property >
+a date that names the note's moment (``date:``, a dated file name) ages a note nothing else speaks
+for; a date that only stamps when it was written (``created:``) does not > the content's cues
+(CONTENT_CUES) > present. Every decision carries a one-line reason for ``lucasrag notes --json``.
+"""
 
 from __future__ import annotations
 
 import datetime as dt
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from lucasrag.vocabulary import BANDS
+from lucasrag_assets.rules.ageing import Ageing
+from lucasrag_assets.rules.dates import is_stamp
 
 #: Content cues for undated notes: (regex, band, why). Matched case-insensitively.
 #: Only consulted when neither frontmatter nor a date decides, so the table can be
@@ -36,7 +46,8 @@ _COMPILED = tuple((re.compile(rx, re.IGNORECASE), band, why) for rx, band, why i
 @dataclass(frozen=True)
 class BandDecision:
     band: str  # one of vocabulary.BANDS
-    rule: str  # one of vocabulary.BandRule: frontmatter, date, content, default
+    rule: str  # one of vocabulary.BandRule: frontmatter, timeless, date, content, default
+    reason: str = field(default="", compare=False)  # why, in a line (``lucasrag notes --json``: ``band_reason``)
 
 
 def _matches(text: str) -> list[tuple[int, str, str, str]]:
@@ -96,15 +107,46 @@ def infer_band(text: str, cutoff: dt.date | None = None) -> str | None:
     return content_evidence(text, cutoff).band
 
 
-def decide_band(*, declared_band: str | None, note_date: dt.date | None, text: str, cutoff: dt.date) -> BandDecision:
-    """Band by authority: frontmatter > date (before ``cutoff`` → archival) > content > present."""
+UNKNOWN = Ageing("unknown", "")
+
+
+def _aged(note_date: dt.date, updated: dt.date | None, cutoff: dt.date, why: str) -> BandDecision:
+    if note_date >= cutoff:
+        return BandDecision("present", "date", f"{why}, dated {note_date}: after the archive cutoff {cutoff}")
+    if updated is not None and updated >= cutoff:
+        return BandDecision(
+            "present", "date", f"{why}, dated {note_date} but updated {updated}: after the cutoff {cutoff}"
+        )
+    return BandDecision("archival", "date", f"{why}, dated {note_date}: before the archive cutoff {cutoff}")
+
+
+def decide_band(
+    *,
+    declared_band: str | None,
+    note_date: dt.date | None,
+    text: str,
+    cutoff: dt.date,
+    ageing: Ageing = UNKNOWN,
+    date_source: str | None = None,
+    updated: dt.date | None = None,
+) -> BandDecision:
+    """Band by authority (see the module docstring). ``ageing``: what the note is (rules/ageing.py);
+    ``date_source``: where ``note_date`` was read (``DateReading.source``); ``updated``: its latest
+    ``updated:``/``modified:`` property."""
     if declared_band is not None:
         if declared_band not in BANDS:
             raise ValueError(f"unknown band {declared_band!r}: expected one of {', '.join(BANDS)}")
-        return BandDecision(declared_band, "frontmatter")
+        return BandDecision(declared_band, "frontmatter", f"its band: property says {declared_band}")
+    if ageing.kind == "timeless":
+        return BandDecision("present", "timeless", f"timeless ({ageing.evidence}): does not age")
+    if note_date is not None and ageing.kind == "time-bound":
+        return _aged(note_date, updated, cutoff, f"time-bound ({ageing.evidence})")
+    if note_date is not None and not is_stamp(date_source):
+        return _aged(note_date, updated, cutoff, f"dated by {date_source or 'its date'}")
+    evidence = content_evidence(text, cutoff)
+    if evidence.band is not None:
+        cues = evidence.archival_cues if evidence.band == "archival" else evidence.present_cues
+        return BandDecision(evidence.band, "content", f"its content: {'; '.join(cues)}")
     if note_date is not None:
-        return BandDecision("archival" if note_date < cutoff else "present", "date")
-    inferred = infer_band(text, cutoff)
-    if inferred is not None:
-        return BandDecision(inferred, "content")
-    return BandDecision("present", "default")
+        return BandDecision("present", "default", f"{date_source} only says when it was written; nothing says it ages")
+    return BandDecision("present", "default", "undated, and nothing says it ages")

@@ -16,7 +16,8 @@ import polars as pl
 
 from lucasrag.settings import Settings
 from lucasrag.vocabulary import DeferenceSubject
-from lucasrag_assets.rules.banding import decide_band
+from lucasrag_assets.rules.ageing import note_ageing
+from lucasrag_assets.rules.banding import BandDecision, decide_band
 from lucasrag_assets.rules.care.detector import assess_chunk, released_examples, withheld_subjects
 from lucasrag_assets.rules.care.mentions import note_reference
 from lucasrag_assets.rules.care.model import Exemplar
@@ -42,6 +43,7 @@ CHUNK_SCHEMA = {
     "text": pl.String,
     "band": pl.String,
     "band_rule": pl.String,
+    "band_reason": pl.String,  # the band's reason in a line (lucasrag notes --json)
     "date": pl.String,
     "charged": pl.List(pl.String),
     "care": pl.String,  # JSON list of CareAssessment dicts
@@ -76,6 +78,26 @@ def note_names(note: Mapping) -> tuple[str, ...]:
     tags = (re.sub(r"[/_-]+", " ", t) for t in note.get("tags") or ())
     props = (note.get("properties") or "").splitlines()
     return (note["title"] or "", PurePosixPath(note["path"]).stem, *(note.get("aliases") or ()), *tags, *props)
+
+
+def note_band(note: Mapping, cutoff) -> BandDecision:
+    """A note's band: its ``band:`` property, what it is (time-bound or timeless), its dates, its text."""
+    ageing = note_ageing(
+        note["path"],
+        kinds=note.get("kinds") or (),
+        tags=note.get("tags") or (),
+        source=note.get("source"),
+        text=note["body"],
+    )
+    return decide_band(
+        declared_band=note["declared_band"],
+        note_date=note["date"],
+        text=note["body"],
+        cutoff=cutoff,
+        ageing=ageing,
+        date_source=note.get("date_source"),
+        updated=note.get("updated"),
+    )
 
 
 def learned_examples(
@@ -113,12 +135,7 @@ def chunk_frame(
         examples = learned_examples(notes, subjects, dismissed)
     rows = []
     for note, texts in notes:
-        decision = decide_band(
-            declared_band=note["declared_band"],
-            note_date=note["date"],
-            text=note["body"],
-            cutoff=settings.archive_cutoff,
-        )
+        decision = note_band(note, settings.archive_cutoff)
         date = note["date"].isoformat() if note["date"] else None
         declared = note["declared_charged"] or []
         refs = note_reference(note_names(note), texts[0] if texts else "", subjects) if subjects else {}
@@ -143,6 +160,7 @@ def chunk_frame(
                     "text": text,
                     "band": decision.band,
                     "band_rule": decision.rule,
+                    "band_reason": decision.reason,
                     "date": date,
                     "charged": list(withheld_subjects(care)),
                     "care": json.dumps([a.to_dict() for a in care], ensure_ascii=False),

@@ -89,15 +89,23 @@ def _landing_page(url: str) -> bool:
     return segments[0].lower() in LANDING_SEGMENTS
 
 
-def failed_clipping(title: str, text: str, source: str | None) -> str | None:
+#: A note whose kind properties name one of these is a clipping by its own say-so.
+CLIPPING_KINDS = frozenset({"clipping", "clippings", "clipped", "web clip", "web clipping", "article", "articles"})
+
+
+def failed_clipping(title: str, text: str, source: str | None, kinds: tuple[str, ...] | list[str] = ()) -> str | None:
     """Why a clipped note holds no page a person wanted (a reason to show), or None.
-    ``source``: the note's source address (``source_url``); a note without one is never judged."""
+    ``source``: the note's source address (``source_url``); a note without one is never judged.
+    ``kinds``: its kind properties (``categories: [[Projects]]``): a note that calls itself something
+    other than a clipping is a person's own record of a project, a person or a company, whose ``url:``
+    is its home page, so a front-page address says nothing about it."""
     if not source:
         return None
     if m := FAILED_PAGE_TITLES.search(title or ""):
         return f"a web clipping of a page that failed to load (its title starts {m.group(0).strip()!r})"
     if m := FAILED_PAGE_SIGNS.search((text or "")[:SIGN_HEAD_CHARS]):
         return f"a web clipping of a page that turned the clipper away ({m.group(0).strip()!r})"
-    if _landing_page(source):
+    own_record = bool(kinds) and not any(k.strip().lower() in CLIPPING_KINDS for k in kinds)
+    if _landing_page(source) and not own_record:
         return f"a web clipping of a site's front, account or profile page ({source}), not an article"
     return None

@@ -40,6 +40,7 @@ DATE_KEYS: tuple[str, ...] = (
     "created_on",
     "published",
     "day",
+    "start",
     "updated",
     "updated_at",
     "modified",
@@ -47,6 +48,14 @@ DATE_KEYS: tuple[str, ...] = (
     "date_modified",
     "lastmod",
 )
+
+#: The keys among DATE_KEYS that say when a note was written or edited, not what moment it is about:
+#: such a date ages a note only when something says the note is time-bound (rules/banding.py).
+STAMP_KEYS: frozenset[str] = frozenset(
+    {"created", "created_at", "createdat", "creation_date", "date_created", "datecreated", "created_on", "published"}
+)
+#: The keys that say when a note was last edited: a recent edit keeps a time-bound note present.
+UPDATE_KEYS: tuple[str, ...] = ("updated", "updated_at", "modified", "last_modified", "date_modified", "lastmod")
 
 _TIME = r"(?:[T ]\d{1,2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:\s*(?:[AaPp][Mm]))?(?:\s*(?:Z|UTC|GMT|[+-]\d{2}:?\d{2}))?)?"
 # Year first is never ambiguous: 2021-03-04, 2021/3/4, 2021.03.04, optionally with a time.
@@ -165,6 +174,28 @@ def frontmatter_date(meta: Mapping[str, object], *, order: DateOrder | None = No
             continue
         return DateReading(day, f"frontmatter:{original}", precision, "; ".join(warnings) or None)
     return DateReading(None, None, warning="; ".join(warnings) or None)
+
+
+def is_stamp(source: str | None) -> bool:
+    """Whether a date read from ``source`` (``DateReading.source``) only stamps when the note was
+    written (``created:``, ``published:``, an edit date, a zettel id) rather than naming its moment."""
+    if source == "zettel-id":
+        return True
+    key = (source or "").removeprefix("frontmatter:").strip().lower()
+    return (source or "").startswith("frontmatter:") and (key in STAMP_KEYS or key in UPDATE_KEYS)
+
+
+def updated_date(meta: Mapping[str, object], *, order: DateOrder | None = None) -> dt.date | None:
+    """The latest readable edit date among UPDATE_KEYS, or None (unreadable values are ignored here:
+    frontmatter_date already warns about them when they date the note)."""
+    by_key = {str(k).strip().lower(): v for k, v in meta.items()}
+    days = []
+    for key in UPDATE_KEYS:
+        try:
+            days.append(parse_date_value(by_key[key], order=order)[0])
+        except (KeyError, ValueError):
+            continue
+    return max(days, default=None)
 
 
 def name_date(name: str) -> DateReading:

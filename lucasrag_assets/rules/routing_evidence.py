@@ -184,7 +184,7 @@ def note_evidence(valid: pl.DataFrame) -> pl.DataFrame:
             {
                 "own_words": len(own_words(text, ls, title)),
                 # A clipped error, sign-in or front page holds words but none the person wanted: content-free.
-                "content_free": failed_clipping(title, text, src),
+                "content_free": failed_clipping(title, text, src, k),
                 **{f"lexical_{ws}": lexical[ws] for ws in WORKSPACES},
                 "prior": folder_prior([*PurePosixPath(path).parts[:-1], *k]),
                 "code": code_share(text),

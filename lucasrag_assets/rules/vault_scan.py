@@ -18,7 +18,7 @@ from lucasrag.vault_files import iter_vault_files
 from lucasrag.vocabulary import BANDS, WORKSPACES
 from lucasrag_assets.rules.clippings import source_url
 from lucasrag_assets.rules.conventions import VaultConventions, load_conventions
-from lucasrag_assets.rules.dates import note_date
+from lucasrag_assets.rules.dates import note_date, updated_date
 from lucasrag_assets.rules.markup import clean_markup, strip_comments
 from lucasrag_assets.rules.obsidian import aliases_of, kinds_of, link_targets, properties_text, template_reason
 
@@ -44,6 +44,7 @@ class Note:
     warnings: tuple[str, ...] = ()  # e.g. a date that could not be read (the note is then undated)
     kinds: tuple[str, ...] = ()  # what the note's type/categories properties call it (rules/obsidian.py)
     source: str | None = None  # the address a clipped page was saved from (rules/clippings.py); None if no body
+    updated: dt.date | None = None  # its latest updated:/modified: property (rules/banding.py)
 
 
 class _Invalid(Exception):
@@ -251,6 +252,7 @@ def parse_note(
         kinds=kinds_of(meta),
         # A saved page has text; a properties-only reference note's ``url:`` is a link, not a clipping.
         source=None if from_properties else source_url(meta),
+        updated=updated_date(meta, order=conventions.date_order),
     )
 
 

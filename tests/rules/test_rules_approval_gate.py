@@ -7,7 +7,9 @@ from lucasrag_assets.rules.approval_gate import (
     check_approve,
     describe_move,
     did_you_mean,
+    has_tag,
     quarantined_under,
+    select_quarantined,
 )
 
 INDEXED = {"path": "journal/2013-04-02.md", "status": "indexed", "workspace": "personal", "confidence": 0.94}
@@ -116,3 +118,48 @@ def test_quarantined_under(folder, expected):
 def test_quarantined_under_refuses_outside(folder):
     with pytest.raises(ApprovalRefused, match="not a folder inside the vault"):
         quarantined_under(folder, ROWS)
+
+
+@pytest.mark.parametrize(
+    "tags, wanted, expected",
+    [
+        (["garden"], "garden", True),
+        (["Garden/Seedling"], "garden", True),
+        (["#garden"], "#GARDEN", True),
+        (["gardening"], "garden", False),
+        (["area/garden"], "garden", False),
+        ([], "garden", False),
+    ],
+)
+def test_has_tag(tags, wanted, expected):
+    assert has_tag(tags, wanted) is expected
+
+
+PICK = [
+    {"path": "garden/a.md", "status": "quarantined", "suggestion": "personal"},
+    {"path": "garden/b.md", "status": "quarantined", "suggestion": "technical"},
+    {"path": "garden/c.md", "status": "indexed", "suggestion": "personal"},
+    {"path": "inbox/d.md", "status": "quarantined", "suggestion": "personal"},
+]
+TAGS = {"garden/a.md": ["seedling"], "garden/b.md": ["seedling/x"], "inbox/d.md": ["todo"]}
+NEAR = {"garden/a.md": 0.62, "garden/b.md": 0.38, "inbox/d.md": 0.41}
+
+
+@pytest.mark.parametrize(
+    "kwargs, expected",
+    [
+        pytest.param({"folder": "garden"}, ["garden/a.md", "garden/b.md"], id="folder"),
+        pytest.param({"tag": "seedling", "tags_of": TAGS}, ["garden/a.md", "garden/b.md"], id="tag-and-nested"),
+        pytest.param({"similarity": NEAR}, ["garden/a.md", "inbox/d.md"], id="like-at-the-default-cut"),
+        pytest.param({"similarity": NEAR, "min_similarity": 0.6}, ["garden/a.md"], id="like-stricter"),
+        pytest.param({"suggested": "personal"}, ["garden/a.md", "inbox/d.md"], id="suggested"),
+        pytest.param(
+            {"folder": "garden", "tag": "seedling", "tags_of": TAGS, "suggested": "technical"},
+            ["garden/b.md"],
+            id="every-condition-holds",
+        ),
+        pytest.param({"tag": "todo", "tags_of": TAGS, "folder": "garden"}, [], id="none-left"),
+    ],
+)
+def test_select_quarantined(kwargs, expected):
+    assert select_quarantined(PICK, **kwargs) == expected

@@ -94,6 +94,20 @@ FAILED = [
 ]
 
 
+@pytest.mark.parametrize(
+    "kinds, expected",
+    [
+        pytest.param(("Projects", "UI"), None, id="a-project-with-its-home-page"),
+        pytest.param(("People",), None, id="a-person-with-their-site"),
+        pytest.param(("Clippings",), "a web clipping of a site's front", id="a-clipping-says-so"),
+        pytest.param((), "a web clipping of a site's front", id="no-kind-judged-as-before"),
+    ],
+)
+def test_a_front_page_address_on_a_persons_own_record_is_its_home_page(kinds, expected):
+    reason = failed_clipping("Minimal Theme", "To-do: colour schemes, e-ink mode", "https://minimal.guide", kinds)
+    assert reason is None if expected is None else reason.startswith(expected)
+
+
 @pytest.mark.parametrize("title, text, source, expected", FAILED)
 def test_failed_clipping(title, text, source, expected):
     reason = failed_clipping(title, text, source)

@@ -236,7 +236,7 @@ class _Generator(SubjectNotes, CaseMaker):
         if rng.random() < 0.45 and not text.startswith("#"):
             text = f"# {title[0].upper()}{title[1:]}\n\n{text}"
         # frontmatter, dating
-        workspace, band, fm_keys = domain, None, []
+        workspace, band, fm_keys, timeless = domain, None, [], False
         dated_name = d is not None
         name_date = d
         if has_fm:
@@ -248,7 +248,10 @@ class _Generator(SubjectNotes, CaseMaker):
             if rng.random() < 0.5:
                 fm_keys.append(("title", title))
             if rng.random() < 0.6:
-                fm_keys.append(("tags", rng.sample(_TAGS[domain], rng.randint(1, 3))))
+                tags = rng.sample(_TAGS[domain], rng.randint(1, 3))
+                fm_keys.append(("tags", tags))
+                # A runbook is a how-to: timeless, present whatever its date (architecture §3.3).
+                timeless = "runbook" in tags and "journal" not in tags
             if rng.random() < 0.2:
                 if rng.random() < 0.12:  # frontmatter contradicts the content: frontmatter wins
                     workspace = rng.choice([x for x in WORKSPACES if x != domain])
@@ -262,7 +265,7 @@ class _Generator(SubjectNotes, CaseMaker):
         if d is None:
             truth_band = band or "present"
         else:
-            truth_band = band or self.band_for(d)
+            truth_band = band or ("present" if timeless else self.band_for(d))
         path = self.path_for(domain, title, name_date, dated_name)
         data = (_frontmatter(fm_keys) + "\n" if fm_keys else "") + text
         self.emit(

@@ -259,7 +259,8 @@ class SubjectNotes:
             assert not PAST_CUES.search(text)
         path = self.path_for(domain, title, d, d is not None and not any(k == "date" for k, _ in fm), folder)
         data = (_frontmatter(fm) + "\n" if fm else "") + text
-        band = self.band_for(d) if d else "present"
+        # A recipe is timeless: present whatever its date (architecture §3.3); the rest ages.
+        band = self.band_for(d) if d and v != "recipe" else "present"
         self.emit(
             path,
             data.encode("utf-8"),

@@ -51,12 +51,12 @@ def _content(label: object) -> bool:
 def labels_of(name: str) -> tuple[dict, dict[str, str], set[str] | None]:
     """The vault's questions, what-ages labels and content notes (:func:`_content`; None when nobody
     labelled them)."""
+    spec = yaml.safe_load(QUESTIONS.read_text())["vaults"].get(name, {})
     garden = GARDEN_LABELS / f"{name}.labels.yaml"
     if garden.is_file():
         notes = yaml.safe_load(garden.read_text())["notes"]
         ages = {p: label["ages"] for p, label in notes.items()}
-        return {}, ages, {p for p, label in notes.items() if _content(label["workspace"])}
-    spec = yaml.safe_load(QUESTIONS.read_text())["vaults"][name]
+        return spec, ages, {p for p, label in notes.items() if _content(label["workspace"])}
     routing = yaml.safe_load(ROUTING_LABELS.read_text())["vaults"].get(name)
     content = None if routing is None else {p for p, label in routing["notes"].items() if _content(label)}
     return spec, spec.get("ages", {}), content

@@ -71,7 +71,11 @@ def test_one_decision_settles_a_tag_a_folder_or_the_notes_like_one(fresh_vault):
 
 def test_a_batch_needs_a_selection_and_a_path_is_not_a_batch(fresh_vault):
     env = {"LUCASRAG_VAULT": str(fresh_vault.vault), "LUCASRAG_DATA": str(fresh_vault.data)}
-    result = CliRunner().invoke(app, ["quarantine", "approve", "inbox/ideas.md", "--tag", "x", "-w", "personal"], env=env)
+    result = CliRunner().invoke(
+        app, ["quarantine", "approve", "inbox/ideas.md", "--tag", "x", "-w", "personal"], env=env
+    )
     assert result.exit_code == 2 and "one of the two" in " ".join(result.output.split())
-    result = CliRunner().invoke(app, ["quarantine", "approve", "inbox/ideas.md", "--dry-run", "-w", "personal"], env=env)
+    result = CliRunner().invoke(
+        app, ["quarantine", "approve", "inbox/ideas.md", "--dry-run", "-w", "personal"], env=env
+    )
     assert result.exit_code == 2 and "one PATH is one decision" in " ".join(result.output.split())

@@ -13,7 +13,7 @@ from lucasrag.settings import Settings
 from lucasrag.vocabulary import WORKSPACES
 from lucasrag_assets.memo import load_memo, memoised_rows, row_keys, save_memo, source_fingerprint
 from lucasrag_assets.resources import LucasragSettings
-from lucasrag_assets.rules import banding, care, charged, chunk_table, chunking, dates, markup, obsidian
+from lucasrag_assets.rules import ageing, banding, care, charged, chunk_table, chunking, dates, markup, obsidian
 from lucasrag_assets.rules.care.decisions import load_dismissals
 from lucasrag_assets.rules.care.mentions import names_alternation
 from lucasrag_assets.rules.care.model import shipped_model
@@ -59,9 +59,15 @@ CHUNK_INPUTS = (
     "aliases",
     "tags",
     "properties",
+    # what ages (rules/ageing.py, rules/banding.py): kind properties, a clipping's source, the date's source,
+    # the latest updated:/modified: property
+    "kinds",
+    "source",
+    "date_source",
+    "updated",
 )
 #: The rules a chunk row is made by: a change to any of their source files redoes every note.
-CHUNK_RULES = (chunk_table, chunking, obsidian, markup, banding, charged, dates, care)
+CHUNK_RULES = (chunk_table, chunking, obsidian, markup, ageing, banding, charged, dates, care)
 
 
 def chunk_rows_salt(settings: Settings, subjects, vector_evidence: str) -> str:

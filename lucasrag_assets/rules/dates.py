@@ -156,11 +156,13 @@ def _day_month(a: int, b: int, year: int, order: DateOrder | None) -> dt.date:
     return dmy or mdy  # type: ignore[return-value]  # only one order reads it: not a guess
 
 
-def frontmatter_date(meta: Mapping[str, object], *, order: DateOrder | None = None) -> DateReading:
-    """The first date key that reads, in :data:`DATE_KEYS` order. Unreadable keys warn."""
+def frontmatter_date(
+    meta: Mapping[str, object], *, order: DateOrder | None = None, keys: tuple[str, ...] = DATE_KEYS
+) -> DateReading:
+    """The first of ``keys`` that reads, in :data:`DATE_KEYS` order. Unreadable keys warn."""
     by_key = {str(k).strip().lower(): k for k in meta}
     warnings: list[str] = []
-    for key in DATE_KEYS:
+    for key in keys:
         original = by_key.get(key)
         if original is None:
             continue
@@ -234,15 +236,19 @@ def folder_date(folders: tuple[str, ...]) -> DateReading:
 
 
 def note_date(meta: Mapping[str, object], rel_path: str, *, order: DateOrder | None = None) -> DateReading:
-    """A note's date by authority: frontmatter keys > file name / zettel id > folder path.
+    """A note's date by authority: frontmatter keys > file name / zettel id > folder path > an edit date
+    (``updated:``, ``modified:``: when it was last touched, not when it was written; rules/banding.py
+    reads it separately as a recent edit).
 
     An unreadable frontmatter date falls through to the next source and keeps its warning.
     """
     parts = tuple(rel_path.split("/"))
-    found = frontmatter_date(meta, order=order)
+    found = frontmatter_date(meta, order=order, keys=tuple(k for k in DATE_KEYS if k not in UPDATE_KEYS))
     if found.date is not None:
         return found
-    for reading in (name_date(parts[-1]), folder_date(parts[:-1])):
+    edited = frontmatter_date(meta, order=order, keys=UPDATE_KEYS)
+    warning = "; ".join(w for w in (found.warning, edited.warning) if w) or None
+    for reading in (name_date(parts[-1]), folder_date(parts[:-1]), edited):
         if reading.date is not None:
-            return DateReading(reading.date, reading.source, reading.precision, found.warning)
-    return found
+            return DateReading(reading.date, reading.source, reading.precision, warning)
+    return DateReading(None, None, warning=warning)

@@ -7,7 +7,7 @@ import pytest
 
 from lucasrag_assets.rules.ageing import Ageing, note_ageing, text_kind
 from lucasrag_assets.rules.banding import BandDecision, decide_band
-from lucasrag_assets.rules.dates import is_stamp, updated_date
+from lucasrag_assets.rules.dates import is_stamp, note_date, updated_date
 
 KINDS = [
     # (path, kinds, tags, source, text) → kind, a word of the evidence
@@ -202,3 +202,17 @@ def test_is_stamp(source, stamp):
 )
 def test_updated_date(meta, expected):
     assert updated_date(meta) == expected
+
+
+@pytest.mark.parametrize(
+    "meta, path, date, source",
+    [
+        ({"updated": "2026-05-01"}, "journal/2019-06-01 the flat.md", dt.date(2019, 6, 1), "filename"),
+        ({"modified": "2026-05-01"}, "2019/06/note.md", dt.date(2019, 6, 1), "folder"),
+        ({"updated": "2026-05-01"}, "notes/the flat.md", dt.date(2026, 5, 1), "frontmatter:updated"),
+        ({"created": "2018-01-01", "updated": "2026-05-01"}, "x.md", dt.date(2018, 1, 1), "frontmatter:created"),
+    ],
+)
+def test_an_edit_date_dates_a_note_only_when_nothing_else_does(meta, path, date, source):
+    reading = note_date(meta, path)
+    assert (reading.date, reading.source) == (date, source)

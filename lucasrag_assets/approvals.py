@@ -4,6 +4,7 @@ both call these, so they refuse and record exactly the same things (rules/approv
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
@@ -81,12 +82,13 @@ def approve_many(
     like: str | None = None,
     min_similarity: float = LIKE_SIMILARITY,
     suggested: bool = False,
+    excluding: Collection[str] = (),
     dry_run: bool = False,
 ) -> BatchApproval:
     """Approve every note the last ingest quarantined under ``folder``, carrying ``tag``, like the note
     ``like`` and, with ``suggested``, whose best guess was ``workspace`` (each given condition must hold);
-    ``dry_run`` writes nothing and says what would be approved. One bad note never stops the others: it
-    is skipped with its reason."""
+    ``excluding``: paths a person took out of the batch (after a dry run); ``dry_run`` writes nothing and
+    says what would be approved. One bad note never stops the others: it is skipped with its reason."""
     check_workspace(workspace)
     if folder is None and tag is None and like is None and not suggested:
         raise ApprovalRefused("say which notes: --folder DIR, --tag TAG, --like PATH or --suggested (any together)")
@@ -106,6 +108,7 @@ def approve_many(
             suggested=workspace if suggested else None,
         )
     )
+    batch.selected = [p for p in batch.selected if p not in set(excluding)]
     batch.similarity = {p: round(similarity[p], 3) for p in batch.selected} if similarity else {}
     for rel in batch.selected:
         try:

@@ -98,6 +98,7 @@ class ApprovalConfig(Config):
     like: str = ""  # every quarantined note like this one (cosine of their texts ≥ similarity)
     similarity: float = LIKE_SIMILARITY
     suggested: bool = False  # only the notes whose best guess was this workspace (alone: all of them)
+    excluding: list[str] = []  # paths left out of the batch (after a dry run: the ones you disagree with)
     dry_run: bool = False  # only log what would be approved
 
 
@@ -116,6 +117,7 @@ def approve_note(context: OpExecutionContext, config: ApprovalConfig, lucasrag: 
                 like=config.like or None,
                 min_similarity=config.similarity,
                 suggested=config.suggested,
+                excluding=config.excluding,
                 dry_run=config.dry_run,
             )
             verb = "would approve" if config.dry_run else "approved"

@@ -109,6 +109,9 @@ def quarantine_approve_command(
     similarity: float = typer.Option(
         0.4, "--similarity", min=-1.0, max=1.0, help="With --like: the cosine at or above which a note is alike."
     ),
+    excluding: list[str] = typer.Option(
+        [], "--except", help="Leave this note out of the batch (repeatable): after a dry run, what you disagree with."
+    ),
     dry_run: bool = typer.Option(False, "--dry-run", help="Only list the notes that would be approved."),
 ) -> None:
     """Approve a quarantined note, or many at once (--folder, --tag, --like, --suggested; all given must
@@ -135,6 +138,7 @@ def quarantine_approve_command(
                 like=like,
                 min_similarity=similarity,
                 suggested=suggested,
+                excluding=excluding,
                 dry_run=dry_run,
             )
             verb = "would approve" if dry_run else "approved"

@@ -125,3 +125,15 @@ def test_quarantine_check_warns_and_lists_pending(fresh_vault):
     assert not evaluation.passed and evaluation.severity.value == "WARN"
     assert evaluation.metadata["pending"].value == 4
     assert "inbox/ideas.md" in evaluation.metadata["pending_notes"].value
+
+
+def test_approval_job_settles_many_by_suggestion_with_a_dry_run_first(fresh_vault):
+    held = {"inbox/ideas.md": "quarantined", "inbox/todo.md": "quarantined", "tech/homelab.md": "indexed"}
+    _last_ingest(fresh_vault, **held)  # every quarantined note's suggestion is creative
+    before = {p: p.read_bytes() for p in fresh_vault.vault.rglob("*.md")}
+    assert _approve(fresh_vault, suggested=True, workspace="creative", dry_run=True).success
+    assert {p: p.read_bytes() for p in fresh_vault.vault.rglob("*.md")} == before
+    config = {"suggested": True, "workspace": "creative", "excluding": ["inbox/todo.md"]}
+    assert _approve(fresh_vault, **config).success
+    assert (fresh_vault.vault / "inbox/ideas.md").read_text().startswith("---\nworkspace: creative\n---\n")
+    assert (fresh_vault.vault / "inbox/todo.md").read_bytes() == before[fresh_vault.vault / "inbox/todo.md"]

@@ -48,6 +48,8 @@ def test_one_decision_settles_a_tag_a_folder_or_the_notes_like_one(fresh_vault):
     tagged = run("--tag", "someday", "-w", "personal", "--dry-run")
     assert _listed(tagged, "would approve") == {"garden/shed.md", "garden/fence.md", "errands/stamps.md"}
     assert "3 would be approved" in tagged
+    fewer = run("--tag", "someday", "--except", "errands/stamps.md", "-w", "personal", "--dry-run")
+    assert _listed(fewer, "would approve") == {"garden/shed.md", "garden/fence.md"}
     like = run("--like", "garden/bike.md", "--similarity", "0.99", "-w", "personal", "--dry-run")
     assert _listed(like, "would approve") == {"garden/bike.md"} and "(similarity 1.00)" in like
     for workspace in ("personal", "technical"):

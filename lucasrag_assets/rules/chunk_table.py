@@ -7,6 +7,7 @@ outcomes of care: every reference to a deference subject until released);
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import re
 from collections.abc import Callable, Collection, Mapping
@@ -80,7 +81,7 @@ def note_names(note: Mapping) -> tuple[str, ...]:
     return (note["title"] or "", PurePosixPath(note["path"]).stem, *(note.get("aliases") or ()), *tags, *props)
 
 
-def note_band(note: Mapping, cutoff) -> BandDecision:
+def note_band(note: Mapping, cutoff: dt.date) -> BandDecision:
     """A note's band: its ``band:`` property, what it is (time-bound or timeless), its dates, its text."""
     ageing = note_ageing(
         note["path"],

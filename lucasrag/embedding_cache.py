@@ -54,6 +54,7 @@ class EmbeddingCache:
 
     def _open(self) -> None:
         self._db = sqlite3.connect(self.path, check_same_thread=False)
+        self._db.execute("PRAGMA secure_delete = ON")  # a forgotten vector is overwritten (retain)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.executescript(_SCHEMA)
         self._adopt_legacy_table()
@@ -139,6 +140,20 @@ class EmbeddingCache:
         with self._db:
             self._db.executemany("INSERT OR IGNORE INTO model_vectors VALUES (?, ?, ?)", rows)
         return self._db.total_changes - before
+
+    def retain(self, texts: Sequence[str]) -> int:
+        """Forget every vector, of any model, that is not one of ``texts``' (a private note's vectors: see
+        lucasrag/privacy.py); returns how many were forgotten. The forgotten bytes are overwritten and the
+        write-ahead log truncated, so no file keeps them. What is forgotten is recomputed if needed again."""
+        keep = {text_hash(t) for t in texts}
+        with self._db:
+            self._db.execute("CREATE TEMP TABLE IF NOT EXISTS keep (hash TEXT PRIMARY KEY) WITHOUT ROWID")
+            self._db.execute("DELETE FROM keep")
+            self._db.executemany("INSERT OR IGNORE INTO keep VALUES (?)", [(h,) for h in keep])
+            gone = self._db.execute("DELETE FROM model_vectors WHERE hash NOT IN (SELECT hash FROM keep)").rowcount
+            self._db.execute("DELETE FROM keep")
+        self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        return gone
 
     def _store(self, rows: list[tuple[str, str, bytes]]) -> None:
         with self._db:

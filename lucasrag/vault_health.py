@@ -72,8 +72,9 @@ class VaultHealth:
 
     @property
     def notes(self) -> int:
-        """Files that are meant to be notes (skipped ones are deliberately not)."""
-        return sum(n for s, n in self.counts.items() if s != "skipped")
+        """Files that are meant to be searchable notes (skipped ones are deliberately not, private ones are
+        the person's own: neither counts)."""
+        return sum(n for s, n in self.counts.items() if s not in ("skipped", "private"))
 
     @property
     def unsearchable(self) -> int:
@@ -90,7 +91,7 @@ def vault_health(rows: Iterable[tuple[str, str, str | None]], *, undated_warning
     grouped: dict[tuple[str, str], list[str]] = {}
     for path, status, reason in rows:
         counts[status] = counts.get(status, 0) + 1
-        if status != "indexed":
+        if status not in ("indexed", "private"):  # a private note is counted, never listed
             grouped.setdefault((status, reason_group(reason)), []).append(path)
     groups = sorted(
         (ReasonGroup(s, r, len(paths), tuple(sorted(paths)[:EXAMPLES])) for (s, r), paths in grouped.items()),

@@ -34,6 +34,10 @@ def print_problems(console: Console, summary, *, verbose: bool = False) -> None:
         if verbose:
             for path, reason in sorted(every[status].items()):
                 console.print(f"  {path} — {reason}", highlight=False)
+    if private := health.counts.get("private", 0):
+        console.print(
+            f"[dim]private: {private}[/] (never read past their frontmatter, nothing kept: `lucasrag notes --status private`)"
+        )
     if summary.warnings:
         console.print(f"[yellow]warnings: {len(summary.warnings)}[/] (notes kept, e.g. undated)")
         shown = summary.warnings if verbose else summary.warnings[:3]

@@ -163,15 +163,25 @@ def notes_command(
     changed: bool = typer.Option(
         False, "--changed", help="Only what the last ingest changed: status, workspace or band, with the reason."
     ),
+    status: str | None = typer.Option(
+        None, "--status", help="Only the files with this status: indexed, quarantined, invalid, skipped, private."
+    ),
 ) -> None:
     """One row per vault file: status, workspace, confidence, band, date, charged, reason."""
     from lucasrag.catalog import CatalogMissing, read_catalog, read_changes
 
+    statuses = ("indexed", "quarantined", "invalid", "skipped", "private")
+    if status is not None and status not in statuses:
+        fail(f"unknown status {status!r}: expected one of {', '.join(statuses)}", 2)
     settings = _settings()
     try:
         frame = read_changes(settings) if changed else read_catalog(settings)
     except CatalogMissing as exc:
         fail(str(exc))
+    if status is not None:
+        import polars as pl
+
+        frame = frame.filter(pl.col("status") == status) if not changed else frame.filter(pl.col("new") == status)
     rows = frame.to_dicts()
     if as_json:
         print(json.dumps(rows, ensure_ascii=False, indent=2))

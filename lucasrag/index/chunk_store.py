@@ -74,6 +74,8 @@ class SqliteChunkStore:
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
         self._db = sqlite3.connect(path, check_same_thread=False)
+        # A deleted row's bytes are overwritten, not left in a free page: a private note leaves no trace.
+        self._db.execute("PRAGMA secure_delete = ON")
         self._in_transaction = False
         self._db.executescript(_SCHEMA)
         self._backfill_terms()
@@ -206,6 +208,16 @@ class SqliteChunkStore:
                 self._forget_terms("doc_id", batch)
                 self._db.execute(f"DELETE FROM chunks WHERE doc_id IN ({marks})", batch)
                 self._db.execute(f"DELETE FROM docs WHERE doc_id IN ({marks})", batch)
+
+    def purge_removed(self) -> None:
+        """FTS5 deletes by adding tombstones: the removed chunks' terms stay in older index segments until a
+        merge. ``optimize`` merges every segment into one without them (SQLite 3.40 has no FTS5
+        ``secure-delete`` option); ``VACUUM`` then rewrites the file, so no free page of an earlier
+        deletion (before ``secure_delete`` was on) keeps a removed chunk's text."""
+        with self._db:
+            self._db.execute("INSERT INTO chunk_terms(chunk_terms) VALUES ('optimize')")
+        self._db.execute("VACUUM")
+        self._changed()
 
     def add_chunks(self, records: Sequence[ChunkRecord], vectors: np.ndarray) -> None:
         self._changed()

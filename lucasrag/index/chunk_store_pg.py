@@ -183,6 +183,10 @@ class PostgresChunkStore:
         )
         return [r[0] for r in rows.fetchall()]
 
+    def purge_removed(self) -> None:
+        """Nothing to do: a deleted row is gone from every query and every dump at once (its dead tuple waits
+        for autovacuum inside PostgreSQL's own files, as any deleted row does)."""
+
     def remove_docs(self, doc_ids: Iterable[str]) -> None:
         """Forget these documents and their chunks."""
         ids = list(doc_ids)

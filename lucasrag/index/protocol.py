@@ -41,6 +41,12 @@ class ChunkStore(Protocol):
         """Forget these documents and their chunks."""
         ...
 
+    def purge_removed(self) -> None:
+        """Leave no byte of removed documents behind (a private note: lucasrag/privacy.py): what a removal
+        only marked as deleted (a keyword index's old segments, free pages) is rewritten without it.
+        Outside a transaction; costs a rewrite of the store, so it runs only when a document left."""
+        ...
+
     def add_chunks(self, records: Sequence[ChunkRecord], vectors: np.ndarray) -> None: ...
 
     def mark_docs(self, fingerprints: dict[str, tuple[str, str]]) -> None:

@@ -19,7 +19,7 @@ import hashlib
 import json
 import time
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -66,6 +66,8 @@ class SyncReport:
     llm_seconds: float = 0.0
     #: the model the workspace was indexed with before this run rebuilt it for another ("" if none)
     model_changed_from: str = ""
+    #: a document left the index and the store was purged of its bytes (ChunkStore.purge_removed)
+    purged: bool = False
 
 
 def doc_fingerprint(records: Sequence[ChunkRecord], graph_mode: str = "") -> str:
@@ -155,16 +157,21 @@ async def sync_workspace(
     progress: Progress | None = None,
     note_meta: NoteMetaFor | None = None,
     rows_digest: str | None = None,
+    doc_salts: Mapping[str, str] | None = None,
 ) -> SyncReport:
     """Bring ``workspace`` in line with ``records``. ``rows_digest`` (optional), a digest of ``records``, the
     graph mode and the embedding model, is recorded with the result so that the next sync with the same
-    digest can be answered by :func:`in_line_report` without reading a row."""
+    digest can be answered by :func:`in_line_report` without reading a row. ``doc_salts``: per document,
+    what else its index entry depends on (the links to private notes its graph must leave out), added to
+    its fingerprint. A document that leaves the index (its note deleted, moved or made private) leaves no
+    bytes in the chunk store either (:meth:`ChunkStore.purge_removed`)."""
     report = SyncReport(workspace)
     by_doc: dict[str, list[ChunkRecord]] = defaultdict(list)
     for r in records:
         by_doc[r.doc_id].append(r)
     mode = graph_mode(settings)
-    wanted = {doc_id: doc_fingerprint(chunks, mode) for doc_id, chunks in by_doc.items()}
+    salts = doc_salts or {}
+    wanted = {doc_id: doc_fingerprint(chunks, mode + salts.get(doc_id, "")) for doc_id, chunks in by_doc.items()}
 
     if cache.model != settings.embedding_model:
         raise ValueError(
@@ -260,6 +267,10 @@ async def sync_workspace(
                 if rows_digest is not None:
                     store.record_rows_digest(rows_digest)
                 store.record_writes_in_flight({})
+            if report.docs_removed:
+                with damage_reported(settings, workspace):
+                    store.purge_removed()
+                report.purged = True
             report.write_seconds += time.perf_counter() - t0
             report.graph_entities, report.graph_relations = await index.graph_counts()
             _write_graph_counts(settings, workspace, report.graph_entities, report.graph_relations)

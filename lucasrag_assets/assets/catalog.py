@@ -4,6 +4,7 @@ Status: ``indexed``, ``quarantined``, ``invalid`` or ``skipped`` (a template, or
 its own to index: deliberately not a note, and not a problem to fix)."""
 
 import json
+from itertools import chain
 
 import polars as pl
 from dagster import AssetExecutionContext, AssetKey, MetadataValue, asset
@@ -25,6 +26,8 @@ from lucasrag.vocabulary import WORKSPACES
 from lucasrag_assets.assets._metadata import markdown_table
 from lucasrag_assets.resources import LucasragSettings
 from lucasrag_assets.rules.changes import note_changes
+from lucasrag_assets.rules.routing import WORKSPACE_PROTOTYPES
+from lucasrag_assets.rules.routing_evidence import routing_text
 
 
 def care_pairs(chunks: pl.DataFrame) -> pl.DataFrame:
@@ -76,8 +79,8 @@ def catalog_frame(
         pl.lit([], pl.List(pl.String)).alias("charged"),
         pl.lit([], pl.List(pl.Struct(CARE_PAIR_SCHEMA))).alias("care"),
     )
-    not_notes = (  # invalid files and skipped ones, each with its reason
-        notes.filter(pl.col("status").is_in(["invalid", "skipped"]))
+    not_notes = (  # invalid files and skipped ones, each with its reason; private ones, their path and why
+        notes.filter(pl.col("status").is_in(["invalid", "skipped", "private"]))
         .select("path", "reason", "status")
         .with_columns(
             pl.lit(None, pl.String).alias("workspace"),
@@ -100,6 +103,35 @@ def catalog_frame(
         .select(list(CATALOG_SCHEMA))
         .sort("path")
     )
+
+
+def made_private(previous: pl.DataFrame | None, frame: pl.DataFrame) -> set[str]:
+    """The notes private now that the last ingest had read (indexed, quarantined or invalid)."""
+    if previous is None:
+        return set()
+    private = set(frame.filter(pl.col("status") == "private")["path"])
+    return {p for p, status in previous.select("path", "status").iter_rows() if p in private and status != "private"}
+
+
+def forget_private_vectors(
+    lucasrag: LucasragSettings,
+    previous: pl.DataFrame | None,
+    frame: pl.DataFrame,
+    notes: pl.DataFrame,
+    chunks: pl.DataFrame,
+) -> int:
+    """When a note was made private, the embedding cache forgets every vector that no note embeds now (its
+    chunks', its routing text's, and whatever else only it gave: vectors are keyed by text, not by note, so
+    what is still in use is what stays). Returns how many were forgotten (0: no note was made private)."""
+    if not made_private(previous, frame):
+        return 0
+    valid = notes.filter(pl.col("status") == "ok")
+    live = [*chunks["text"], *(routing_text(b) for b in valid["body"]), *chain(*WORKSPACE_PROTOTYPES.values())]
+    cache = lucasrag.embedding_cache()
+    try:
+        return cache.retain(live)
+    finally:
+        cache.close()
 
 
 def decision_inputs(notes: pl.DataFrame, decided: pl.DataFrame, chunks: pl.DataFrame | None) -> pl.DataFrame:
@@ -136,9 +168,9 @@ def note_catalog(
         ]
     )
     inputs = decision_inputs(vault_notes, decided, banded_chunks)
-    changes = note_changes(
-        read_previous_catalog(settings), frame, read_state(settings), inputs, read_decisions(settings)
-    )
+    previous = read_previous_catalog(settings)
+    changes = note_changes(previous, frame, read_state(settings), inputs, read_decisions(settings))
+    forgotten = forget_private_vectors(lucasrag, previous, frame, vault_notes, banded_chunks)
     write_catalog(settings, frame)
     write_state(settings, inputs)
     write_changes(settings, changes)
@@ -156,7 +188,11 @@ def note_catalog(
             "changed": changes.height,
             "changes": MetadataValue.md(markdown_table(changes)),
             "unsearchable_share": round(health.unsearchable_share, 3),
-            **{s: frame.filter(pl.col("status") == s).height for s in ("indexed", "quarantined", "invalid", "skipped")},
+            **{
+                s: frame.filter(pl.col("status") == s).height
+                for s in ("indexed", "quarantined", "invalid", "skipped", "private")
+            },
+            "vectors_forgotten": forgotten,  # of notes made private at this ingest (embedding cache)
         }
     )
     return frame

@@ -64,6 +64,18 @@ def chunk_records(chunks: pl.DataFrame) -> list[ChunkRecord]:
     ]
 
 
+def private_link_salts(docs: pl.DataFrame) -> dict[str, str]:
+    """doc id → a salt of its links to private notes (none for most notes: their fingerprints stay as they
+    were), so a note whose link target became private, or public again, has its graph redone."""
+    if "private_links" not in docs.columns:
+        return {}
+    return {
+        doc_id(path): ":private-links:" + hashlib.sha256(json.dumps(sorted(links)).encode()).hexdigest()[:16]
+        for path, links in docs.select("path", "private_links").iter_rows()
+        if links
+    }
+
+
 def note_meta_reader(settings: Settings, docs: pl.DataFrame):
     """doc id → the entity extractor's view of the note (title, tags, frontmatter aliases
     and people). Frontmatter is read from the vault file only for documents being written."""
@@ -111,8 +123,10 @@ def _sync(
     mine: pl.DataFrame,
     routed_documents: pl.DataFrame,
     rows_digest: str,
+    salts: dict[str, str],
 ) -> SyncReport:
-    """``sync_workspace`` for the workspace's rows ``mine``, with the note bodies and frontmatter it writes."""
+    """``sync_workspace`` for the workspace's rows ``mine``, with the note bodies and frontmatter it writes;
+    ``salts``: :func:`private_link_salts` of its documents."""
     docs = routed_documents.filter(pl.col("workspace") == workspace)
     full_texts = {doc_id(p): body for p, body in zip(docs["path"], docs["body"])}
     cache = lucasrag.embedding_cache()
@@ -127,6 +141,7 @@ def _sync(
                 progress=progress,
                 note_meta=note_meta_reader(settings, docs),
                 rows_digest=rows_digest,
+                doc_salts=salts,
             )
         )
     finally:
@@ -148,10 +163,11 @@ def index_asset(workspace: str) -> AssetsDefinition:
     ) -> MaterializeResult:
         settings = lucasrag.get()
         mine = banded_chunks.filter(pl.col("workspace") == workspace)
-        rows_digest = chunk_rows_digest(mine, settings)
+        salts = private_link_salts(routed_documents.filter(pl.col("workspace") == workspace))
+        rows_digest = chunk_rows_digest(mine, settings) + "".join(sorted(salts.values()))
         try:
             report = in_line_report(settings, workspace, rows_digest) or _sync(
-                settings, lucasrag, progress, workspace, mine, routed_documents, rows_digest
+                settings, lucasrag, progress, workspace, mine, routed_documents, rows_digest, salts
             )
         except Exception:
             name_a_server_gone(settings)  # a server that went away mid-step: its name and setting, not a driver error

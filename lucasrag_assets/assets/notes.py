@@ -5,6 +5,7 @@ from pathlib import Path
 import polars as pl
 from dagster import AssetExecutionContext, MetadataValue, asset
 
+from lucasrag.privacy import load_privacy
 from lucasrag.safe_read import UnreadableEntry, regular_file, vault_relpath
 from lucasrag.settings import Settings
 from lucasrag.vault_files import vault_file_names
@@ -93,9 +94,9 @@ def scan_with_memo(settings: Settings) -> tuple[pl.DataFrame, int]:
         {"path": list(stats), "size": [s[1] for s in stats.values()], "mtime_ns": [s[2] for s in stats.values()]},
         schema={"path": pl.String, "size": pl.Int64, "mtime_ns": pl.Int64},
     )
-    conventions = load_conventions(settings.vault)
-    # A changed cap, parser or vault setting (date order, templates folder) re-parses every note.
-    parse_key = f"{PARSE_VERSION}:{settings.max_note_bytes}:{conventions.fingerprint}"
+    conventions, privacy = load_conventions(settings.vault), load_privacy(settings.vault)
+    # A changed cap, parser, vault setting (date order, templates folder) or private pattern re-parses every note.
+    parse_key = f"{PARSE_VERSION}:{settings.max_note_bytes}:{conventions.fingerprint}:{privacy.fingerprint}"
     previous = load_memo(settings, "vault_notes")
     reused = pl.DataFrame(schema={**NOTE_SCHEMA, "mtime_ns": pl.Int64})
     # A memo written by another parse version may lack columns; its parse_key differs anyway.
@@ -107,7 +108,14 @@ def scan_with_memo(settings: Settings) -> tuple[pl.DataFrame, int]:
     todo = [stats[p] for p in keys["path"] if p not in unchanged]
     fresh = notes_frame(
         [
-            parse_note(settings.vault, Path(p), max_bytes=settings.max_note_bytes, conventions=conventions, scanned=st)
+            parse_note(
+                settings.vault,
+                Path(p),
+                max_bytes=settings.max_note_bytes,
+                conventions=conventions,
+                scanned=st,
+                privacy=privacy,
+            )
             for p, _, _, st in todo
         ]
     )
@@ -133,6 +141,7 @@ def vault_notes(context: AssetExecutionContext, lucasrag: LucasragSettings) -> p
             "skipped": frame.filter(pl.col("status") == "skipped").height,
             "with_warnings": frame.filter(pl.col("warnings").list.len() > 0).height,
             "invalid": len(invalid),
+            "private": frame.filter(pl.col("status") == "private").height,  # a count: their paths are no one's business
             "invalid_files": MetadataValue.md(markdown_table(invalid)),
         }
     )

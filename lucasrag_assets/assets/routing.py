@@ -14,6 +14,7 @@ from dagster import (
 
 from lucasrag.catalog import read_decisions, read_previous_catalog, read_state
 from lucasrag.embedding_models import CALIBRATED_MODEL
+from lucasrag.privacy import private_link_names, split_private_links
 from lucasrag.vocabulary import WORKSPACES
 from lucasrag_assets.assets._metadata import markdown_table
 from lucasrag_assets.memo import memoised_rows, row_keys, source_fingerprint
@@ -42,6 +43,17 @@ def remembered_evidence(settings, counted: list[int]):
         return frame
 
     return evidence
+
+
+def without_private_links(routed: pl.DataFrame, notes: pl.DataFrame) -> pl.DataFrame:
+    """Each routed note's wikilinks without the ones that reach a private note, those in ``private_links``
+    (the index keys its graph on them: a note that becomes private is dropped from its linkers' graphs)."""
+    names = private_link_names(notes.filter(pl.col("status") == "private")["path"].to_list())
+    pairs = [split_private_links(links or (), names) for links in routed["links"].to_list()]
+    return routed.with_columns(
+        pl.Series("links", [kept for kept, _ in pairs], dtype=pl.List(pl.String)),
+        pl.Series("private_links", [dropped for _, dropped in pairs], dtype=pl.List(pl.String)),
+    )
 
 
 def routing_changes(settings, notes: pl.DataFrame, decided: pl.DataFrame) -> pl.DataFrame:
@@ -93,7 +105,7 @@ def route_notes(context: AssetExecutionContext, lucasrag: LucasragSettings, vaul
         decided = route_frame(vault_notes, cache.embed, settings.route_threshold, rules, evidence=evidence)
     finally:
         cache.close()
-    routed = decided.filter(pl.col("workspace").is_not_null())
+    routed = without_private_links(decided.filter(pl.col("workspace").is_not_null()), vault_notes)
     quarantined = decided.filter(pl.col("workspace").is_null()).select(
         "path", "suggestion", "confidence", pl.col("route_reason").alias("reason"), "title", "date"
     )

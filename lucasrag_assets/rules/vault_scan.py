@@ -12,6 +12,7 @@ from typing import Literal
 
 import yaml
 
+from lucasrag.privacy import PRIVATE_FILE, PRIVATE_KEY, PrivacyRules, load_privacy, says_private
 from lucasrag.safe_read import UnreadableEntry, read_regular, regular_file, vault_relpath
 from lucasrag.safe_yaml import FrontmatterRefused, load_frontmatter
 from lucasrag.vault_files import iter_vault_files
@@ -26,7 +27,7 @@ from lucasrag_assets.rules.obsidian import aliases_of, kinds_of, link_targets, p
 @dataclass(frozen=True)
 class Note:
     path: str  # vault-relative POSIX path
-    status: Literal["ok", "invalid", "skipped"]
+    status: Literal["ok", "invalid", "skipped", "private"]
     reason: str | None
     body: str = ""  # the indexed text: comments and Obsidian markup out (rules/markup.py)
     frontmatter: dict = field(default_factory=dict)
@@ -190,15 +191,22 @@ def parse_note(
     max_bytes: int,
     conventions: VaultConventions | None = None,
     scanned: os.stat_result | None = None,
+    privacy: PrivacyRules | None = None,
 ) -> Note:
     """Parse one note; never raises, never writes, never blocks. Invalid and skipped files carry a reason.
 
     ``conventions`` are the vault's settings (read from ``root`` when not given). Only a regular
     file inside the vault is read (see safe_read); ``scanned``: its stat at scan time, so a file
-    changed since is reported instead of read half-way."""
+    changed since is reported instead of read half-way. ``privacy``: the vault's private patterns
+    (read from ``root`` when not given). A private note (lucasrag/privacy.py) comes back as its path
+    and status only: a pattern's note is never read, a ``private: true`` note is read no further than
+    its frontmatter, and nothing of either is kept."""
     rel, utf8 = vault_relpath(root, path)
     if not utf8:
         return Note(rel, "invalid", "file name is not valid UTF-8: rename the file")
+    privacy = privacy if privacy is not None else load_privacy(root)
+    if privacy.matches(rel):
+        return Note(rel, "private", f"a pattern of {PRIVATE_FILE}")
     conventions = conventions if conventions is not None else load_conventions(root)
     if (skip := template_reason(rel, conventions.templates)) is not None:
         return Note(rel, "skipped", skip)
@@ -210,6 +218,8 @@ def parse_note(
         raw = read_regular(root, path, limit=max_bytes, expected=scanned)
         size, digest = len(raw), hashlib.sha256(raw).hexdigest()
         _, meta, raw_body = _parse_text(raw, max_bytes)
+        if says_private(meta):  # before anything else reads a value of it
+            return Note(rel, "private", f"its {PRIVATE_KEY}: true property")
         body, from_properties = _indexed_body(meta, raw_body)
         dated = note_date(meta, rel, order=conventions.date_order)
         workspace = _choice("workspace", meta["workspace"], WORKSPACES) if _given(meta, "workspace") else None
@@ -258,5 +268,8 @@ def parse_note(
 
 def scan_vault(root: Path, *, max_bytes: int) -> list[Note]:
     """Every note of the vault, valid or not, in path order."""
-    conventions = load_conventions(root)
-    return [parse_note(root, p, max_bytes=max_bytes, conventions=conventions) for p in iter_vault_files(root)]
+    conventions, privacy = load_conventions(root), load_privacy(root)
+    return [
+        parse_note(root, p, max_bytes=max_bytes, conventions=conventions, privacy=privacy)
+        for p in iter_vault_files(root)
+    ]

@@ -11,7 +11,9 @@ served as indexed and marked ``stale``.
 
 Refused, with the reason: paths that are not vault-relative, that leave the vault
 (``..``, a symlink out), that are hidden (``.obsidian/``, ``.lucasrag/``), that
-are not ``*.md``, and notes that are quarantined, invalid or not ingested yet.
+are not ``*.md``, and notes that are quarantined, invalid or not ingested yet. A private note
+(lucasrag/privacy.py: a pattern of ``.lucasrag/private`` or ``private: true``, as the vault is now) is
+refused with the hidden path's message: its privacy is not announced either.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from pathlib import Path, PurePosixPath
 from lucasrag.catalog import CatalogMissing, catalog_path, read_catalog
 from lucasrag.deference import load_deference
 from lucasrag.index.stores import open_chunk_store
+from lucasrag.privacy import private_now
 from lucasrag.safe_read import UnreadableEntry, read_regular
 from lucasrag.settings import Settings
 from lucasrag.vault_files import is_hidden
@@ -40,6 +43,13 @@ class NoteRefused(ValueError):
     """The path is not a note this server may serve; the message says why and what to do."""
 
 
+def _not_served(raw: str) -> str:
+    # One message for a hidden path and a private note: privacy hides the fact too (lucasrag/privacy.py).
+    return (
+        f"{raw!r} is hidden or private (.obsidian, .lucasrag, .trash, or a note the person keeps private): not served"
+    )
+
+
 def vault_relative(path: str) -> PurePosixPath:
     """``path`` as a clean vault-relative POSIX path, or NoteRefused with the reason."""
     raw = (path or "").strip()
@@ -53,7 +63,7 @@ def vault_relative(path: str) -> PurePosixPath:
     if ".." in rel.parts:
         raise NoteRefused(f"{raw!r} leaves the vault: only notes inside the vault are served")
     if is_hidden(rel):
-        raise NoteRefused(f"{raw!r} is in a hidden folder (.obsidian, .lucasrag, .trash, ...): not a note")
+        raise NoteRefused(_not_served(raw))
     if rel.suffix != ".md":
         raise NoteRefused(f"{raw!r} is not a note: notes are Markdown files ending in .md")
     return rel
@@ -92,6 +102,8 @@ def _row(settings: Settings, rel: PurePosixPath) -> dict:
             f"served. The person approves it with `lucasrag quarantine approve '{rel}' --workspace "
             f"{row.get('suggestion') or 'WORKSPACE'}` (the router's best guess: {row.get('suggestion')})."
         )
+    if row["status"] == "private":  # private at the last ingest, and no longer: not re-read yet
+        raise NoteRefused(f"'{rel}' is not ingested yet: run `lucasrag ingest` (or serve with --watch)")
     if row["status"] != "indexed":
         raise NoteRefused(f"'{rel}' is not a valid note, so it is not indexed: {row['reason']}")
     return row
@@ -109,6 +121,8 @@ def _notice(subjects: Sequence[str], path: str, count: int) -> str:
 def read_note(settings: Settings, path: str, bridge: Sequence[str] = ()) -> dict:
     """The note at ``path`` as indexed, charged passages withheld unless bridged (see module doc)."""
     rel = vault_relative(path)
+    if private_now(settings.vault.resolve(), rel.as_posix(), max_bytes=settings.max_note_bytes):
+        raise NoteRefused(_not_served(path.strip()))
     row = _row(settings, rel)
     store = open_chunk_store(settings, row["workspace"])
     try:

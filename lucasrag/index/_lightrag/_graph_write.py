@@ -203,13 +203,13 @@ class GraphWriter:
         shrunk_edges, dead_edges = _losing_sources(
             (((a, b), edges.get((a, b)) or edges.get((b, a)), row) for (a, b), row in zip(pairs, rel_tracked)), removed
         )
-        # name → (old node, remaining, recompute the description); pair → (old edge, remaining, lost, recompute)
-        ent_plan = {
-            name: (old, remaining, any(c in removed for c in full[:_FRAGMENTS]))
-            for name, (old, full, remaining) in shrunk_nodes.items()
-        }
+        # name → (old node, remaining, recompute the description); pair → (old edge, remaining, lost, recompute).
+        # Every description that lost a source is recomputed from the sources left: fragments are merged
+        # without repeats, so a source past the first _FRAGMENTS may have written one, and a removed note (a
+        # private one above all) must leave no sentence behind in an entity it shared with other notes.
+        ent_plan = {name: (old, remaining, True) for name, (old, full, remaining) in shrunk_nodes.items()}
         rel_plan = {
-            key: (old, remaining, [c for c in full if c in removed], any(c in removed for c in full[:_FRAGMENTS]))
+            key: (old, remaining, [c for c in full if c in removed], True)
             for key, (old, full, remaining) in shrunk_edges.items()
         }
 

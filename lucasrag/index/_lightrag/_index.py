@@ -146,11 +146,16 @@ class WorkspaceIndex(GraphWriter, GraphReader, LlmExtraction):
         if not doc_ids and not chunk_ids:
             return
         rag = self._rag
+        # What the LLM answered about these chunks (LUCASRAG_LLM_URL): LightRAG keys its response cache by
+        # prompt and lists a chunk's entries on the chunk's row, the only record of them, read before it goes.
+        rows = await rag.text_chunks.get_by_ids(chunk_ids) if chunk_ids else []
+        answers = sorted({key for row in rows if row for key in row.get("llm_cache_list") or ()})
         await asyncio.gather(
             rag.chunks_vdb.delete(chunk_ids),
             rag.text_chunks.delete(chunk_ids),
             rag.full_docs.delete(doc_ids),
             rag.doc_status.delete(doc_ids),
+            *([rag.llm_response_cache.delete(answers)] if answers else []),
         )
 
     async def flush(self) -> None:

@@ -106,7 +106,7 @@ def private_now(vault: Path, rel_path: str, rules: PrivacyRules | None = None, *
     if rules.matches(rel_path):
         return True
     try:
-        raw = read_regular(vault, vault / rel_path, limit=max_bytes)
+        raw = read_regular(vault, vault / rel_path, limit=min(max_bytes, MAX_FRONTMATTER_BYTES + 1024))
     except (UnreadableEntry, OSError):
         return False
     return header_says_private(raw)

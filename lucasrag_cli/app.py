@@ -209,6 +209,11 @@ from lucasrag_cli.graph import graph_command  # noqa: E402
 
 app.command("graph")(graph_command)
 
+# Private notes: which they are, and proof that they left no trace.
+from lucasrag_cli.private import app as private_app  # noqa: E402
+
+app.add_typer(private_app, name="private")
+
 # Assistants over MCP, and re-ingest on change without Dagster (mcp.py).
 from lucasrag_cli.mcp import mcp_command, watch_command  # noqa: E402
 

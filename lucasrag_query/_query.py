@@ -11,6 +11,7 @@ from pathlib import Path
 
 from lucasrag.deference import deference_path, load_deference
 from lucasrag.lexical import fuse_rankings, query_terms
+from lucasrag.privacy import load_privacy, private_now
 from lucasrag.settings import Settings
 from lucasrag.vocabulary import WORKSPACES, check_workspace
 from lucasrag_query import _loop
@@ -162,8 +163,15 @@ async def aquery(
     def uncharged(cands: list[Candidate]) -> list[Candidate]:
         return cands if options.deference else [replace(c, charged=()) for c in cands]
 
+    # A note made private since the last ingest (whose next ingest purges it) is never served: a pattern's
+    # notes are left out before any policy counts them, a private: true one is checked among the results.
+    private = load_privacy(settings.vault)
+
+    def public(cands: list[Candidate]) -> list[Candidate]:
+        return [c for c in cands if not private.matches(c.path)] if private.lines else cands
+
     def keep(cands: list[Candidate]) -> list[Candidate]:
-        return apply_policy(cands, temporal=gate, subjects=subjects, bridge=bridge).kept
+        return apply_policy(public(cands), temporal=gate, subjects=subjects, bridge=bridge).kept
 
     t0 = time.perf_counter()
     need = settings.candidates_per_workspace
@@ -177,7 +185,7 @@ async def aquery(
     )
     reached = {cid for _, ids in fetched for cid in ids}
     fetched = [uncharged(per_ws) for per_ws, _ in fetched]
-    everything = [c for per_ws in fetched for c in per_ws]
+    everything = public([c for per_ws in fetched for c in per_ws])
     outcome = apply_policy(everything, temporal=gate, subjects=subjects, bridge=bridge)
     kept_ids = {c.chunk_id for c in outcome.kept}
     pool = [c for per_ws in fetched for c in [c for c in per_ws if c.chunk_id in kept_ids][:need]]
@@ -190,6 +198,12 @@ async def aquery(
     )
     timings["rerank"] = (time.perf_counter() - t0) * 1000
 
+    vault, cap, shown = settings.vault.resolve(), settings.max_note_bytes, []
+    for c, score in ranked.items:  # the header of each result's note, only as far as top_k needs
+        if len(shown) == top_k:
+            break
+        if not private_now(vault, c.path, private, max_bytes=cap):
+            shown.append((c, score))
     results = [
         ResultItem(
             i + 1,
@@ -202,7 +216,7 @@ async def aquery(
             c.text,
             why_surfaced(ranked.signals.get(c.chunk_id, {}), len(pool), matched_words(text, c.text, c.date)),
         )
-        for i, (c, score) in enumerate(ranked.items[:top_k])
+        for i, (c, score) in enumerate(shown[:top_k])
     ]
     return QueryResult(
         query=text,

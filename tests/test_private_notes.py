@@ -25,6 +25,7 @@ from lucasrag.embedding_cache import text_hash
 from lucasrag_assets.ingest import run_ingest
 from lucasrag_assets.io_manager import asset_value_path
 from lucasrag_cli import app
+from lucasrag_cli.private import check_private
 from lucasrag_query import query
 from lucasrag_query.mcp.notes import NoteRefused, read_note
 
@@ -179,6 +180,9 @@ def test_private_notes_leave_no_trace(profile_fresh_vault):
     assert later and {text_hash(t) for t in later} <= _cached_hashes(settings)
     (vault / "personal/later.md").write_text(PUBLIC["personal/later.md"][0].replace("---\n", "---\nprivate: true\n", 1))
     (vault / ".lucasrag" / "private").write_text(PATTERNS + "old letters/\n")
+    for question in ("who came to tea with Dravonkiltem?", "a postcard from Frelmonzikast"):  # not ingested yet
+        paths = {r["path"] for r in query(question, settings=settings).to_dict()["results"]}
+        assert not paths & {"personal/later.md", "old letters/frelmon.md"}, question
     summary = run_ingest(settings)
     made = {c["path"]: c["new"] for c in summary.changes if c["field"] == "status"}
     assert made == {"personal/later.md": "private", "old letters/frelmon.md": "private"}
@@ -190,8 +194,35 @@ def test_private_notes_leave_no_trace(profile_fresh_vault):
     seen = _surfaces(settings, gone)
     assert not [w for w in gone if w in seen]
 
+    # What the person runs to see it for themselves says the same, on this profile.
+    checks = check_private(settings)
+    assert {c.path for c in checks} == {*PRIVATE, "personal/later.md", "old letters/frelmon.md"}
+    assert all(c.clean and c.looked_for for c in checks), [(c.path, c.found_in) for c in checks]
+
     # Public again: ingested normally, and searchable.
     (vault / "personal/later.md").write_text(PUBLIC["personal/later.md"][0])
     run_ingest(settings)
     found = query("who came to tea with Dravonkiltem?", settings=settings).to_dict()
     assert any(r["path"] == "personal/later.md" for r in found["results"])
+
+
+def test_private_check_proves_it_or_names_the_places(fresh_vault):
+    settings = fresh_vault
+    env = {"LUCASRAG_VAULT": str(settings.vault), "LUCASRAG_DATA": str(settings.data)}
+    _write(settings.vault, {"personal/later.md": PUBLIC["personal/later.md"]})
+    run_ingest(settings)
+    note = settings.vault / "personal/later.md"
+    note.write_text(note.read_text().replace("---\n", "---\nprivate: true\n", 1))
+    cli = CliRunner()
+    listed = cli.invoke(app, ["private", "list"], env=env)
+    assert listed.output.strip() == "personal/later.md — its private: true property"
+    before = cli.invoke(app, ["private", "check", "--json"], env=env)  # made private, not ingested yet
+    assert before.exit_code == 1
+    (report,) = json.loads(before.stdout)
+    assert report["path"] == "personal/later.md" and not report["clean"] and report["looked_for"] >= 1
+    assert any("chunks.sqlite" in place for place in report["found_in"])
+    assert "dravonkiltem" not in before.stdout.lower()  # the words are looked for, never printed
+    run_ingest(settings)
+    after = cli.invoke(app, ["private", "check"], env=env)
+    assert after.exit_code == 0, after.output
+    assert "personal/later.md: none of its" in after.output

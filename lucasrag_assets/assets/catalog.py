@@ -79,9 +79,9 @@ def catalog_frame(
         pl.lit([], pl.List(pl.String)).alias("charged"),
         pl.lit([], pl.List(pl.Struct(CARE_PAIR_SCHEMA))).alias("care"),
     )
-    not_notes = (  # invalid files and skipped ones, each with its reason; private ones, their path and why
+    not_notes = (  # invalid files and skipped ones, each with its reason; private ones, their path only
         notes.filter(pl.col("status").is_in(["invalid", "skipped", "private"]))
-        .select("path", "reason", "status")
+        .select("path", pl.when(pl.col("status") != "private").then(pl.col("reason")).alias("reason"), "status")
         .with_columns(
             pl.lit(None, pl.String).alias("workspace"),
             pl.lit(None, pl.Float64).alias("confidence"),

@@ -63,7 +63,7 @@ def _reason(
     if new_row["status"] == "invalid":
         return f"file became invalid: {new_row.get('reason')}"
     if new_row["status"] == "private":
-        return f"made private ({new_row.get('reason')}): everything stored about it was removed"
+        return "made private: everything stored about it was removed"
     if old is None or new is None:
         return "unknown: no record of the previous decision's inputs (first ingest with change tracking)"
     if old["declared_workspace"] != new["declared_workspace"]:

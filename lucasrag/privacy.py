@@ -12,6 +12,7 @@ key only the frontmatter; nothing here logs or returns any of a private note's t
 from __future__ import annotations
 
 import hashlib
+import tomllib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -83,18 +84,22 @@ def says_private(frontmatter: Mapping[object, object] | None) -> bool:
 
 
 def header_says_private(raw: bytes) -> bool:
-    """Whether a note's bytes open with a frontmatter block that says ``private: true``: the header only,
-    loaded within :mod:`lucasrag.safe_yaml`'s limits; anything unreadable says nothing."""
+    """Whether a note's bytes open with a frontmatter block that says ``private: true`` (YAML between
+    ``---`` lines, or TOML between ``+++`` lines): the header only, YAML loaded within
+    :mod:`lucasrag.safe_yaml`'s limits; anything unreadable says nothing."""
     text = raw[: MAX_FRONTMATTER_BYTES + 1024].decode("utf-8", errors="replace").removeprefix("\ufeff")
     lines = text.splitlines()
-    if not lines or lines[0].rstrip() != "---":
+    opener = lines[0].rstrip() if lines else ""
+    if opener not in ("---", "+++"):
         return False
-    end = next((i for i in range(1, len(lines)) if lines[i].rstrip() in ("---", "...")), None)
+    closers = ("---", "...") if opener == "---" else ("+++",)
+    end = next((i for i in range(1, len(lines)) if lines[i].rstrip() in closers), None)
     if end is None:
         return False
+    header = "\n".join(lines[1:end])
     try:
-        meta = load_frontmatter("\n".join(lines[1:end]))
-    except (FrontmatterRefused, yaml.YAMLError):
+        meta = load_frontmatter(header) if opener == "---" else tomllib.loads(header)
+    except (FrontmatterRefused, yaml.YAMLError, tomllib.TOMLDecodeError, RecursionError):
         return False
     return isinstance(meta, dict) and says_private(meta)
 

@@ -20,7 +20,8 @@ from lucasrag_assets.rules.vault_scan import Note, parse_note
 #: 3: hostile-vault reading (regular files only, bounded frontmatter, non-UTF-8 names).
 #: 4: the kind properties and a clipping's source address reach the router (``kinds``, ``source``).
 #: 6: the latest updated:/modified: property (``updated``: a recent edit keeps a time-bound note present).
-PARSE_VERSION = 6
+#: 7: TOML frontmatter (+++) is read: a site generator's pages (Hugo, Zola) kept as a vault.
+PARSE_VERSION = 7
 
 NOTE_SCHEMA = {
     "path": pl.String,

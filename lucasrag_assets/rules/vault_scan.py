@@ -6,6 +6,7 @@ import datetime as dt
 import hashlib
 import os
 import re
+import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -14,7 +15,7 @@ import yaml
 
 from lucasrag.privacy import PRIVATE_FILE, PRIVATE_KEY, PrivacyRules, load_privacy, says_private
 from lucasrag.safe_read import UnreadableEntry, read_regular, regular_file, vault_relpath
-from lucasrag.safe_yaml import FrontmatterRefused, load_frontmatter
+from lucasrag.safe_yaml import MAX_FRONTMATTER_BYTES, FrontmatterRefused, load_frontmatter
 from lucasrag.vault_files import iter_vault_files
 from lucasrag.vocabulary import BANDS, WORKSPACES
 from lucasrag_assets.rules.clippings import source_url
@@ -88,15 +89,42 @@ def _size_reason(size: int, cap: int) -> str:
     return f"file is {got}, over the {limit} cap (LUCASRAG_MAX_NOTE_BYTES)"
 
 
-def _split_frontmatter(text: str) -> tuple[str | None, str]:
-    """``(yaml_header or None, body)``; raises _Invalid for an unclosed block."""
+def _split_frontmatter(text: str) -> tuple[str | None, str, str]:
+    """``(header or None, body, syntax)``: a YAML header between ``---`` lines, or a TOML one between
+    ``+++`` lines (Hugo and Zola sites kept as vaults); raises _Invalid for an unclosed block."""
     lines = text.splitlines(keepends=True)
-    if not lines or lines[0].rstrip() != "---":
-        return None, text
+    opener = lines[0].rstrip() if lines else ""
+    if opener not in ("---", "+++"):
+        return None, text, "yaml"
+    closers = _DELIMS if opener == "---" else ("+++",)
     for i in range(1, len(lines)):
-        if lines[i].rstrip() in _DELIMS:
-            return "".join(lines[1:i]), "".join(lines[i + 1 :])
-    raise _Invalid("malformed frontmatter: opened with '---' on line 1 but never closed (add a closing '---' line)")
+        if lines[i].rstrip() in closers:
+            return "".join(lines[1:i]), "".join(lines[i + 1 :]), "yaml" if opener == "---" else "toml"
+    raise _Invalid(
+        f"malformed frontmatter: opened with '{opener}' on line 1 but never closed (add a closing '{opener}' line)"
+    )
+
+
+def _load_toml_header(header: str) -> dict:
+    """A TOML header as frontmatter: its ``[taxonomies]`` tags and categories (Zola) lifted to the top, and
+    its ``date`` read as what it is in a site generator, the day a page was published (``published``, a
+    stamp: it ages a page only when something says the page is time-bound; rules/banding.py)."""
+    if len(header.encode()) > MAX_FRONTMATTER_BYTES:
+        raise _Invalid(f"frontmatter is over {MAX_FRONTMATTER_BYTES // 1024} KiB: refused")
+    try:
+        data = tomllib.loads(header)
+    except tomllib.TOMLDecodeError as exc:
+        raise _Invalid(f"malformed frontmatter: TOML error: {exc}") from None
+    except RecursionError:
+        raise _Invalid("frontmatter is nested too deep: refused") from None
+    if "date" in data and "published" not in data:
+        data["published"] = data.pop("date")
+    taxonomies = data.get("taxonomies")
+    if isinstance(taxonomies, dict):
+        for key in ("tags", "categories"):
+            if key not in data and taxonomies.get(key):
+                data[key] = taxonomies[key]
+    return {str(k): v for k, v in data.items()}
 
 
 def _load_header(header: str) -> dict:
@@ -164,8 +192,8 @@ def _parse_text(raw: bytes, max_bytes: int) -> tuple[str, dict, str]:
     text = text.removeprefix("\ufeff")
     if not text.strip():
         raise _Invalid("file contains only whitespace")
-    header, body = _split_frontmatter(text)
-    meta = _load_header(header) if header is not None else {}
+    header, body, syntax = _split_frontmatter(text)
+    meta = {} if header is None else _load_header(header) if syntax == "yaml" else _load_toml_header(header)
     return text, meta, body
 
 

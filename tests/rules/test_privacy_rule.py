@@ -85,6 +85,8 @@ def test_the_frontmatter_key(meta, private):
         (b"no header\nprivate: true\n", False),
         (b"---\nprivate: true\n", False),  # never closed: not a header
         (b"---\nprivate: [unclosed\n---\n", False),  # broken YAML says nothing
+        (b"+++\ntitle = 'x'\nprivate = true\n+++\nbody", True),  # a site generator's TOML header
+        (b"+++\nprivate = false\n+++\n", False),
     ],
 )
 def test_header_only(raw, private):

@@ -247,3 +247,34 @@ def test_fingerprint_sees_deference_edit(tmp_path):
     before = vault_fingerprint(tmp_path)
     _touch(path)
     assert vault_fingerprint(tmp_path) != before
+
+
+TOML_NOTES = [
+    # a site generator's TOML header (Hugo, Zola) between +++ lines → (status, title, date, source, tags, body start)
+    pytest.param(
+        b'+++\ntitle = "The barbell strategy"\ndate = "2021-06-03T13:49:00Z"\n\n[taxonomies]\ntags = ["money"]\n+++\n'
+        b"Allocate most to safe bets.\n",
+        ("ok", "The barbell strategy", dt.date(2021, 6, 3), "frontmatter:published", ("money",), "Allocate"),
+        id="zola-taxonomies-and-a-publication-date",
+    ),
+    pytest.param(
+        b"+++\ntitle = 'Notes'\ndate = 2020-01-02\ntags = ['a']\n+++\nText.\n",
+        ("ok", "Notes", dt.date(2020, 1, 2), "frontmatter:published", ("a",), "Text."),
+        id="hugo-unquoted-date",
+    ),
+    pytest.param(b"+++\ntitle = 'x'\nText that never closes.\n", ("invalid", "never closed"), id="unclosed"),
+    pytest.param(b"+++\ntitle = \n+++\nText.\n", ("invalid", "TOML error"), id="broken-toml"),
+    pytest.param(b"+++\nprivate = true\ntitle = 'secret'\n+++\nText.\n", ("private",), id="private-toml"),
+]
+
+
+@pytest.mark.parametrize("data, expected", TOML_NOTES)
+def test_toml_frontmatter(tmp_path, data, expected):
+    (tmp_path / "n.md").write_bytes(data)
+    note = parse_note(tmp_path, tmp_path / "n.md", max_bytes=1 << 20)
+    assert note.status == expected[0], note.reason
+    if note.status == "invalid":
+        assert expected[1] in note.reason
+    elif note.status == "ok":
+        assert (note.title, note.date, note.date_source, note.tags) == expected[1:5]
+        assert note.body.startswith(expected[5])

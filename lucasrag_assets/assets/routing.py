@@ -24,6 +24,7 @@ from lucasrag_assets.rules.changes import note_changes
 from lucasrag_assets.rules.routing import route_frame
 from lucasrag_assets.rules.routing_evidence import EVIDENCE_SCHEMA, note_evidence
 from lucasrag_assets.rules.routing_rules import load_routing_rules
+from lucasrag_assets.rules.stable_routing import keep_placed
 
 #: What :func:`note_evidence` reads of a note: its memo key covers these and the rules' source.
 EVIDENCE_INPUTS = ("path", "title", "body", "tags", "kinds", "links", "source")
@@ -105,6 +106,8 @@ def route_notes(context: AssetExecutionContext, lucasrag: LucasragSettings, vaul
         decided = route_frame(vault_notes, cache.embed, settings.route_threshold, rules, evidence=evidence)
     finally:
         cache.close()
+    # reviews converge: an unchanged indexed note keeps its workspace (rules/stable_routing.py)
+    decided = keep_placed(decided, read_previous_catalog(settings), read_state(settings))
     routed = without_private_links(decided.filter(pl.col("workspace").is_not_null()), vault_notes)
     quarantined = decided.filter(pl.col("workspace").is_null()).select(
         "path", "suggestion", "confidence", pl.col("route_reason").alias("reason"), "title", "date"

@@ -269,6 +269,16 @@ class IngestSummary:
     index_metadata: dict[str, dict] = field(default_factory=dict)
     step_seconds: dict[str, float] = field(default_factory=dict)  # Dagster step → wall seconds
     changes: list[dict] = field(default_factory=list)  # notes moved since the last ingest (lucasrag notes --changed)
+    first: bool = False  # no earlier ingest in this data folder: nothing could have changed
+    new_notes: int = 0  # files the last ingest had not seen
+
+
+def catalog_paths(settings: Settings) -> set[str] | None:
+    """The paths of the last ingest's catalogue, or None before the first ingest."""
+    from lucasrag.catalog import catalog_path
+
+    path = catalog_path(settings)
+    return set(pl.read_parquet(path, columns=["path"])["path"]) if path.is_file() else None
 
 
 def run_ingest(
@@ -291,6 +301,7 @@ def run_ingest(
     logging.getLogger("alembic").setLevel(logging.WARNING)
     started = time.perf_counter()
     _require_services(settings)
+    earlier = catalog_paths(settings)
     # One ingest per data folder (a second waits); the run's outputs are read before the lock is released.
     # Every run takes it too (LucasragSettings.yield_for_execution): the tag says this one is ours.
     with exclusive_ingest(settings.data) as holder:
@@ -336,6 +347,8 @@ def run_ingest(
     summary.quarantined = list(quarantine.select("path", "suggestion", "reason").iter_rows())
     summary.invalid = list(catalog.filter(pl.col("status") == "invalid").select("path", "reason").iter_rows())
     summary.changes = changes
+    summary.first = earlier is None
+    summary.new_notes = 0 if earlier is None else len(set(catalog["path"]) - earlier)
     summary.skipped = list(catalog.filter(pl.col("status") == "skipped").select("path", "reason").iter_rows())
     summary.warnings = [
         (path, warning) for path, warnings in catalog.select("path", "warnings").iter_rows() for warning in warnings

@@ -26,7 +26,9 @@ def print_problems(console: Console, summary, *, verbose: bool = False) -> None:
         console.print(f"[{style}]{status}: {health.counts.get(status, 0)}[/]")
         for group in groups:
             fix = "" if status == "skipped" else f" — fix: {likely_fix(group)}"
-            console.print(f"  {group.count} × {group.reason}{fix}", highlight=False)
+            # a group of one is shown with its own reason, numbers included ("file is 2.1 MiB, over …")
+            reason = every[status].get(group.examples[0], group.reason) if group.count == 1 else group.reason
+            console.print(f"  {group.count} × {reason}{fix}", highlight=False)
             if verbose:
                 continue
             more = f", … {group.count - len(group.examples)} more" if group.count > len(group.examples) else ""

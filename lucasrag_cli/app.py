@@ -87,7 +87,7 @@ def ingest(
     from lucasrag_cli._ingest_report import print_problems
 
     print_problems(out, summary, verbose=verbose)
-    print_changes(out, summary.changes)
+    print_changes(out, summary.changes, first=summary.first, new=summary.new_notes)
 
 
 @app.command()

@@ -195,9 +195,13 @@ def notes_command(
     render_rows(out, "Changed at the last ingest" if changed else "Notes", rows)
 
 
-def print_changes(console: Console, changes: list[dict], limit: int = 20) -> None:
-    """The ingest summary's list of notes whose status, workspace or band changed."""
-    console.print(f"[cyan]changed since the last ingest: {len(changes)}[/]")
+def print_changes(console: Console, changes: list[dict], limit: int = 20, *, first: bool = False, new: int = 0) -> None:
+    """The ingest summary's list of notes whose status, workspace or band changed (nothing on a first
+    ingest: nothing could have), and how many notes are new since the last one."""
+    if first:
+        return
+    added = f"; new notes: {new}" if new else ""
+    console.print(f"[cyan]changed since the last ingest: {len(changes)}{added}[/]")
     for row in changes[:limit]:
         console.print(
             f"  {row['path']} — {row['field']}: {row['old']} → {row['new']} ({row['reason']})", highlight=False

@@ -179,8 +179,6 @@ def note_catalog(
         undated_warnings=frame.filter(pl.col("warnings").list.len() > 0).height,
     )
     write_health(settings, health)  # the query side's "mostly unsearchable" hint reads this
-    if (warning := unsearchable_warning(health)) is not None:
-        context.log.warning(warning)
     context.add_output_metadata(
         {
             "rows": frame.height,
@@ -188,6 +186,8 @@ def note_catalog(
             "changed": changes.height,
             "changes": MetadataValue.md(markdown_table(changes)),
             "unsearchable_share": round(health.unsearchable_share, 3),
+            # the CLI prints it once; the UI shows it here (a log line too would print it twice in the CLI)
+            "unsearchable_warning": unsearchable_warning(health) or "",
             **{
                 s: frame.filter(pl.col("status") == s).height
                 for s in ("indexed", "quarantined", "invalid", "skipped", "private")

@@ -208,7 +208,8 @@ def decide(
         reason = (
             f"content-free: {content_free}"
             if content_free
-            else f"too little content to route ({n_words} meaningful words of its own, need {MIN_MEANINGFUL_WORDS})"
+            else f"too little content to route ({n_words} meaningful word{'' if n_words == 1 else 's'} of its own, "
+            f"need {MIN_MEANINGFUL_WORDS})"
         )
         if rule:
             reason += f"; {rule[1]} would send it to {rule[0]}"

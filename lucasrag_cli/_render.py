@@ -5,7 +5,6 @@ from __future__ import annotations
 import textwrap
 
 from rich.console import Console
-from rich.padding import Padding
 from rich.text import Text
 
 #: A passage is cut (at a word) to about this many characters and lines unless ``--full``: enough for the
@@ -89,9 +88,13 @@ def deference_reason(subject: str) -> str:
     )
 
 
-def _indented(text: str, style: str = "") -> Padding:
-    """``text`` wrapped to the terminal, every line indented (no trailing fill)."""
-    return Padding(Text(text, style=style, overflow="fold"), (0, 0, 0, PASSAGE_INDENT), expand=False)
+def _print_indented(console: Console, text: str, style: str = "") -> None:
+    """``text`` wrapped to the terminal, every line indented, and no line padded with trailing spaces (a
+    rich ``Padding`` fills each line to the block's width: noise in a pipe or a copied answer)."""
+    width = max(20, console.width - PASSAGE_INDENT)
+    for line in Text(text, style=style).wrap(console, width, overflow="fold"):
+        line.rstrip()
+        console.print(Text(" " * PASSAGE_INDENT) + line, soft_wrap=True)
 
 
 def render_query(console: Console, result, *, full: bool = False) -> None:
@@ -111,14 +114,14 @@ def render_query(console: Console, result, *, full: bool = False) -> None:
             heading.append("\n" + " " * PASSAGE_INDENT + meta, "dim")
         console.print()
         console.print(heading, overflow="fold")
-        console.print(_indented(passage(r.text, full=full)))
+        _print_indented(console, passage(r.text, full=full))
     if not result.results:
         console.print("no passages matched")
     for hint in result.hints:
         console.print()
         console.print(Text.assemble(("hint: ", "yellow"), hint.message), overflow="fold")
         if hint.kind == "deference" and hint.subject:
-            console.print(_indented(deference_reason(hint.subject), style="dim"))
+            _print_indented(console, deference_reason(hint.subject), style="dim")
     for warning in result.warnings:
         console.print()
         console.print(Text.assemble(("warning: ", "red"), warning), overflow="fold")

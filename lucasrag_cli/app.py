@@ -6,12 +6,19 @@ import json
 from pathlib import Path
 
 import typer
+import typer.core
 from rich.table import Table
 
 from lucasrag.settings import Settings
 from lucasrag_cli._collector import tune_for_a_command
 from lucasrag_cli._console import err, fail, out
 from lucasrag_cli._console import settings as _env_settings
+
+# typer 0.29 prints a type beside every option: `<bool>` beside a flag, which takes no value, is noise.
+_type_column = typer.core.TyperOption.display_type_rich
+typer.core.TyperOption.display_type_rich = lambda self, ctx: (
+    None if self.is_flag and not self.count else _type_column(self, ctx)
+)
 
 app = typer.Typer(
     help="LucasRAG: a personal vault as four LightRAG workspaces, with recency, care and governance.",

@@ -42,6 +42,7 @@ def test_each_result_is_a_readable_block_at_80_columns(pocket_watch):
         # Every word of the shown passage survives wrapping intact.
         assert set(passage(r.text).split()) <= words
     assert "€900" in text  # the answer itself is on screen, not cut at ~100 characters
+    assert [line for line in lines if line != line.rstrip()] == []  # no line padded with trailing spaces
 
 
 def test_passages_are_cut_unless_full(ingested):

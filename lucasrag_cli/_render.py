@@ -88,13 +88,14 @@ def deference_reason(subject: str) -> str:
     )
 
 
-def _print_indented(console: Console, text: str, style: str = "") -> None:
-    """``text`` wrapped to the terminal, every line indented, and no line padded with trailing spaces (a
-    rich ``Padding`` fills each line to the block's width: noise in a pipe or a copied answer)."""
-    width = max(20, console.width - PASSAGE_INDENT)
-    for line in Text(text, style=style).wrap(console, width, overflow="fold"):
+def _print_wrapped(console: Console, text: str | Text, *, indent: int = 0, style: str = "") -> None:
+    """``text`` wrapped to the terminal, every line indented by ``indent``, and no line padded or ended with
+    spaces (rich fills a ``Padding`` to the block's width and keeps the space at a wrap: noise in a pipe
+    or a copied answer)."""
+    text = Text(text, style=style) if isinstance(text, str) else text
+    for line in text.wrap(console, max(20, console.width - indent), overflow="fold"):
         line.rstrip()
-        console.print(Text(" " * PASSAGE_INDENT) + line, soft_wrap=True)
+        console.print(Text(" " * indent) + line, soft_wrap=True)
 
 
 def render_query(console: Console, result, *, full: bool = False) -> None:
@@ -104,7 +105,7 @@ def render_query(console: Console, result, *, full: bool = False) -> None:
     """
     console.print(f"[bold]{result.query}[/] — ranked by {result.reranker}", highlight=False)
     line = result.temporal_line or ("archive open" if result.archival_open else "archive closed")
-    console.print(Text.assemble(("temporal: ", "cyan"), line), overflow="fold")
+    _print_wrapped(console, Text.assemble(("temporal: ", "cyan"), line))
     for r in result.results:
         meta = " · ".join((r.workspace, r.band, r.date or "undated", f"score {r.score:.3f}"))
         heading = Text.assemble((f"{r.rank}. ", "bold"), (r.path, "bold cyan"))
@@ -114,16 +115,16 @@ def render_query(console: Console, result, *, full: bool = False) -> None:
             heading.append("\n" + " " * PASSAGE_INDENT + meta, "dim")
         console.print()
         console.print(heading, overflow="fold")
-        _print_indented(console, passage(r.text, full=full))
+        _print_wrapped(console, passage(r.text, full=full), indent=PASSAGE_INDENT)
     if not result.results:
         console.print("no passages matched")
     for hint in result.hints:
         console.print()
-        console.print(Text.assemble(("hint: ", "yellow"), hint.message), overflow="fold")
+        _print_wrapped(console, Text.assemble(("hint: ", "yellow"), hint.message))
         if hint.kind == "deference" and hint.subject:
-            _print_indented(console, deference_reason(hint.subject), style="dim")
+            _print_wrapped(console, deference_reason(hint.subject), indent=PASSAGE_INDENT, style="dim")
     for warning in result.warnings:
         console.print()
-        console.print(Text.assemble(("warning: ", "red"), warning), overflow="fold")
+        _print_wrapped(console, Text.assemble(("warning: ", "red"), warning))
     if result.reranker_note:
-        console.print(f"[dim]{result.reranker_note}[/]", highlight=False)
+        _print_wrapped(console, result.reranker_note, style="dim")

@@ -12,6 +12,7 @@ key only the frontmatter; nothing here logs or returns any of a private note's t
 from __future__ import annotations
 
 import hashlib
+import os
 import tomllib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -104,12 +105,27 @@ def header_says_private(raw: bytes) -> bool:
     return isinstance(meta, dict) and says_private(meta)
 
 
-def private_now(vault: Path, rel_path: str, rules: PrivacyRules | None = None, *, max_bytes: int) -> bool:
-    """The rule asked of the vault as it is now, for a read surface (``read_note``): the path against the
-    patterns, then the note's header. Never raises: an unreadable note is not private by its header."""
+def private_now(
+    vault: Path,
+    rel_path: str,
+    rules: PrivacyRules | None = None,
+    *,
+    max_bytes: int,
+    unchanged_since: float | None = None,
+) -> bool:
+    """The rule asked of the vault as it is now, for a read surface (``read_note``, a query's results): the
+    path against the patterns, then the note's header — unless the file was not modified after
+    ``unchanged_since`` (a time stamp: the last ingest, which read its header then). Never raises: an
+    unreadable note is not private by its header."""
     rules = rules if rules is not None else load_privacy(vault)
     if rules.matches(rel_path):
         return True
+    if unchanged_since is not None:
+        try:
+            if os.stat(vault / rel_path).st_mtime < unchanged_since:
+                return False
+        except OSError:
+            return False
     try:
         raw = read_regular(vault, vault / rel_path, limit=min(max_bytes, MAX_FRONTMATTER_BYTES + 1024))
     except (UnreadableEntry, OSError):

@@ -199,10 +199,11 @@ async def aquery(
     timings["rerank"] = (time.perf_counter() - t0) * 1000
 
     vault, cap, shown = settings.vault.resolve(), settings.max_note_bytes, []
-    for c, score in ranked.items:  # the header of each result's note, only as far as top_k needs
+    ingested = _last_ingest(settings)  # a note not modified since had its header read by that ingest
+    for c, score in ranked.items:  # each result's note, only as far as top_k needs
         if len(shown) == top_k:
             break
-        if not private_now(vault, c.path, private, max_bytes=cap):
+        if not private_now(vault, c.path, private, max_bytes=cap, unchanged_since=ingested):
             shown.append((c, score))
     results = [
         ResultItem(
@@ -231,6 +232,16 @@ async def aquery(
         timings_ms={k: round(v, 2) for k, v in timings.items()},
         warnings=list(outcome.warnings),
     )
+
+
+def _last_ingest(settings: Settings) -> float | None:
+    """When the last ingest wrote the note catalogue (its notes' headers were read before), or None."""
+    from lucasrag.catalog import catalog_path
+
+    try:
+        return catalog_path(settings).stat().st_mtime
+    except OSError:
+        return None
 
 
 def vault_hints(settings: Settings) -> list[Hint]:

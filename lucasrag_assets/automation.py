@@ -89,8 +89,9 @@ WorkspaceChoice = Enum("WorkspaceChoice", {ws: ws for ws in WORKSPACES}, type=st
 
 
 class ApprovalConfig(Config):
-    # Defaults make the launchpad open with a valid example (a quarantined note of the sample vault).
-    path: str = "inbox/ideas.md"  # vault-relative path of a note quarantined at the last ingest
+    # Launched as it opens (no path, no selection), the job lists the pending notes with the router's guess
+    # and decides nothing: valid on any vault. Then give a path, or a selection, and launch again.
+    path: str = ""  # vault-relative path of a note quarantined at the last ingest
     workspace: WorkspaceChoice = WorkspaceChoice.creative
     # Instead of path, many at once (every one given must hold): a folder, a tag, the notes like an example.
     folder: str = ""  # every note quarantined under this folder
@@ -104,7 +105,7 @@ class ApprovalConfig(Config):
 
 @op(description="Approve a quarantined note: the same checks as `lucasrag quarantine approve` (body bytes untouched).")
 def approve_note(context: OpExecutionContext, config: ApprovalConfig, lucasrag: LucasragSettings) -> None:
-    from lucasrag.catalog import CatalogMissing
+    from lucasrag.catalog import CatalogMissing, read_catalog
 
     workspace = WorkspaceChoice(config.workspace).value
     try:
@@ -124,8 +125,16 @@ def approve_note(context: OpExecutionContext, config: ApprovalConfig, lucasrag: 
             message = f"{verb} {len(batch.approved)} notes → {workspace}: {', '.join(batch.approved)}"
             for line in batch.skipped:
                 context.log.warning(f"skipped {line}")
-        else:
+        elif config.path:
             message = approve_quarantined(lucasrag.get(), config.path, workspace)
+        else:
+            held = [r for r in read_catalog(lucasrag.get()).to_dicts() if r["status"] == "quarantined"]
+            listed = "\n".join(f"- {r['path']} (suggestion {r['suggestion']}: {r['reason']})" for r in held)
+            context.log.info(
+                f"{len(held)} notes await a decision; nothing was decided. Launch again with a path (or a folder, "
+                f"a tag, like, or suggested) and a workspace:\n{listed or '(none)'}"
+            )
+            return
     except (CatalogMissing, ValueError, FileNotFoundError) as exc:
         raise Failure(description=str(exc)) from None  # one line in the UI, not a stack trace
     context.log.info(f"{message}; the vault sensor will re-ingest it")

@@ -76,9 +76,16 @@ def test_approval_job_records_the_workspace(fresh_vault):
     assert (fresh_vault.vault / note).read_text().startswith("---\nworkspace: creative\n---\n")
 
 
-def test_approval_launchpad_default_is_valid(fresh_vault):
-    _last_ingest(fresh_vault, **{"inbox/ideas.md": "quarantined"})
-    assert _approve(fresh_vault).success  # no config at all: the pre-filled example runs
+def test_approval_launchpad_default_is_valid_on_any_vault(fresh_vault):
+    _last_ingest(fresh_vault, **{"notes/elsewhere.md": "quarantined"})  # not a sample-vault path
+    before = {p: p.read_bytes() for p in fresh_vault.vault.rglob("*.md")}
+    instance = DagsterInstance.ephemeral()
+    job = build_definitions(_resource(fresh_vault)).resolve_job_def("approve_quarantined_note")
+    result = job.execute_in_process(instance=instance)  # no config at all: lists what awaits, decides nothing
+    assert result.success
+    logged = " ".join(r.user_message for r in instance.all_logs(result.run_id))
+    assert "1 notes await a decision" in logged and "notes/elsewhere.md" in logged
+    assert {p: p.read_bytes() for p in fresh_vault.vault.rglob("*.md")} == before
 
 
 @pytest.mark.parametrize(

@@ -5,8 +5,11 @@ before touching the folder. The root is created 0700, so whatever a library writ
 permissive umask is unreachable for other accounts; :func:`tighten` then brings every directory to
 0700 and every regular file to 0600 (owner bits kept, group/other bits dropped), once when the
 folder is opened (with a one-line notice when an existing folder was readable by others) and again
-when an ingest ends (silently: those are its own new files). Setting a process-wide umask would
-change the files of everything else the process writes; this does not.
+when an ingest ends (silently: those are its own new files). And the processes that are LucasRAG's
+own — the ``lucasrag`` command (every subcommand: ingest, query, mcp, watch …) and the Dagster processes
+``scripts/dagster-ui`` starts (webserver, daemon, code server, run workers) — run under a 077 umask
+(:func:`private_umask`), so what they write is private from its first write; what such a process writes
+in the vault keeps the file's mode (an approval) or is the person's own (a decisions file, 0600).
 
 One exception: as root, PostgreSQL runs as the system user ``lucasrag-pg`` and needs to traverse
 the directories above its data directory; inside the data folder those get that user's group and
@@ -30,6 +33,8 @@ log = logging.getLogger(__name__)
 
 DIR_MODE = 0o700
 FILE_MODE = 0o600
+#: The umask of LucasRAG's own processes: files 0600 and folders 0700 from their first write.
+PRIVATE_UMASK = 0o077
 SERVICE_GROUP = "lucasrag-pg"  # the PostgreSQL system user's group (lucasrag_harness.services.postgres.PG_USER)
 
 _opened: set[Path] = set()
@@ -41,6 +46,12 @@ def _service_ids() -> tuple[int, int] | None:
         return pwd.getpwnam(SERVICE_GROUP).pw_uid, grp.getgrnam(SERVICE_GROUP).gr_gid
     except KeyError:
         return None
+
+
+def private_umask() -> int:
+    """Make this process create files 0600 and folders 0700 (the ``lucasrag`` command calls it first thing);
+    returns the umask it had."""
+    return os.umask(PRIVATE_UMASK)
 
 
 def tighten(root: Path) -> list[Path]:

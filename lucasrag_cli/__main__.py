@@ -1,3 +1,3 @@
-from lucasrag_cli.app import app
+from lucasrag_cli import main
 
-app()
+main()

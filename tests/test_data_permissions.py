@@ -95,3 +95,45 @@ def test_the_postgres_user_keeps_its_way_in_and_no_one_else(tmp_path, permissive
     assert stat.S_IMODE(os.stat(root / "indexes").st_mode) == 0o700
     assert _can_traverse(root / "services", user) and _can_traverse(root, user)
     assert tighten(root) == []  # stable
+
+
+def test_the_lucasrag_command_writes_privately_from_the_first_write(tmp_path):
+    """The console script (``lucasrag_cli:main``) sets a 077 umask before any subcommand runs, whatever the
+    shell's: every file the CLI, `lucasrag mcp` or `lucasrag watch` writes is private from its creation."""
+    import subprocess
+    import sys
+
+    probe = (
+        "import os, sys\n"
+        "from lucasrag_cli import main\n"
+        "sys.argv = ['lucasrag', '--help']\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        "open(os.environ['PROBE'], 'w').write('x')\n"
+        "print(oct(os.umask(0)))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe],
+        env={**os.environ, "PROBE": str(tmp_path / "written")},
+        preexec_fn=lambda: os.umask(0o022),  # a permissive shell
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert done.stdout.strip().splitlines()[-1] == "0o77"
+    assert stat.S_IMODE((tmp_path / "written").stat().st_mode) == 0o600
+
+
+def test_the_mcp_token_folder_is_the_owners_alone(tmp_path, permissive_umask, settings_for):
+    from lucasrag_query.mcp.auth import load_or_create_token, token_path
+
+    settings = settings_for(tmp_path / "vault", tmp_path / "data")
+    load_or_create_token(settings)
+    assert stat.S_IMODE(token_path(settings).parent.stat().st_mode) == 0o700
+    assert stat.S_IMODE(token_path(settings).stat().st_mode) == 0o600
+
+
+def test_the_dagster_ui_processes_start_under_a_private_umask(repo):
+    """``scripts/dagster-ui`` sets the umask before it starts ``dagster dev`` (webserver, daemon, code server
+    and run workers inherit it)."""
+    script = (repo / "scripts" / "dagster-ui").read_text()
+    assert script.index("\numask 077\n") < script.index("\nexec dagster dev")

@@ -47,7 +47,8 @@ def load_or_create_token(settings: Settings) -> tuple[str, str]:
         if mode & 0o077:
             raise TokenFileError(f"{path} is readable by others (mode {mode:04o}): run `chmod 600 {path}`")
         return path.read_text(encoding="utf-8").strip(), str(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    path.parent.chmod(0o700)  # mkdir's mode is masked by the umask: the token's folder is the owner's alone
     token = secrets.token_urlsafe(32)
     # O_EXCL: two servers starting at once never overwrite each other's token.
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)

@@ -86,7 +86,7 @@ def read_catalog(settings: Settings) -> pl.DataFrame:
 #: One row per change of a note's status, workspace or band at the last ingest.
 CHANGES_SCHEMA = {
     "path": pl.String,
-    "field": pl.String,  # status | workspace | band
+    "field": pl.String,  # status | workspace | band | withheld (care)
     "old": pl.String,
     "new": pl.String,
     "reason": pl.String,  # frontmatter | approval | explicit move | routing rule | note edited | router learning | ...

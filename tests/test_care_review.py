@@ -106,8 +106,11 @@ def test_a_batch_review_reaches_zero_pending_and_converges(fresh_vault, tmp_path
     assert _bytes(settings.vault) == before  # a dry run records nothing
     run("care", "dismiss", "--neutral-above", "0.9")
     run("care", "confirm", "--neutral-below", "0.9")
-    run_ingest(settings)
+    summary = run_ingest(settings)
     assert pending() == []  # two decisions: zero pending, nothing new
+    released = [c for c in summary.changes if c["path"] == recipe[0]]  # the summary names the care change
+    assert [(c["field"], c["old"], c["new"]) for c in released] == [("withheld", "Grandad Tom", "none")]
+    assert released[0]["reason"].startswith("care decision")
 
     after = _bytes(settings.vault)
     changed = {p for p in set(before) | set(after) if before.get(p) != after.get(p)}

@@ -1,13 +1,17 @@
 """No silent moves: what changed for each note between two ingests, and why (issue 15).
 
-A change is a note whose status (indexed / quarantined / invalid / removed), workspace or
-band differs from the last ingest. Its reason is read from the inputs of both decisions:
+A change is a note whose status (indexed / quarantined / invalid / removed), workspace, band
+or withheld subjects (care) differs from the last ingest. Its reason is read from the inputs of
+both decisions:
 
 * ``workspace:`` frontmatter changed → ``approval`` or ``explicit move`` when LucasRAG's
   journal recorded that decision, else ``frontmatter`` (a person edited the key);
 * the note's text changed → ``note edited``;
 * the deciding routing.yaml rule changed → ``routing rule``;
 * a band decided by a different rule → ``band rule``; by the same date rule → ``archive cutoff``;
+* the subjects a note is withheld for changed while its text did not → ``care decision`` when a
+  person's decision now settles it (dismissed, or confirmed in its frontmatter), else ``care
+  learning`` (released like a note the person released);
 * otherwise the note did not change but its neighbours did → ``router learning``: labels,
   approvals or confidently routed notes moved the workspace centroids or the folder evidence.
 """
@@ -20,12 +24,12 @@ import polars as pl
 
 from lucasrag.catalog import CHANGES_SCHEMA
 
-FIELDS = ("status", "workspace", "band")
+FIELDS = ("status", "workspace", "band", "withheld")
 _VERBS = {"approve": "approval (lucasrag quarantine approve)", "route": "explicit move (lucasrag route)"}
 ROUTER_LEARNING = "router learning: the note is unchanged; other notes' labels, approvals or routing moved it"
 
 
-_CATALOG_COLUMNS = ("path", "status", "workspace", "band", "reason")
+_CATALOG_COLUMNS = ("path", "status", "workspace", "band", "reason", "charged", "care")
 _INPUT_COLUMNS = ("path", "content_hash", "declared_workspace", "route_reason", "band_rule")
 
 
@@ -42,6 +46,8 @@ def _candidates(old_catalog: pl.DataFrame, new_catalog: pl.DataFrame) -> pl.Seri
     changes: the rules below decide), so the rest of the vault is never read row by row."""
 
     def fields(frame: pl.DataFrame) -> pl.DataFrame:
+        if "charged" in frame.columns:  # the withheld subjects, as one comparable string
+            frame = frame.with_columns(pl.col("charged").list.sort().list.join(", ").alias("withheld"))
         return frame.select(
             "path", *(pl.col(f) if f in frame.columns else pl.lit(None, pl.String).alias(f) for f in FIELDS)
         ).with_columns(pl.col(f).cast(pl.String) for f in FIELDS)
@@ -79,7 +85,17 @@ def _reason(
         return f"band rule: {old['band_rule']} → {new['band_rule']}"
     if field == "band" and new["band_rule"] == "date":
         return "archive cutoff moved (a new 'now': LUCASRAG_NOW or today)"
+    if field == "withheld":
+        sources = {a.get("source") for a in new_row.get("care") or ()}
+        if sources & {"dismissed", "declared"}:
+            return "care decision (lucasrag care dismiss|confirm, or charged: in its frontmatter)"
+        return "care learning: released like a passage you released, or the deference list changed"
     return ROUTER_LEARNING
+
+
+def _withheld(row: dict) -> str:
+    """The subjects a note's passages are withheld for, as a change shows them."""
+    return ", ".join(sorted(row.get("charged") or ())) or "none"
 
 
 def _status(row: dict | None) -> str:
@@ -119,6 +135,8 @@ def note_changes(
             pairs.append(("workspace", before["workspace"], after["workspace"]))
         if "band" in fields and both_indexed and before.get("band") != after.get("band"):
             pairs.append(("band", before.get("band"), after.get("band")))
+        if "withheld" in fields and both_indexed and _withheld(before) != _withheld(after):
+            pairs.append(("withheld", _withheld(before), _withheld(after)))
         for field, old_value, new_value in pairs:
             reason = _reason(field, old_in.get(path), new_in.get(path), after, decisions)
             out.append({"path": path, "field": field, "old": old_value, "new": new_value, "reason": reason})

@@ -96,3 +96,49 @@ def test_fields_restrict_what_is_reported():
     moved = catalog((P, "indexed", "creative", "present", None))
     got = note_changes(catalog(ROUTED), moved, inputs(IN), inputs(IN), fields=("status", "workspace"))
     assert got["field"].to_list() == ["workspace"]
+
+
+CARE_CAT = {
+    **CAT,
+    "charged": pl.List(pl.String),
+    "care": pl.List(pl.Struct({"subject": pl.String, "source": pl.String})),
+}
+
+
+def care_catalog(charged, source):
+    row = {"path": P, "status": "indexed", "workspace": "personal", "band": "present", "reason": None}
+    care = [{"subject": "Grandad Tom", "source": source}] if source else []
+    return pl.DataFrame([{**row, "charged": charged, "care": care}], schema=CARE_CAT)
+
+
+@pytest.mark.parametrize(
+    "old, new, new_input, expected",
+    [
+        pytest.param(
+            (["Grandad Tom"], "inferred"),
+            ([], "dismissed"),
+            IN,
+            ("withheld", "Grandad Tom", "none", "care decision"),
+            id="a-dismissal-releases",
+        ),
+        pytest.param(
+            (["Grandad Tom"], "inferred"),
+            ([], "learned"),
+            IN,
+            ("withheld", "Grandad Tom", "none", "care learning"),
+            id="released-like-a-released-note",
+        ),
+        pytest.param(
+            ([], None),
+            (["Grandad Tom"], "inferred"),
+            (P, "h2", None, "content routed to personal at 0.50", "date"),
+            ("withheld", "none", "Grandad Tom", "note edited"),
+            id="an-edit-that-names-the-subject",
+        ),
+    ],
+)
+def test_care_changes_are_listed_with_their_reason(old, new, new_input, expected):
+    changes = note_changes(care_catalog(*old), care_catalog(*new), inputs(IN), inputs(new_input))
+    (row,) = changes.iter_rows(named=True)
+    assert (row["field"], row["old"], row["new"]) == expected[:3]
+    assert row["reason"].startswith(expected[3])

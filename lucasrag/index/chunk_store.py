@@ -209,6 +209,13 @@ class SqliteChunkStore:
                 self._db.execute(f"DELETE FROM chunks WHERE doc_id IN ({marks})", batch)
                 self._db.execute(f"DELETE FROM docs WHERE doc_id IN ({marks})", batch)
 
+    def mark_purge_pending(self) -> None:
+        with self._writing():
+            self._db.execute("INSERT OR REPLACE INTO meta VALUES ('purge_pending', '1')")
+
+    def purge_pending(self) -> bool:
+        return self._db.execute("SELECT 1 FROM meta WHERE key = 'purge_pending'").fetchone() is not None
+
     def purge_removed(self) -> None:
         """FTS5 deletes by adding tombstones: the removed chunks' terms stay in older index segments until a
         merge. ``optimize`` merges every segment into one without them (SQLite 3.40 has no FTS5
@@ -217,6 +224,8 @@ class SqliteChunkStore:
         with self._db:
             self._db.execute("INSERT INTO chunk_terms(chunk_terms) VALUES ('optimize')")
         self._db.execute("VACUUM")
+        with self._db:
+            self._db.execute("DELETE FROM meta WHERE key = 'purge_pending'")
         self._changed()
 
     def add_chunks(self, records: Sequence[ChunkRecord], vectors: np.ndarray) -> None:

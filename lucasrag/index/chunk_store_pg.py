@@ -183,6 +183,12 @@ class PostgresChunkStore:
         )
         return [r[0] for r in rows.fetchall()]
 
+    def mark_purge_pending(self) -> None:
+        """Nothing is owed on PostgreSQL (see :meth:`purge_removed`)."""
+
+    def purge_pending(self) -> bool:
+        return False
+
     def purge_removed(self) -> None:
         """Nothing to do: a deleted row is gone from every query and every dump at once (its dead tuple waits
         for autovacuum inside PostgreSQL's own files, as any deleted row does)."""

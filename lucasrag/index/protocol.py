@@ -41,6 +41,14 @@ class ChunkStore(Protocol):
         """Forget these documents and their chunks."""
         ...
 
+    def mark_purge_pending(self) -> None:
+        """Inside the transaction that removed documents: a purge is owed (see :meth:`purge_removed`)."""
+        ...
+
+    def purge_pending(self) -> bool:
+        """Whether a purge is owed (a run that removed documents stopped before it purged)."""
+        ...
+
     def purge_removed(self) -> None:
         """Leave no byte of removed documents behind (a private note: lucasrag/privacy.py): what a removal
         only marked as deleted (a keyword index's old segments, free pages) is rewritten without it.

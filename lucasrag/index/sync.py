@@ -136,6 +136,7 @@ def in_line_report(settings: Settings, workspace: str, rows_digest: str) -> Sync
                 store.rows_digest() != rows_digest
                 or store.writes_in_flight()
                 or store.embedding_model() != settings.embedding_model
+                or store.purge_pending()
             ):
                 return None
             report = SyncReport(workspace)
@@ -202,6 +203,10 @@ async def sync_workspace(
                 store.stamp_embedding_model(settings.embedding_model)
                 if rows_digest is not None:
                     store.record_rows_digest(rows_digest)
+            if store.purge_pending():  # a run stopped while it purged: finish it
+                with damage_reported(settings, workspace):
+                    store.purge_removed()
+                report.purged = True
             report.docs_total, report.chunks_total = store.counts()
             if mode:
                 report.graph_entities, report.graph_relations = read_graph_counts(settings, workspace)
@@ -267,13 +272,15 @@ async def sync_workspace(
                 if rows_digest is not None:
                     store.record_rows_digest(rows_digest)
                 store.record_writes_in_flight({})
-            if report.docs_removed:
-                with damage_reported(settings, workspace):
-                    store.purge_removed()
-                report.purged = True
+                if report.docs_removed:
+                    store.mark_purge_pending()  # the purge below, owed until it is done
             report.write_seconds += time.perf_counter() - t0
             report.graph_entities, report.graph_relations = await index.graph_counts()
             _write_graph_counts(settings, workspace, report.graph_entities, report.graph_relations)
+            if store.purge_pending():  # last: a run stopped in here leaves it owed, and the next one pays it
+                with damage_reported(settings, workspace):
+                    store.purge_removed()
+                report.purged = True
         finally:
             await index.close()
         report.docs_total, report.chunks_total = store.counts()

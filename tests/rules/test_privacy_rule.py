@@ -157,3 +157,21 @@ def test_private_now_reads_the_vault_as_it_is(tmp_path):
     assert private_now(vault, "flagged.md", max_bytes=1 << 20)
     assert not private_now(vault, "public.md", max_bytes=1 << 20)
     assert not private_now(vault, "missing.md", max_bytes=1 << 20)
+
+
+def test_a_purge_owed_by_a_stopped_run_is_paid_by_the_next(tmp_path):
+    """The chunk store owes a purge from the transaction that removed documents until the purge is done, and
+    a sync that finds one owed does not take the nothing-to-do shortcut."""
+    from lucasrag.index.chunk_store import SqliteChunkStore
+
+    store = SqliteChunkStore(tmp_path / "chunks.sqlite")
+    try:
+        assert not store.purge_pending()
+        with store.transaction():
+            store.remove_docs(["doc-gone"])
+            store.mark_purge_pending()
+        assert store.purge_pending()  # a kill here leaves it owed
+        store.purge_removed()
+        assert not store.purge_pending()
+    finally:
+        store.close()

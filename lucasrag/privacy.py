@@ -22,7 +22,13 @@ import pathspec
 import yaml
 
 from lucasrag.safe_read import UnreadableEntry, read_regular
-from lucasrag.safe_yaml import MAX_FRONTMATTER_BYTES, FrontmatterRefused, load_frontmatter
+from lucasrag.safe_yaml import (
+    MAX_FRONTMATTER_BYTES,
+    FrontmatterRefused,
+    UnclosedFrontmatter,
+    load_frontmatter,
+    split_frontmatter,
+)
 from lucasrag.vault_settings import SettingsFileUnreadable, read_settings_text
 
 PRIVATE_FILE = ".lucasrag/private"
@@ -89,18 +95,12 @@ def header_says_private(raw: bytes) -> bool:
     ``---`` lines, or TOML between ``+++`` lines): the header only, YAML loaded within
     :mod:`lucasrag.safe_yaml`'s limits; anything unreadable says nothing."""
     text = raw[: MAX_FRONTMATTER_BYTES + 1024].decode("utf-8", errors="replace").removeprefix("\ufeff")
-    lines = text.splitlines()
-    opener = lines[0].rstrip() if lines else ""
-    if opener not in ("---", "+++"):
-        return False
-    closers = ("---", "...") if opener == "---" else ("+++",)
-    end = next((i for i in range(1, len(lines)) if lines[i].rstrip() in closers), None)
-    if end is None:
-        return False
-    header = "\n".join(lines[1:end])
     try:
-        meta = load_frontmatter(header) if opener == "---" else tomllib.loads(header)
-    except (FrontmatterRefused, yaml.YAMLError, tomllib.TOMLDecodeError, RecursionError):
+        header, _, syntax = split_frontmatter(text)
+        if header is None:
+            return False
+        meta = load_frontmatter(header) if syntax == "yaml" else tomllib.loads(header)
+    except (UnclosedFrontmatter, FrontmatterRefused, yaml.YAMLError, tomllib.TOMLDecodeError, RecursionError):
         return False
     return isinstance(meta, dict) and says_private(meta)
 

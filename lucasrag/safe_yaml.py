@@ -123,3 +123,21 @@ def load_frontmatter(
             ) from None
     finally:
         parser.dispose()
+
+
+class UnclosedFrontmatter(ValueError):
+    """A header opened on line 1 and never closed; ``str(exc)`` is its opening line."""
+
+
+def split_frontmatter(text: str) -> tuple[str | None, str, str]:
+    """``(header or None, body, syntax)``: a YAML header between ``---`` lines (or closed by ``...``), or a
+    TOML one between ``+++`` lines (Hugo and Zola sites kept as vaults). Raises :class:`UnclosedFrontmatter`."""
+    lines = text.splitlines(keepends=True)
+    opener = lines[0].rstrip() if lines else ""
+    if opener not in ("---", "+++"):
+        return None, text, "yaml"
+    closers = ("---", "...") if opener == "---" else ("+++",)
+    for i in range(1, len(lines)):
+        if lines[i].rstrip() in closers:
+            return "".join(lines[1:i]), "".join(lines[i + 1 :]), "yaml" if opener == "---" else "toml"
+    raise UnclosedFrontmatter(opener)

@@ -108,15 +108,14 @@ def approve_many(
             suggested=workspace if suggested else None,
         )
     )
-    batch.selected = [p for p in batch.selected if p not in set(excluding)]
+    excluded, by_path = set(excluding), {r["path"]: r for r in rows}
+    batch.selected = [p for p in batch.selected if p not in excluded]
     batch.similarity = {p: round(similarity[p], 3) for p in batch.selected} if similarity else {}
     for rel in batch.selected:
         try:
             if dry_run:
                 note = _note_now(settings, rel)
-                check_approve(
-                    rel, next(r for r in rows if r["path"] == rel), note.status, note.reason, workspace, note.workspace
-                )
+                check_approve(rel, by_path[rel], note.status, note.reason, workspace, note.workspace)
                 message = "nothing to change" if note.workspace == workspace else "would approve"
             else:
                 message = approve_quarantined(settings, rel, workspace, rows)

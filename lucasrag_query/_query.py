@@ -11,7 +11,7 @@ from pathlib import Path
 
 from lucasrag.deference import deference_path, load_deference
 from lucasrag.lexical import fuse_rankings, query_terms
-from lucasrag.privacy import load_privacy, private_now
+from lucasrag.privacy import PRIVATE_FILE, load_privacy, private_now
 from lucasrag.settings import Settings
 from lucasrag.vocabulary import WORKSPACES, check_workspace
 from lucasrag_query import _loop
@@ -165,7 +165,9 @@ async def aquery(
 
     # A note made private since the last ingest (whose next ingest purges it) is never served: a pattern's
     # notes are left out before any policy counts them, a private: true one is checked among the results.
-    private = load_privacy(settings.vault)
+    private = _read_when_changed(
+        ("private", settings.vault), [settings.vault / PRIVATE_FILE], lambda: load_privacy(settings.vault)
+    )
 
     def public(cands: list[Candidate]) -> list[Candidate]:
         return [c for c in cands if not private.matches(c.path)] if private.lines else cands

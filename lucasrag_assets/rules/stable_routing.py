@@ -1,4 +1,4 @@
-"""Reviews converge: an unchanged note keeps its place (issue 31).
+"""Reviews converge: an unchanged note keeps its place.
 
 The router learns — from the person's approvals and `workspace:` keys, from the notes it places
 confidently, from folder-mates — so a decision about one note could move another that nobody touched

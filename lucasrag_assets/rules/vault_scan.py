@@ -15,7 +15,13 @@ import yaml
 
 from lucasrag.privacy import PRIVATE_FILE, PRIVATE_KEY, PrivacyRules, load_privacy, says_private
 from lucasrag.safe_read import UnreadableEntry, read_regular, regular_file, vault_relpath
-from lucasrag.safe_yaml import MAX_FRONTMATTER_BYTES, FrontmatterRefused, load_frontmatter
+from lucasrag.safe_yaml import (
+    MAX_FRONTMATTER_BYTES,
+    FrontmatterRefused,
+    UnclosedFrontmatter,
+    load_frontmatter,
+    split_frontmatter,
+)
 from lucasrag.vault_files import iter_vault_files
 from lucasrag.vocabulary import BANDS, WORKSPACES
 from lucasrag_assets.rules.clippings import source_url
@@ -70,7 +76,6 @@ _NoTimestampLoader.yaml_implicit_resolvers = {
     for ch, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
 }
 
-_DELIMS = ("---", "...")
 _H1 = re.compile(r"^#[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
 
 
@@ -90,19 +95,14 @@ def _size_reason(size: int, cap: int) -> str:
 
 
 def _split_frontmatter(text: str) -> tuple[str | None, str, str]:
-    """``(header or None, body, syntax)``: a YAML header between ``---`` lines, or a TOML one between
-    ``+++`` lines (Hugo and Zola sites kept as vaults); raises _Invalid for an unclosed block."""
-    lines = text.splitlines(keepends=True)
-    opener = lines[0].rstrip() if lines else ""
-    if opener not in ("---", "+++"):
-        return None, text, "yaml"
-    closers = _DELIMS if opener == "---" else ("+++",)
-    for i in range(1, len(lines)):
-        if lines[i].rstrip() in closers:
-            return "".join(lines[1:i]), "".join(lines[i + 1 :]), "yaml" if opener == "---" else "toml"
-    raise _Invalid(
-        f"malformed frontmatter: opened with '{opener}' on line 1 but never closed (add a closing '{opener}' line)"
-    )
+    """``(header or None, body, syntax)`` (:func:`lucasrag.safe_yaml.split_frontmatter`); raises _Invalid for
+    an unclosed block."""
+    try:
+        return split_frontmatter(text)
+    except UnclosedFrontmatter as exc:
+        raise _Invalid(
+            f"malformed frontmatter: opened with '{exc}' on line 1 but never closed (add a closing '{exc}' line)"
+        ) from None
 
 
 def _load_toml_header(header: str) -> dict:

@@ -16,6 +16,7 @@ from lucasrag_assets.automation import (
     workspace_schedules,
 )
 from lucasrag_assets.io_manager import data_folder_io_manager
+from lucasrag_assets.pending_reviews import approve_pending_note, decide_pending_care, pending_reviews
 from lucasrag_assets.resources import LucasragSettings
 
 ALL_ASSETS = [*load_assets_from_modules([notes, routing, chunks, catalog, evaluation, care]), *INDEX_ASSETS]
@@ -29,8 +30,16 @@ def build_definitions(settings: LucasragSettings | None = None, progress: Progre
     return Definitions(
         assets=ALL_ASSETS,
         asset_checks=[quarantine_reviewed, care_reviewed],
-        jobs=[ingest_job, evaluate_job, *workspace_jobs.values(), approve_quarantined_note, record_care_decision],
-        sensors=[vault_changed],
+        jobs=[
+            ingest_job,
+            evaluate_job,
+            *workspace_jobs.values(),
+            approve_quarantined_note,
+            record_care_decision,
+            approve_pending_note,
+            decide_pending_care,
+        ],
+        sensors=[vault_changed, pending_reviews],
         schedules=workspace_schedules,
         resources={
             "lucasrag": settings or LucasragSettings.from_env(),

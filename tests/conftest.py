@@ -22,7 +22,7 @@ from lucasrag.settings import Settings
 # Session fixtures that start PostgreSQL (pgvector) and Neo4j for the production profile;
 # the sample vault on each profile (checks written once, run on both);
 # the MCP server as a subprocess and the SDK client (tests/mcp).
-pytest_plugins = ["services_fixtures", "profile_fixtures", "mcp_fixtures"]
+pytest_plugins = ["services_fixtures", "profile_fixtures", "mcp_fixtures", "ui_fixtures"]
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLE_VAULT = REPO / "vault"

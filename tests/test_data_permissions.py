@@ -5,6 +5,7 @@ tightened with a notice."""
 import logging
 import os
 import stat
+from pathlib import Path
 
 import pytest
 
@@ -137,3 +138,66 @@ def test_the_dagster_ui_processes_start_under_a_private_umask(repo):
     and run workers inherit it)."""
     script = (repo / "scripts" / "dagster-ui").read_text()
     assert script.index("\numask 077\n") < script.index("\nexec dagster dev")
+
+
+def _umasks(pid: int) -> dict[int, str]:
+    """The umask of ``pid`` and of every process below it (Linux /proc)."""
+    found, todo = {}, [pid]
+    while todo:
+        p = todo.pop()
+        status = Path(f"/proc/{p}/status").read_text()
+        found[p] = next(line.split()[1] for line in status.splitlines() if line.startswith("Umask:"))
+        for task in Path(f"/proc/{p}/task").iterdir():
+            todo += [int(c) for c in (task / "children").read_text().split()]
+    return found
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("command", [["watch", "--debounce", "0.5"], ["mcp", "--http", "--watch", "--debounce", "0.5"]])
+def test_the_long_lived_writers_write_privately(tmp_path, command, notes_vault):
+    """`lucasrag watch` and `lucasrag mcp --watch` started from a permissive shell: the ingest they run on a
+    change (in the child process the watcher keeps) leaves nothing another account can read."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    vault = notes_vault(tmp_path / "vault", {"a.md": "---\nworkspace: technical\n---\nnginx reload notes.\n"})
+    data = tmp_path / "data"
+    env = {k: v for k, v in os.environ.items() if k != "DAGSTER_HOME"}  # the instance lives in the data folder
+    env.update(LUCASRAG_VAULT=str(vault), LUCASRAG_DATA=str(data))
+    if command[0] == "mcp":
+        from ui_fixtures import free_port
+
+        command = [*command, "--port", str(free_port())]
+    log = (tmp_path / "out.log").open("w")
+    server = subprocess.Popen(
+        [sys.executable, "-m", "lucasrag_cli", *command],
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        preexec_fn=lambda: os.umask(0o022),  # a permissive shell
+    )
+    try:
+        time.sleep(3)
+        (vault / "b.md").write_text("---\nworkspace: personal\n---\nA walk by the river.\n")
+        deadline = time.monotonic() + 240
+        while (
+            time.monotonic() < deadline and not (data / "catalog" / "notes.parquet").exists() and server.poll() is None
+        ):
+            time.sleep(1)
+        time.sleep(2)  # the ingest's last writes after the catalogue
+        assert (data / "catalog" / "notes.parquet").exists(), (tmp_path / "out.log").read_text()[-3000:]
+        # The server (and any ingest process it keeps, which inherits its umask) runs under 077: the
+        # end-of-ingest tighten would hide a loose first write from the mode check below.
+        umasks = _umasks(server.pid)
+        assert set(umasks.values()) == {"0077"}, umasks
+    finally:
+        server.send_signal(signal.SIGINT)
+        try:
+            server.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            server.kill()
+    assert _loose(data) == []
+    assert "tightened" not in (tmp_path / "out.log").read_text()

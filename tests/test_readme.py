@@ -9,10 +9,7 @@ A command is a line that starts with ``lucasrag `` or ``bash scripts/`` (environ
 from __future__ import annotations
 
 import json
-import os
 import shlex
-import signal
-import socket
 import subprocess
 import time
 import urllib.request
@@ -62,13 +59,13 @@ def test_the_section_has_commands(repo):
     assert any(c.startswith("bash scripts/dagster-ui") for c in commands)
 
 
-def test_every_command_of_using_it_runs(repo, shell_env, tmp_path):
+def test_every_command_of_using_it_runs(repo, shell_env, tmp_path, dagster_ui):
     failures = []
     for command in using_it_commands((repo / "README.md").read_text()):
         if skip_reason(command):
             continue
         if shlex.split(command, comments=True) == ["bash", "scripts/dagster-ui"]:
-            problem = dagster_ui_problem(repo, shell_env, tmp_path)
+            problem = dagster_ui_problem(repo, shell_env, tmp_path, dagster_ui)
         else:
             problem = command_problem(command, repo, shell_env)
         if problem:
@@ -92,12 +89,6 @@ def command_problem(command: str, repo: Path, env: dict[str, str]) -> str | None
     return None if run.returncode == 0 else f"exit {run.returncode}:\n{run.stdout[-2000:]}{run.stderr[-2000:]}"
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def _asset_keys(port: int) -> list[str]:
     body = json.dumps({"query": "{ assetNodes { assetKey { path } } }"}).encode()
     request = urllib.request.Request(
@@ -108,22 +99,11 @@ def _asset_keys(port: int) -> list[str]:
     return ["/".join(n["assetKey"]["path"]) for n in nodes]
 
 
-def dagster_ui_problem(repo: Path, env: dict[str, str], tmp_path: Path) -> str | None:
+def dagster_ui_problem(repo: Path, env: dict[str, str], tmp_path: Path, dagster_ui) -> str | None:
     """Start the UI server, wait until it serves the asset graph, stop it; its start must be free of the
-    `dg dev` notice and the misleading dagster.yaml warning (issue 15, item 10)."""
-    port = _free_port()
+    `dg dev` notice and the misleading dagster.yaml warning."""
     log = tmp_path / "dagster-ui.log"
-    with log.open("w") as sink:
-        server = subprocess.Popen(
-            ["bash", "scripts/dagster-ui"],
-            cwd=repo,
-            env={**env, "LUCASRAG_DAGSTER_PORT": str(port)},
-            stdin=subprocess.DEVNULL,
-            stdout=sink,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,  # its own process group: webserver, daemon and code server stop together
-        )
-    try:
+    with dagster_ui(env, log) as (port, server):
         keys: list[str] = []
         deadline = time.monotonic() + UI_TIMEOUT
         while "vault_notes" not in keys and server.poll() is None and time.monotonic() < deadline:
@@ -132,24 +112,8 @@ def dagster_ui_problem(repo: Path, env: dict[str, str], tmp_path: Path) -> str |
                 keys = _asset_keys(port)
             except (OSError, KeyError, TypeError, ValueError):
                 continue
-    finally:
-        _stop(server)
     output = log.read_text()
     if "vault_notes" not in keys:
         return f"no asset graph served within {UI_TIMEOUT}s:\n{output[-3000:]}"
     noise = [marker for marker in ("dg dev", "Found a dagster instance configuration") if marker in output]
     return f"start-up warnings {noise}:\n{output[-3000:]}" if noise else None
-
-
-def _stop(server: subprocess.Popen) -> None:
-    """Stop the server's whole process group (children outlive a dead parent otherwise)."""
-    for sig, wait in ((signal.SIGTERM, 60), (signal.SIGKILL, None)):
-        try:
-            os.killpg(server.pid, sig)
-        except ProcessLookupError:
-            return
-        try:
-            server.wait(timeout=wait)
-            return
-        except subprocess.TimeoutExpired:
-            continue

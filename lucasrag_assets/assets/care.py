@@ -46,9 +46,9 @@ def care_reviewed(banded_chunks: pl.DataFrame) -> AssetCheckResult:
         description=(
             "no care decisions await you"
             if not pending
-            else f"{len(pending)} (note, subject) pairs are withheld until you decide: launch the "
-            "record_care_decision job (a form: decision, and a note, folder, tag or neutral score) "
-            "or `lucasrag care list`"
+            else f"{len(pending)} (note, subject) pairs are withheld until you decide: pick them in the "
+            "decide_pending_care job (its partitions are the pending pairs), decide a batch with the "
+            "record_care_decision job (a folder, tag or neutral score), or `lucasrag care list`"
         ),
         metadata={"pending": len(pending), "pending_reviews": MetadataValue.md(markdown_table(table))},
     )

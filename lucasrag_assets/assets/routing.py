@@ -145,7 +145,7 @@ def quarantine_reviewed(quarantine: pl.DataFrame) -> AssetCheckResult:
             "no notes await review"
             if pending.is_empty()
             else f"{pending.height} notes await review: approve with `lucasrag quarantine approve PATH --workspace W` "
-            "(or --folder DIR) or the approve_quarantined_note job"
+            "(or --folder DIR), or pick them in the approve_pending_note job (or approve_quarantined_note for a batch)"
         ),
         metadata={"pending": pending.height, "pending_notes": MetadataValue.md(markdown_table(pending))},
     )

@@ -20,11 +20,11 @@ import numpy as np
 
 from lucasrag.embedding import get_embedder
 from lucasrag.embedding_cache import EmbeddingCache
-from lucasrag_assets.rules.care import combined_score as S
-from lucasrag_assets.rules.care import out_of_fold as F
-from lucasrag_assets.rules.care import training as T
 from lucasrag_assets.rules.care.features import DENSE, FLAT_WORDS, HASH_DIM
 from lucasrag_assets.rules.care.prototypes import CHARGED_PROTOTYPES, MARGIN, NEUTRAL_PROTOTYPES, prototype_features
+from lucasrag_harness.care_training import combined_score as S
+from lucasrag_harness.care_training import out_of_fold as F
+from lucasrag_harness.care_training import training as T
 from lucasrag_harness.evaluation.care_corpus import TUNING_BATCHES, generate_corpus
 
 

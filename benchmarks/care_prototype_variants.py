@@ -43,10 +43,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import numpy as np  # noqa: E402
 
-from lucasrag_assets.rules.care import author_holdout, combined_score, out_of_fold  # noqa: E402
-from lucasrag_assets.rules.care.combined_score import FOCUS_WEIGHTS  # noqa: E402
-from lucasrag_assets.rules.care.pairs import build_pairs  # noqa: E402
 from lucasrag_assets.rules.care.prototypes import CHARGED_PROTOTYPES, MARGIN, NEUTRAL_PROTOTYPES, prototype_features  # noqa: E402
+from lucasrag_harness.care_training import author_holdout, combined_score, out_of_fold  # noqa: E402
+from lucasrag_harness.care_training.combined_score import FOCUS_WEIGHTS  # noqa: E402
+from lucasrag_harness.care_training.pairs import build_pairs  # noqa: E402
 
 #: care-lr-5's prototypes: the first groups of prototypes.py (care-lr-6's groups follow them)
 CARE_LR_5_CHARGED, CARE_LR_5_NEUTRAL = 26, 15

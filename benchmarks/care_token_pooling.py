@@ -25,9 +25,9 @@ import time
 import numpy as np
 
 from lucasrag.embedding import get_embedder
-from lucasrag_assets.rules.care.logistic import fit
 from lucasrag_assets.rules.care.mentions import resolve
-from lucasrag_assets.rules.care.pairs import FIRST_AUTHOR, author_of
+from lucasrag_harness.care_training.logistic import fit
+from lucasrag_harness.care_training.pairs import FIRST_AUTHOR, author_of
 from lucasrag_harness.evaluation.care_corpus import PERSONAS, generate_corpus
 
 FP = 0.05

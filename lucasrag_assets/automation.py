@@ -25,17 +25,7 @@ from lucasrag_assets.approvals import approve_many, approve_quarantined
 from lucasrag_assets.resources import LucasragSettings
 from lucasrag_assets.rules.approval_gate import LIKE_SIMILARITY
 
-# The evaluation is not part of ingest (it adds a few hundred queries); `evaluate` runs it.
-ingest_job = define_asset_job(
-    "ingest",
-    selection=AssetSelection.all() - AssetSelection.assets("evaluation", "care_evaluation"),
-    description="Ingest the whole vault.",
-)
-evaluate_job = define_asset_job(
-    "evaluate",
-    selection=AssetSelection.assets("evaluation", "care_evaluation"),
-    description="Judge the materialised indexes against a generated vault's ground truth (skipped otherwise).",
-)
+ingest_job = define_asset_job("ingest", selection=AssetSelection.all(), description="Ingest the whole vault.")
 
 workspace_jobs = {
     ws: define_asset_job(

@@ -3,13 +3,12 @@
 from dagster import Definitions, load_assets_from_modules
 
 from lucasrag.progress import NullProgress, Progress
-from lucasrag_assets.assets import care, catalog, chunks, evaluation, notes, routing
+from lucasrag_assets.assets import care, catalog, chunks, notes, routing
 from lucasrag_assets.assets.care import care_reviewed, record_care_decision
 from lucasrag_assets.assets.indexes import INDEX_ASSETS
 from lucasrag_assets.assets.routing import quarantine_reviewed
 from lucasrag_assets.automation import (
     approve_quarantined_note,
-    evaluate_job,
     ingest_job,
     vault_changed,
     workspace_jobs,
@@ -19,7 +18,7 @@ from lucasrag_assets.io_manager import data_folder_io_manager
 from lucasrag_assets.pending_reviews import approve_pending_note, decide_pending_care, pending_reviews
 from lucasrag_assets.resources import LucasragSettings
 
-ALL_ASSETS = [*load_assets_from_modules([notes, routing, chunks, catalog, evaluation, care]), *INDEX_ASSETS]
+ALL_ASSETS = [*load_assets_from_modules([notes, routing, chunks, catalog, care]), *INDEX_ASSETS]
 
 
 def build_definitions(settings: LucasragSettings | None = None, progress: Progress | None = None) -> Definitions:
@@ -32,7 +31,6 @@ def build_definitions(settings: LucasragSettings | None = None, progress: Progre
         asset_checks=[quarantine_reviewed, care_reviewed],
         jobs=[
             ingest_job,
-            evaluate_job,
             *workspace_jobs.values(),
             approve_quarantined_note,
             record_care_decision,

@@ -28,10 +28,6 @@ app = typer.Typer(
 )
 quarantine_app = typer.Typer(help="Notes the router would not place, awaiting a person.", no_args_is_help=True)
 app.add_typer(quarantine_app, name="quarantine")
-reranker_app = typer.Typer(help="A local llama.cpp reranker server.", no_args_is_help=True)
-app.add_typer(reranker_app, name="reranker")
-eval_app = typer.Typer(help="Evaluations: retrieval quality and policy behaviour.", no_args_is_help=True)
-app.add_typer(eval_app, name="eval")
 
 
 @app.callback()
@@ -170,21 +166,6 @@ def _approved_workspace(settings: Settings, path: str) -> str | None:
     return parse_note(settings.vault, note_path, max_bytes=settings.max_note_bytes).workspace
 
 
-@reranker_app.command("serve")
-def reranker_serve(
-    model: Path = typer.Option(..., "--model", help="A GGUF reranker (e.g. bge-reranker-v2-m3)."),
-    host: str = typer.Option("127.0.0.1", help="Bind address."),
-    port: int = typer.Option(8181, help="Port."),
-) -> None:
-    """Serve a GGUF cross-encoder with llama.cpp's /v1/rerank until Ctrl-C."""
-    from lucasrag_harness.model_servers.llama_server import RerankerServerError, serve
-
-    try:
-        serve(model, host, port)
-    except RerankerServerError as exc:
-        fail(str(exc))
-
-
 # Governance: notes [--changed], quarantine approve [--folder], route PATH / route suggest (route.py).
 from lucasrag_cli.route import notes_command, print_changes, quarantine_approve_command, route_app  # noqa: E402
 
@@ -192,24 +173,15 @@ app.command("notes")(notes_command)
 quarantine_app.command("approve")(quarantine_approve_command)
 app.add_typer(route_app, name="route")
 
-# The evaluation modules import their heavy parts inside the command functions.
-from lucasrag_cli.locomo import locomo_command  # noqa: E402
-from lucasrag_cli.policy import policy_command  # noqa: E402
+# Copying an index between the embedded and the production profile.
+from lucasrag_cli.migrate import migrate_command  # noqa: E402
 
-eval_app.command("locomo")(locomo_command)
-eval_app.command("policy")(policy_command)
-
-# The production profile: local PostgreSQL/Neo4j, and copying an index between profiles.
-from lucasrag_cli.services import migrate_command, services_app  # noqa: E402
-
-app.add_typer(services_app, name="services")
 app.command("migrate")(migrate_command)
 
 # Care review: inferred charged subjects, confirmed or dismissed by a person.
-from lucasrag_cli.care import care_app, care_eval_command  # noqa: E402
+from lucasrag_cli.care import care_app  # noqa: E402
 
 app.add_typer(care_app, name="care")
-eval_app.command("care")(care_eval_command)
 
 # The entity graph of a workspace.
 from lucasrag_cli.graph import graph_command  # noqa: E402
@@ -226,6 +198,11 @@ from lucasrag_cli.mcp import mcp_command, watch_command  # noqa: E402
 
 app.command("mcp")(mcp_command)
 app.command("watch")(watch_command)
+
+# Plugins add commands (the lab's eval, services and reranker: lucasrag[harness]), as simonw/llm's do.
+from lucasrag_cli.plugins import load_plugins  # noqa: E402
+
+load_plugins(app)
 
 if __name__ == "__main__":  # pragma: no cover
     app()

@@ -86,7 +86,7 @@ def _file_text(path: Path) -> str:
 def _pg_dump(dsn: str | None) -> str:
     """The database's data as SQL, by the ``pg_dump`` bundled with the server LucasRAG runs, else the one on
     PATH (a dump needs a ``pg_dump`` at least as new as the server: each is tried)."""
-    from lucasrag_harness.services.postgres import find_pg_bin
+    from lucasrag.services.pg_bin import find_pg_bin
 
     tried = []
     try:

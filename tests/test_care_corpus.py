@@ -27,12 +27,11 @@ from lucasrag_harness.evaluation.care_corpus import (
     generate_corpus,
     split_of,
 )
-from lucasrag_harness.evaluation.care_corpus._families import CHARGED, NEUTRAL
-from lucasrag_harness.evaluation.care_corpus._families_heldout2 import WRITERS as WRITERS2
-from lucasrag_harness.evaluation.care_corpus._families_heldout3 import WRITERS as WRITERS3
-from lucasrag_harness.evaluation.care_corpus._families_heldout4 import WRITERS as WRITERS4
-from lucasrag_harness.evaluation.care_corpus._families_writers import WRITERS as WRITERS_1
-from lucasrag_harness.evaluation.care_corpus._families_writers2 import WRITERS as WRITERS_2
+from lucasrag_harness.evaluation.care_corpus._load import load_batch, load_writers
+
+CHARGED, NEUTRAL = load_batch("batch1")
+WRITERS2, WRITERS3, WRITERS4 = (load_writers(f"heldout{n}") for n in (2, 3, 4))
+WRITERS_1, WRITERS_2 = (load_writers(f"writers{n}") for n in (1, 2))
 
 PASSAGES = generate_corpus(11)
 

@@ -181,8 +181,8 @@ def test_report_rates_ablation_changes_and_markdown():
 def test_evaluation_asset_skips_a_vault_without_truth(tmp_path):
     from dagster import materialize
 
-    from lucasrag_assets.assets.evaluation import evaluation
     from lucasrag_assets.resources import LucasragSettings
+    from lucasrag_harness.evaluation.dagster_location import evaluation
 
     (tmp_path / "vault").mkdir()
     result = materialize(
@@ -196,13 +196,19 @@ def test_evaluation_asset_skips_a_vault_without_truth(tmp_path):
     assert metadata["status"].value == "skipped" and "vault.truth.json" in metadata["reason"].value
 
 
-def test_evaluation_is_not_part_of_ingest():
-    from lucasrag_assets.definitions import defs
+def test_the_evaluation_is_a_code_location_of_its_own():
+    """The product's location shows the product; the evaluation location's assets read its indexes."""
+    from lucasrag_assets.definitions import defs as product
+    from lucasrag_harness.evaluation.dagster_location import defs as lab
 
-    ingest = {k.to_user_string() for k in defs.resolve_job_def("ingest").asset_layer.selected_asset_keys}
-    evaluate = {k.to_user_string() for k in defs.resolve_job_def("evaluate").asset_layer.selected_asset_keys}
+    keys = {k.to_user_string() for k in product.resolve_all_asset_keys()}
+    ingest = {k.to_user_string() for k in product.resolve_job_def("ingest").asset_layer.selected_asset_keys}
+    evaluate = {k.to_user_string() for k in lab.resolve_job_def("evaluate").asset_layer.selected_asset_keys}
     evaluations = {"evaluation", "care_evaluation"}  # the policy and the care evaluation
-    assert not evaluations & ingest and "note_catalog" in ingest and evaluate == evaluations
+    assert not evaluations & keys and "note_catalog" in ingest and evaluate == evaluations
+    assert not {j.name for j in product.resolve_all_job_defs()} & {"evaluate"}
+    upstream = {k.to_user_string() for k in lab.resolve_assets_def("evaluation").dependency_keys}
+    assert upstream <= keys and "note_catalog" in upstream
 
 
 @pytest.mark.slow

@@ -78,7 +78,7 @@ def _stored_texts(settings) -> list[tuple[str, str]]:
                 text = path.read_bytes().decode("latin-1")
             found.append((str(path), text.lower()))
     if settings.profile == "production":
-        from lucasrag_harness.services.postgres import find_pg_bin
+        from lucasrag.services.pg_bin import find_pg_bin
 
         dump = subprocess.run(
             [str(find_pg_bin() / "pg_dump"), "--data-only", f"--dbname={settings.postgres_dsn}"],

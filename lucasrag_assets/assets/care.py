@@ -1,4 +1,4 @@
-"""Care in Dagster: a WARN check listing pending reviews, a job to record a decision, the care evaluation."""
+"""Care in Dagster: a WARN check listing pending reviews, a job to record a batch decision."""
 
 import json
 from enum import Enum
@@ -7,13 +7,10 @@ import polars as pl
 from dagster import (
     AssetCheckResult,
     AssetCheckSeverity,
-    AssetExecutionContext,
     Config,
     Failure,
-    MaterializeResult,
     MetadataValue,
     OpExecutionContext,
-    asset,
     asset_check,
     job,
     op,
@@ -108,23 +105,3 @@ def record_care(context: OpExecutionContext, config: CareDecisionConfig, lucasra
 )
 def record_care_decision():
     record_care()
-
-
-@asset(
-    group_name="evaluation",
-    description="Care on the generated care corpus: charged passages released, references found, neutral "
-    "mentions released, query-level leaks, tune and test halves (what `lucasrag eval care` prints).",
-)
-def care_evaluation(context: AssetExecutionContext) -> MaterializeResult:
-    from lucasrag_assets.rules.care.evaluation import evaluate_care
-
-    report = evaluate_care(cost=False)
-    figures = ("charged_released", "references_found", "neutral_released", "collisions_released", "leaks")
-    return MaterializeResult(
-        metadata={
-            "model": report["model"],
-            "vector_evidence": report["vector_evidence"],
-            **{f"{half}_{f}": report["with_vectors"][half][f] for half in ("tune", "test") for f in figures},
-            "report": MetadataValue.json(report),
-        }
-    )

@@ -22,10 +22,6 @@ from lucasrag_assets.rules.obsidian import template_folders
 VAULT_SETTINGS = ".lucasrag/vault.yaml"
 
 
-class ConventionsError(ValueError):
-    """``vault.yaml`` says something LucasRAG cannot use (the message says what and how to fix it)."""
-
-
 @dataclass(frozen=True)
 class VaultConventions:
     date_order: DateOrder | None = None

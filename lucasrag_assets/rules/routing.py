@@ -240,12 +240,6 @@ def route(
     return decide(scores_from_logits(logits), len(words), threshold=threshold)
 
 
-def _normalised(scores: Mapping[str, float]) -> dict[str, float]:
-    """A note's vote among the workspaces (the reject outcome's mass left out)."""
-    total = sum(scores.values()) or 1.0
-    return {ws: v / total for ws, v in scores.items()}
-
-
 def _centroids(prototypes: Mapping[str, np.ndarray], labels: Sequence[str | None], vectors: np.ndarray):
     """:func:`build_centroids` with each workspace's exemplars: the rows of ``vectors`` labelled with it, in order."""
     exemplars = {ws: [vectors[i] for i, label in enumerate(labels) if label == ws] for ws in WORKSPACES}

@@ -16,8 +16,8 @@ Each index is built once with the graph on; "without the graph" is the
 same index searched in naive mode (``QueryOptions(graph=False)``), so both
 columns see exactly the same chunks.
 
-    python -m lucasrag_cli.graph_eval sample --out /tmp/graph_eval
-    python -m lucasrag_cli.graph_eval locomo --out /tmp/graph_eval --conversations 3 --questions 60
+    python -m lucasrag_harness.commands.graph_eval sample --out /tmp/graph_eval
+    python -m lucasrag_harness.commands.graph_eval locomo --out /tmp/graph_eval --conversations 3 --questions 60
 """
 
 from __future__ import annotations
@@ -262,7 +262,7 @@ def evaluate_locomo(
     in memory per (workspace, namespace) for the whole process, whatever the working
     directory, so two data folders with a "personal" workspace opened in one process
     share (and write back) each other's rows. ``one_conversation``: the command that runs
-    :func:`locomo_conversation` (``python -m lucasrag_cli.graph_eval locomo-one``), given the same
+    :func:`locomo_conversation` (``python -m lucasrag_harness.commands.graph_eval locomo-one``), given the same
     arguments as below."""
     import subprocess
     import tempfile

@@ -20,7 +20,6 @@ import calendar
 import datetime as dt
 import json
 import re
-from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -268,8 +267,3 @@ def write_vault(conv: Conversation, root: Path) -> int:
         path.write_text(text, encoding="utf-8")
         written += 1
     return written
-
-
-def category_counts(conversations: list[Conversation]) -> dict[str, int]:
-    counts = Counter(CATEGORIES[q.category] for c in conversations for q in c.questions)
-    return {name: counts.get(name, 0) for name in CATEGORIES.values()}

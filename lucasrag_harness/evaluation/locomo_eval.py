@@ -246,7 +246,7 @@ def run_locomo(
     half: str = "all",
     ablations: bool = True,
 ) -> dict:
-    """Evaluate and return a JSON-serialisable report (see ``lucasrag_cli.locomo`` for the tables).
+    """Evaluate and return a JSON-serialisable report (see ``lucasrag_harness.commands.locomo`` for the tables).
 
     ``half`` picks the tuning half (conversations 1–5), the report half (6–10) or both;
     ``conversations`` keeps the first N of each chosen half. The chunk-level figures cover

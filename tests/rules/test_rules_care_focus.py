@@ -10,11 +10,11 @@ import pytest
 
 from lucasrag.embedding import get_embedder
 from lucasrag.vocabulary import DeferenceSubject
-from lucasrag_assets.rules.care.augment import CHORES, KINDS, rewrite
 from lucasrag_assets.rules.care.detector import assess_chunk, read_as_charged
 from lucasrag_assets.rules.care.mentions import resolve
 from lucasrag_assets.rules.care.model import shipped_model
 from lucasrag_assets.rules.care.vectors import raise_by_focus
+from lucasrag_harness.care_training.augment import CHORES, KINDS, rewrite
 
 TOM = DeferenceSubject("Grandad Tom", ("grandad", "grandpa tom"))
 MUM = DeferenceSubject("Mum", ("my mother", "mam"))

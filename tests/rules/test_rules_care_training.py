@@ -6,10 +6,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from lucasrag_assets.rules.care import logistic
 from lucasrag_assets.rules.care.features import HASH_DIM
-from lucasrag_assets.rules.care.pairs import FIRST_AUTHOR, WRITER_BATCHES, author_of
 from lucasrag_assets.rules.care.prototypes import MARGIN, prototype_features
+from lucasrag_harness.care_training import logistic
+from lucasrag_harness.care_training.pairs import FIRST_AUTHOR, WRITER_BATCHES, author_of
 from lucasrag_harness.evaluation.care_corpus import (
     BATCHES,
     HELDOUT,

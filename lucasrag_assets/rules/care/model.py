@@ -1,6 +1,6 @@
 """The care classifier: a logistic model over ``features`` shipped as a versioned JSON file.
 
-``weights.json`` is written by ``python -m lucasrag_assets.rules.care.training``
+``weights.json`` is written by ``python -m lucasrag_harness.care_training.training``
 (it records that command, its version and the corpus split it was fitted on).
 With a chunk vector from the embedding model the weights were trained on, the
 vector model (``vectors``) stacks on the lexical one and its own thresholds apply.
@@ -8,7 +8,7 @@ Two cuts are read from the probability of charged:
 
 * ``release`` (``release_below``, one per evidence: lexical alone or with vectors): below it a mention is
   confidently neutral and the detector releases it. Chosen on the tuning half so that at most 1 % of the
-  charged passages of every tuning batch fall below it (``lucasrag_assets.rules.care.release_cut``).
+  charged passages of every tuning batch fall below it (``lucasrag_harness.care_training.release_cut``).
 * ``uncertain`` (and ``charged``): at or above it the detector *infers* the mention charged. Under the default
   policy that only changes the evidence; it decides for a ``charged-only`` subject and for a reference written
   before a subject's ``since:`` date (``detector``).
@@ -117,7 +117,7 @@ class CareModel:
         if raw.get("n_features") != N_FEATURES or len(raw.get("weights", ())) != N_FEATURES:
             raise CareModelError(
                 f"care weights {raw.get('version')!r} have {raw.get('n_features')} features, the detector "
-                f"computes {N_FEATURES}: retrain with `python -m lucasrag_assets.rules.care.training`"
+                f"computes {N_FEATURES}: retrain with `python -m lucasrag_harness.care_training.training`"
             )
         exemplars = []
         for e in raw.get("exemplars", ()):
@@ -149,5 +149,7 @@ def shipped_model() -> CareModel:
     """The model in the package (``lucasrag_assets/rules/care/weights.json``)."""
     ref = resources.files(__package__) / WEIGHTS_FILE
     if not ref.is_file():
-        raise CareModelError(f"no {WEIGHTS_FILE} in {__package__}: run `python -m lucasrag_assets.rules.care.training`")
+        raise CareModelError(
+            f"no {WEIGHTS_FILE} in {__package__}: run `python -m lucasrag_harness.care_training.training`"
+        )
     return CareModel.from_json(json.loads(ref.read_text(encoding="utf-8")))

@@ -221,7 +221,7 @@ def vector_warning(model: VectorModel | None, configured_model: str | None) -> s
     if configured_model != model.embedding_model:
         return (
             f"care vector weights were trained on {model.embedding_model!r}, the configured embedding model is "
-            f"{configured_model!r}: lexical evidence only (retrain with `python -m lucasrag_assets.rules.care.training`)"
+            f"{configured_model!r}: lexical evidence only (retrain with `python -m lucasrag_harness.care_training.training`)"
         )
     return None
 

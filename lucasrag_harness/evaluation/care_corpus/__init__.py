@@ -7,22 +7,25 @@ tuning data (``half == "tune"``): they were split by template family
 (``split_of``: alternating within each register in name order, per batch) until
 their test half had been looked at too often to stay a test; batch 5
 (:data:`TUNING_BATCHES`) was written as tuning data. Held-out batch 1
-(``HELDOUT``, ``_families_heldout``) was the test half until it had been scored
+(``HELDOUT``, ``data/heldout1.yaml``) was the test half until it had been scored
 twice; it is tuning data now. Held-out batch 2 (``HELDOUT2``,
-``_families_heldout2``) was the test half until it had been scored once and its
+``data/heldout2.yaml``) was the test half until it had been scored once and its
 per-register results published; it is tuning data now. The writers batches
-(:data:`WRITERS_BATCHES`, ``_families_writers*``) are tuning data from many more
+(:data:`WRITERS_BATCHES`, ``data/writers*.yaml``) are tuning data from many more
 imagined writers, each writing both labels; they use the personas of held-out
-batch 2 and before. Held-out batch 3 (``HELDOUT3``, ``_families_heldout3``) was
+batch 2 and before. Held-out batch 3 (``HELDOUT3``, ``data/heldout3.yaml``) was
 the test half until it had been scored once per detector and its per-register
 results published; it is tuning data now. Held-out batch 4 (``HELDOUT4``,
-``_families_heldout4``) is the test half: all ``test``, written apart by twelve
+``data/heldout4.yaml``) is the test half: all ``test``, written apart by twelve
 imagined writers and never tuned on. Every batch is generated after every batch before it, in the one
 order of ``generate_corpus`` (so earlier passages are the same with or without
 it), and each held-out batch is the first to use its own personas
 (``Persona.heldout``), which later batches may use too; the test half also
 draws from a generator of its own, so tuning data added before it never changes
 its passages. Deterministic: generators seeded from ``seed`` only.
+
+The template families are data, one YAML file per batch in ``data/`` (read by
+``_load``, which describes them); the drawing is here.
 
 Run ``python -m lucasrag_harness.evaluation.care_corpus`` to print counts.
 """
@@ -36,44 +39,30 @@ from datetime import date
 
 from lucasrag.vocabulary import DeferenceSubject
 
-from ._families import CHARGED, NEUTRAL, Family
-from ._families_flat import CHARGED_FLAT, NEUTRAL_FLAT
-from ._families_heldout import CHARGED_HELDOUT, NEUTRAL_HELDOUT
-from ._families_heldout2 import CHARGED_HELDOUT2, NEUTRAL_HELDOUT2
-from ._families_heldout3 import CHARGED_HELDOUT3, NEUTRAL_HELDOUT3
-from ._families_heldout4 import CHARGED_HELDOUT4, NEUTRAL_HELDOUT4
-from ._families_more import CHARGED_MORE, NEUTRAL_MORE, NEUTRAL_SHORT
-from ._families_registers import CHARGED_REGISTERS, NEUTRAL_REGISTERS
-from ._families_writers import CHARGED_WRITERS, NEUTRAL_WRITERS
-from ._families_writers2 import CHARGED_WRITERS2, NEUTRAL_WRITERS2
+from ._load import Family, load_batch
 
 #: Families in the order they were written (each batch was split into halves on its own until corpus v4).
-BATCHES = (
-    (CHARGED, NEUTRAL),
-    (CHARGED_MORE, NEUTRAL_MORE),
-    ((), NEUTRAL_SHORT),
-    (CHARGED_REGISTERS, NEUTRAL_REGISTERS),
-)
-#: Tuning-only batches written after batches 1-4 became tuning data (``_families_flat``: batch 5). Their
+BATCHES = (load_batch("batch1"), load_batch("batch2"), load_batch("batch3"), load_batch("batch4"))
+#: Tuning-only batches written after batches 1-4 became tuning data (``data/batch5.yaml``: batch 5). Their
 #: passages are generated after those of ``BATCHES``, so the earlier passages stay byte-identical.
-TUNING_BATCHES = ((CHARGED_FLAT, NEUTRAL_FLAT),)
+TUNING_BATCHES = (load_batch("batch5"),)
 
 #: The half every family of ``BATCHES`` belongs to (they were split tune/test by ``split_of`` until corpus v4).
 TUNING = "tune"
 #: Held-out batch 1: written apart, the test half until it had been scored twice; tuning data since.
-HELDOUT = (CHARGED_HELDOUT, NEUTRAL_HELDOUT)
+HELDOUT = load_batch("heldout1")
 #: Held-out batch 2: written apart by several writers, the test half until it had been scored once; tuning data since.
-HELDOUT2 = (CHARGED_HELDOUT2, NEUTRAL_HELDOUT2)
+HELDOUT2 = load_batch("heldout2")
 #: Tuning writing from many imagined writers, written after held-out batch 2 (each file one batch, drawn in
 #: this order after it, so each leaves every passage before it byte-identical). Family names are ``writer/...``.
-WRITERS_BATCHES = ((CHARGED_WRITERS, NEUTRAL_WRITERS), (CHARGED_WRITERS2, NEUTRAL_WRITERS2))
+WRITERS_BATCHES = (load_batch("writers1"), load_batch("writers2"))
 #: The held-out batch whose personas (and every earlier one's) the writers batches write about.
 WRITERS_PERSONAS = 2
 #: Held-out batch 3: written apart by ten writers, the test half until it had been scored once per detector and its
 #: per-register results published; tuning data since.
-HELDOUT3 = (CHARGED_HELDOUT3, NEUTRAL_HELDOUT3)
+HELDOUT3 = load_batch("heldout3")
 #: Held-out batch 4: written apart by twelve writers and never tuned on: every family of it is in the test half.
-HELDOUT4 = (CHARGED_HELDOUT4, NEUTRAL_HELDOUT4)
+HELDOUT4 = load_batch("heldout4")
 #: The kinds a family of kind ``any`` fits (not ``pet`` or ``baby``).
 ANY_KINDS = ("loss", "ex", "estranged")
 

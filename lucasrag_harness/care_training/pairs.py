@@ -9,10 +9,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from lucasrag_assets.rules.care.augment import rewrite
 from lucasrag_assets.rules.care.detector import vectorise
 from lucasrag_assets.rules.care.mentions import resolve
 from lucasrag_assets.rules.care.vectors import SpanEmbed
+from lucasrag_harness.care_training.augment import rewrite
 from lucasrag_harness.evaluation.care_corpus import HELDOUT, HELDOUT2, HELDOUT3, PERSONAS, WRITERS_BATCHES, Passage
 
 #: Batches 1-5, the first author's writing: always trained on, never left out.

@@ -24,7 +24,7 @@ from __future__ import annotations
 import random
 import re
 
-from .mentions import split_structured
+from lucasrag_assets.rules.care.mentions import split_structured
 
 CHORES = (
     "kitchen roll",

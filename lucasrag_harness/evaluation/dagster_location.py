@@ -1,10 +1,13 @@
-"""evaluation: the policy evaluation on the materialised indexes, when the vault is a generated one.
+"""The evaluation code location: the policy and care evaluations as Dagster assets, apart from the product.
 
-A vault written by ``lucasrag_harness.evaluation.vault_generator`` has its ground truth
-next to it (``<vault>.truth.json``). Then this asset runs every query case
-against the indexes and records pass rates per kind (and a plot) as metadata;
-for any other vault it records ``skipped`` and why. It is not part of the
-``ingest`` job (it adds a few hundred queries); the ``evaluate`` job runs it.
+``evaluation``: a vault written by ``lucasrag_harness.evaluation.vault_generator`` has its ground truth next
+to it (``<vault>.truth.json``); the asset runs every query case against the product's materialised indexes
+and records pass rates per kind (and a plot) as metadata; for any other vault it records ``skipped`` and why.
+``care_evaluation``: the care detector on the generated care corpus (what ``lucasrag eval care`` prints).
+
+The product's code location (``lucasrag_assets.definitions``) does not load this module: ``dagster dev`` on
+the product shows the product. ``bash scripts/dagster-ui --evaluation`` loads both locations
+(``workspace.evaluation.yaml``); the indexes this reads are the product's assets, named here by key.
 """
 
 import base64
@@ -12,9 +15,19 @@ import datetime as dt
 import io
 import json
 
-from dagster import AssetExecutionContext, AssetKey, MaterializeResult, MetadataValue, asset
+from dagster import (
+    AssetExecutionContext,
+    AssetKey,
+    AssetSelection,
+    Definitions,
+    MaterializeResult,
+    MetadataValue,
+    asset,
+    define_asset_job,
+)
 
 from lucasrag.vocabulary import WORKSPACES
+from lucasrag_assets.io_manager import data_folder_io_manager
 from lucasrag_assets.resources import LucasragSettings
 
 
@@ -95,3 +108,37 @@ def evaluation(context: AssetExecutionContext, lucasrag: LucasragSettings) -> Ma
         (folder / "policy_pass_rates.png").write_bytes(png)
         metadata["plot"] = MetadataValue.md(f"![pass rates](data:image/png;base64,{base64.b64encode(png).decode()})")
     return MaterializeResult(metadata=metadata)
+
+
+@asset(
+    group_name="evaluation",
+    description="Care on the generated care corpus: charged passages released, references found, neutral "
+    "mentions released, query-level leaks, tune and test halves (what `lucasrag eval care` prints).",
+)
+def care_evaluation(context: AssetExecutionContext) -> MaterializeResult:
+    from lucasrag_harness.evaluation.care_eval import evaluate_care
+
+    report = evaluate_care(cost=False)
+    figures = ("charged_released", "references_found", "neutral_released", "collisions_released", "leaks")
+    return MaterializeResult(
+        metadata={
+            "model": report["model"],
+            "vector_evidence": report["vector_evidence"],
+            **{f"{half}_{f}": report["with_vectors"][half][f] for half in ("tune", "test") for f in figures},
+            "report": MetadataValue.json(report),
+        }
+    )
+
+
+evaluate_job = define_asset_job(
+    "evaluate",
+    selection=AssetSelection.assets("evaluation", "care_evaluation"),
+    description="Judge the materialised indexes against a generated vault's ground truth (skipped otherwise), "
+    "and the care detector against the care corpus.",
+)
+
+defs = Definitions(
+    assets=[evaluation, care_evaluation],
+    jobs=[evaluate_job],
+    resources={"lucasrag": LucasragSettings.from_env(), "io_manager": data_folder_io_manager},
+)

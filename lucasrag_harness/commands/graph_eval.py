@@ -1,4 +1,4 @@
-"""``python -m lucasrag_cli.graph_eval sample|locomo``: retrieval with and without the entity graph (docs/graph.md).
+"""``python -m lucasrag_harness.commands.graph_eval sample|locomo``: retrieval with and without the entity graph (docs/graph.md).
 
 The evaluation itself is harness (:mod:`lucasrag_harness.evaluation.graph_eval`); this entry
 point composes it with the write side's ingest.
@@ -24,7 +24,9 @@ from lucasrag_harness.evaluation.graph_eval import (
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m lucasrag_cli.graph_eval", description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(
+        prog="python -m lucasrag_harness.commands.graph_eval", description=__doc__.split("\n")[0]
+    )
     ap.add_argument("dataset", choices=["sample", "locomo", "locomo-one"])
     ap.add_argument("--index", type=int, default=0, help="locomo-one: which conversation")
     ap.add_argument("--out", type=Path, default=Path(".lucasrag_data/eval/graph"))

@@ -32,61 +32,12 @@ def _rows(report: dict):
         yield s, s["recall"]["all"]
 
 
-def markdown_tables(report: dict) -> str:
-    """The report as Markdown (what docs/evaluation.md carries)."""
-    lines = [
-        "| system | R@5 | R@10 | R@25 | turns @25 | words @25 | p50 ms | p95 ms |",
-        "|---|---|---|---|---|---|---|---|",
-    ]
-    for s, a in _rows(report):
-        lines.append(
-            f"| {s['system']} | {_f(a['R@5'])} | {_f(a['R@10'])} | {_f(a['R@25'])} | "
-            f"{s['mean_turns_at_25']:.0f} | {s['mean_words_at_25']:.0f} | "
-            f"{_f(s['latency_p50_ms'], 1)} | {_f(s['latency_p95_ms'], 1)} |"
-        )
-    lines += ["", "Recall by category (R@5 / R@10 / R@25; n = questions):", ""]
-    first = report["systems"][0]["recall"]
-    columns = [c for c in (*_CATEGORIES, "date cue") if c in first]
-    lines.append("| system | " + " | ".join(f"{c} (n={first[c]['n']})" for c in columns) + " |")
-    lines.append("|---|" + "---|" * len(columns))
-    for s in report["systems"]:
-        cells = [" / ".join(_f(s["recall"][c][f"R@{k}"], 2) for k in (5, 10, 25)) for c in columns]
-        lines.append(f"| {s['system']} | " + " | ".join(cells) + " |")
-    return "\n".join(lines)
-
-
 _SESSION_METRICS = ("Hit@1", "R@3", "R@5", "R@10", "MRR", "NDCG@5")
 _ADVERSARIAL = {"with_adversarial": "categories 1–5", "without_adversarial": "categories 1–4"}
 
 
 def _session_sections(report: dict) -> list[dict]:
     return [report[key] for key in ("sessions", "pooled") if report.get(key)]
-
-
-def session_markdown(report: dict) -> str:
-    """The session-level tables (per protocol and half, with and without adversarial) as Markdown."""
-    lines = []
-    for section in _session_sections(report):
-        lines += _section_markdown(report, section)
-    return "\n".join(lines)
-
-
-def _section_markdown(report: dict, section: dict) -> list[str]:
-    lines = []
-    for half, systems in section["halves"].items():
-        ids = ", ".join(report["sample_ids"][half])
-        for key, label in _ADVERSARIAL.items():
-            n = systems[0][key]["n"]
-            lines += [
-                f"Session level, {section['protocol']}, {half} half ({ids}), {label}, n = {n}:",
-                "",
-                "| system | " + " | ".join(_SESSION_METRICS) + " |",
-                "|---|" + "---|" * len(_SESSION_METRICS),
-            ]
-            for s in systems:
-                lines.append(f"| {s['system']} | " + " | ".join(_f(s[key][m]) for m in _SESSION_METRICS) + " |")
-            lines.append("")
-    return lines
 
 
 def render_sessions(console: Console, report: dict) -> None:

@@ -1,6 +1,6 @@
 """Fit the care classifier on the tuning data of the generated corpus and write its weights.
 
-    python -m lucasrag_assets.rules.care.training [--cache /tmp/care-emb.sqlite] [--out weights.json]
+    python -m lucasrag_harness.care_training.training [--cache /tmp/care-emb.sqlite] [--out weights.json]
         [--no-rewrites] [--no-focus]
 
 Only the ``tune`` half is read (batches 1-5, held-out batch 1 from ``care-lr-5``,
@@ -45,22 +45,24 @@ from pathlib import Path
 import numpy as np
 
 from lucasrag.embedding_cache import EmbeddingCache
-from lucasrag_assets.rules.care.author_holdout import leave_one_batch_out
-from lucasrag_assets.rules.care.combined_score import FOCUS_WEIGHTS, weights_report
 from lucasrag_assets.rules.care.detector import vectorise
 from lucasrag_assets.rules.care.features import N_FEATURES
-from lucasrag_assets.rules.care.logistic import fit
 from lucasrag_assets.rules.care.mentions import resolve
 from lucasrag_assets.rules.care.model import CareModel, Exemplar
-from lucasrag_assets.rules.care.out_of_fold import FOLDS, REPEATS, choose
-from lucasrag_assets.rules.care.pairs import build_pairs
 from lucasrag_assets.rules.care.prototypes import CHARGED_PROTOTYPES, MARGIN, NEUTRAL_PROTOTYPES, prototype_features
 from lucasrag_assets.rules.care.vectors import Centroid, Prototypes, SpanEmbed, VectorModel, embedding_model_id
+from lucasrag_harness.care_training.author_holdout import leave_one_batch_out
+from lucasrag_harness.care_training.combined_score import FOCUS_WEIGHTS, weights_report
+from lucasrag_harness.care_training.logistic import fit
+from lucasrag_harness.care_training.out_of_fold import FOLDS, REPEATS, choose
+from lucasrag_harness.care_training.pairs import build_pairs
 from lucasrag_harness.evaluation.care_corpus import PERSONAS, Passage, generate_corpus
 
 VERSION = "care-lr-7"
 EXEMPLAR_BUCKETS = 48
-DEFAULT_OUT = Path(__file__).resolve().parent / "weights.json"
+DEFAULT_OUT = (
+    Path(__file__).resolve().parents[2] / "lucasrag_assets" / "rules" / "care" / "weights.json"
+)  # shipped with the product
 
 
 def passage_vector(p: Passage) -> np.ndarray | None:
@@ -206,7 +208,7 @@ def main() -> None:
     flags = "".join(f" --{f}" for f in ("no-rewrites", "no-focus") if getattr(args, f.replace("-", "_")))
     model.save(
         args.out,
-        trained_with=f"python -m lucasrag_assets.rules.care.training --seed {args.seed}{flags}",
+        trained_with=f"python -m lucasrag_harness.care_training.training --seed {args.seed}{flags}",
         corpus_half="tune",
         report=report,
     )

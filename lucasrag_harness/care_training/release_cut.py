@@ -1,4 +1,4 @@
-"""Choose the detector's release cuts on the tuning half: ``python -m lucasrag_assets.rules.care.release_cut``.
+"""Choose the detector's release cuts on the tuning half: ``python -m lucasrag_harness.care_training.release_cut``.
 
 A mention is released as neutral when its probability of charged is below the cut (with vector evidence: the
 combined probability below one cut *and* the lexical model's below another — two scores that disagree on a
@@ -18,9 +18,9 @@ from importlib import resources
 
 import numpy as np
 
-from lucasrag_assets.rules.care.evaluation import assessments, batch_of
 from lucasrag_assets.rules.care.model import WEIGHTS_FILE, shipped_model
 from lucasrag_harness.evaluation.care_corpus import generate_corpus
+from lucasrag_harness.evaluation.care_eval import assessments, batch_of
 
 MAX_CHARGED_RELEASED = 0.01
 CUTS = np.round(np.arange(0.0, 0.3, 0.005), 4)
@@ -82,7 +82,7 @@ def main() -> None:
         raw = json.loads(ref.read_text(encoding="utf-8"))
         raw["release"] = release
         raw["release_chosen_with"] = {
-            "command": f"python -m lucasrag_assets.rules.care.release_cut --seed {args.seed} --write",
+            "command": f"python -m lucasrag_harness.care_training.release_cut --seed {args.seed} --write",
             "rule": f"most neutral tuning mentions released while releasing at most {MAX_CHARGED_RELEASED:.0%} "
             "of the charged passages of every tuning batch; the test half unread",
             **report,

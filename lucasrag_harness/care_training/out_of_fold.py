@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from lucasrag_assets.rules.care.combined_score import (
+from lucasrag_harness.care_training.combined_score import (
     combined,
     lexical_combined,
     oof_figures,
@@ -13,8 +13,8 @@ from lucasrag_assets.rules.care.combined_score import (
     pick_lexical,
     thresholds,
 )
-from lucasrag_assets.rules.care.logistic import fit
-from lucasrag_assets.rules.care.pairs import Pairs
+from lucasrag_harness.care_training.logistic import fit
+from lucasrag_harness.care_training.pairs import Pairs
 
 FOLDS = 4
 #: Fold assignments of the families (the first: alternating in name order; the others: seeded shuffles).

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from lucasrag_assets.rules.care.combined_score import (
+from lucasrag_harness.care_training.combined_score import (
     combined,
     lexical_combined,
     oof_figures,
@@ -15,9 +15,9 @@ from lucasrag_assets.rules.care.combined_score import (
     outcomes_at,
     weights_report,
 )
-from lucasrag_assets.rules.care.evaluation import query_level
-from lucasrag_assets.rules.care.out_of_fold import add_margins, choose, fit_and_score
-from lucasrag_assets.rules.care.pairs import FIRST_AUTHOR, Pairs
+from lucasrag_harness.care_training.out_of_fold import add_margins, choose, fit_and_score
+from lucasrag_harness.care_training.pairs import FIRST_AUTHOR, Pairs
+from lucasrag_harness.evaluation.care_eval import query_level
 
 OUTCOMES = ("neutral", "uncertain", "charged")
 

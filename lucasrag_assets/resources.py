@@ -1,10 +1,12 @@
 """Dagster resources: settings (embedded ↔ production by configuration) and progress (``lucasrag.progress``)."""
 
 import contextlib
+import datetime as dt
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field, fields
 from pathlib import Path
+from typing import get_args, get_type_hints
 
 from dagster import ConfigurableResource, EnvVar, InitResourceContext, ResourceDependency
 
@@ -22,35 +24,34 @@ class InMemorySecrets:
     values: dict[str, str] = field(default_factory=dict, repr=False)
 
 
-class LucasragSettings(ConfigurableResource):
+def _config_fields() -> dict[str, object]:
+    """A class namespace with one optional config field per :class:`Settings` field (paths and the date as
+    strings): the resource's fields are derived, so a new setting reaches Dagster without a second list."""
+    hints = get_type_hints(Settings)
+    annotations: dict[str, object] = {}
+    defaults: dict[str, object] = {"vault": "vault", "data": ".lucasrag_data"}  # relative to the working folder
+    for f in fields(Settings):
+        kind = hints[f.name]
+        if kind in (Path, dt.date) or f.name in defaults:
+            kind = str
+        kind = next((a for a in get_args(kind) if a is not type(None)), kind)  # X | None → X
+        if f.name in defaults:
+            annotations[f.name] = kind
+        else:
+            annotations[f.name] = kind | None
+            defaults[f.name] = None  # unset: the Settings default
+    return {"__annotations__": annotations, **defaults}
+
+
+_SettingsFields = type("_SettingsFields", (ConfigurableResource,), _config_fields())
+
+
+class LucasragSettings(_SettingsFields):
     """Every :class:`~lucasrag.settings.Settings` field, as Dagster configuration: the one way settings
     reach the assets (a step in another process or pod rebuilds them from here, not from the
     environment). An unset field (None) takes the Settings default. Secrets (``SECRET_FIELDS``) are given
     as ``EnvVar`` (see :meth:`from_settings`), so run records hold the variable's name, not its value."""
 
-    vault: str = "vault"
-    data: str = ".lucasrag_data"
-    now: str | None = None  # YYYY-MM-DD; None: today
-    profile: str | None = None
-    max_note_bytes: int | None = None
-    archive_after_years: int | None = None
-    route_threshold: float | None = None
-    chunk_tokens: int | None = None
-    embedding_model: str | None = None
-    candidates_per_workspace: int | None = None
-    top_k: int | None = None
-    reranker_url: str | None = None
-    reranker_timeout_s: float | None = None
-    rerank_max_chars: int | None = None
-    rescore: bool | None = None
-    graph: bool | None = None
-    llm_url: str | None = None
-    llm_model: str | None = None
-    llm_timeout_s: float | None = None
-    postgres_dsn: str | None = None
-    neo4j_uri: str | None = None
-    neo4j_user: str | None = None
-    neo4j_password: str | None = None
     secrets: ResourceDependency[InMemorySecrets] = InMemorySecrets()
 
     @classmethod

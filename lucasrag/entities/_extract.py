@@ -27,7 +27,8 @@ from lucasrag.entities._lexicon import (
     WINDOW,
 )
 from lucasrag.entities._names import recognise_names
-from lucasrag.entities._text import _WIKILINK, _WORD, _analyse, link_target, note_name
+from lucasrag.entities._text import _WORD, _analyse, link_target, note_name
+from lucasrag.markup import WIKILINK
 
 
 @dataclass(frozen=True)
@@ -59,9 +60,9 @@ def _names_of(value: object) -> list[str]:
         return []
     out = []
     for item in items:
-        m = _WIKILINK.fullmatch(item.strip())
+        m = WIKILINK.fullmatch(item.strip())
         if m:
-            item = (m.group(3) or "").strip() and link_target(m.group(1)) or link_target(m.group(1))
+            item = link_target(m["target"])
         item = " ".join(item.strip().strip('"').split())
         if item and item not in out:
             out.append(item)

@@ -8,11 +8,12 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import PurePosixPath
 
+from lucasrag.markup import WIKILINK, link_note_name
+
 _FENCE = re.compile(r"^\s{0,3}(```|~~~).*?^\s{0,3}\1[^\n]*$", re.MULTILINE | re.DOTALL)
 _INLINE_CODE = re.compile(r"`[^`\n]*`")
 _URL = re.compile(r"<?https?://[^\s)>\]]+>?")
 _MD_LINK = re.compile(r"!?\[([^\]\n]*)\]\([^)\n]*\)")
-_WIKILINK = re.compile(r"!?\[\[([^\]\n|#^]*)(?:[#^]([^\]\n|]*))?(?:\|([^\]\n]*))?\]\]")
 _HEADING_LINE = re.compile(r"^[ \t]{0,3}(#{1,6})[ \t]+(.+?)[ \t#]*$")
 _BULLET = re.compile(r"^[ \t]*(?:>[ \t]?)*(?:[-*+][ \t]+(?:\[[ xX]\][ \t]+)?|\d{1,3}[.)][ \t]+)?")
 _INLINE_TAG = re.compile(r"(?<![\w#&/\]])#([A-Za-z][\w/-]*[A-Za-z0-9_])")
@@ -45,11 +46,7 @@ class _Analysis:
     word_sentence: tuple[int, ...]  # word position → sentence index
 
 
-def link_target(raw: str) -> str:
-    """``folder/Target.md`` → ``Target`` (Obsidian resolves a link by file name)."""
-    target = raw.strip().replace("\\", "/").rstrip("/")
-    target = target.rsplit("/", 1)[-1]
-    return target[:-3] if target.lower().endswith(".md") else target
+link_target = link_note_name  # ``folder/Target.md`` → ``Target`` (lucasrag.markup)
 
 
 def note_name(path: str) -> str:
@@ -86,10 +83,10 @@ def _clean(raw: str) -> tuple[str, list[tuple[str, int]], list[int], list[str]]:
         # wikilinks → display text, remembering where each target sits
         pieces: list[str] = []
         last = 0
-        for m in _WIKILINK.finditer(line):
+        for m in WIKILINK.finditer(line):
             pieces.append(_EMPHASIS.sub("", line[last : m.start()]))
-            target = link_target(m.group(1)) if m.group(1).strip() else ""
-            shown = (m.group(3) or "").strip() or target or (m.group(2) or "").strip()
+            target = link_target(m["target"]) if m["target"].strip() else ""
+            shown = (m["alias"] or "").strip() or target or (m["subpath"] or "").strip()
             offset = pos + sum(len(p) for p in pieces)
             if target and not _ATTACHMENT.search(target):
                 links.append((target, offset))

@@ -22,6 +22,8 @@ from typing import Literal
 
 from dateutil import parser as dateutil_parser
 
+from lucasrag.markup import single_link
+
 DateOrder = Literal["DMY", "MDY"]
 DATE_ORDERS: tuple[str, ...] = ("DMY", "MDY")
 Precision = Literal["day", "month", "year"]
@@ -66,7 +68,6 @@ _COMPACT = re.compile(r"(\d{4})(\d{2})(\d{2})(?:\d{2}(?:\d{2}(?:\d{2})?)?)?")  #
 # Day and month in either order, year last: 04.03.2021, 3/4/2021, 4-3-21 is not read (2-digit year).
 _XYY = re.compile(rf"(\d{{1,2}})([-/.])(\d{{1,2}})\2(\d{{4}}){_TIME}")
 _HAS_MONTH_NAME = re.compile(r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\b", re.IGNORECASE)
-_WIKILINK = re.compile(r"^\[\[([^\]|#]+)(?:[#|][^\]]*)?\]\]$")
 
 # File and folder names.
 _NAME_DATE = re.compile(r"^(\d{4})[-_.](\d{2})[-_.](\d{2})(?!\d)")
@@ -110,8 +111,8 @@ def parse_date_value(value: object, *, order: DateOrder | None = None) -> tuple[
     if isinstance(value, bool) or value is None or isinstance(value, (list, dict, float)):
         raise ValueError("not a date")
     text = str(value).strip().strip("\"'").strip()
-    if (link := _WIKILINK.match(text)) is not None:  # a link to a daily note
-        text = link.group(1).strip().rsplit("/", 1)[-1].removesuffix(".md")
+    if (linked := single_link(text)) is not None:  # a link to a daily note
+        text = linked
     if (m := _YMD.fullmatch(text)) is not None:
         day = _day(int(m.group(1)), int(m.group(3)), int(m.group(4)))
         if day is None:

@@ -12,6 +12,7 @@ import re
 from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
 
+from lucasrag.markup import WIKILINK, link_note_name
 from lucasrag.vault_settings import read_settings_text
 
 #: Where each templates setting lives, and the key that names the folder.
@@ -27,7 +28,6 @@ TEMPLATE_FOLDER_NAMES: tuple[str, ...] = ("templates", "_templates")
 CONTROL_KEYS = frozenset(
     {"workspace", "band", "charged", "cssclasses", "cssclass", "publish", "position", "title", "aliases", "alias"}
 )
-_LINK = re.compile(r"!?\[\[([^\]|#^]*)(?:[#^][^\]|]*)?(?:\|([^\]]*))?\]\]")
 
 
 def _setting_folder(root: Path, rel: str, key: str) -> str | None:
@@ -73,20 +73,20 @@ def link_name(text: str) -> str:
     """``[[Ridley Scott]]`` → ``Ridley Scott``, ``[[People/Jo|Jo]]`` → ``Jo``; other text unchanged."""
 
     def name(m: re.Match) -> str:
-        if m.group(2) and m.group(2).strip():
-            return m.group(2).strip()
-        return m.group(1).strip().rsplit("/", 1)[-1].removesuffix(".md")
+        if m["alias"] and m["alias"].strip():
+            return m["alias"].strip()
+        return link_note_name(m["target"])
 
-    return _LINK.sub(name, text).strip()
+    return WIKILINK.sub(name, text).strip()
 
 
 def link_targets(text: str) -> tuple[str, ...]:
     """Every wikilink's target note name (embeds and attachments excluded), first occurrence order."""
     names = []
-    for m in _LINK.finditer(text):
-        if m.group(0).startswith("!"):
+    for m in WIKILINK.finditer(text):
+        if m["embed"]:
             continue
-        target = m.group(1).strip().rsplit("/", 1)[-1].removesuffix(".md")
+        target = link_note_name(m["target"])
         if target:
             names.append(target)
     return tuple(dict.fromkeys(names))

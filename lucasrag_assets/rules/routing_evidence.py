@@ -13,6 +13,7 @@ from pathlib import PurePosixPath
 
 import polars as pl
 
+from lucasrag.markup import EMBED
 from lucasrag.vocabulary import WORKSPACES
 from lucasrag_assets.rules.clippings import failed_clipping
 
@@ -91,7 +92,7 @@ _WORD = re.compile(r"[a-zA-Z][a-zA-Z'\-]+")
 # Markup that carries no words of the person's own: embeds (``![[x.base]]``, ``![](img)``),
 # Markdown links (``[text](url)``: clipped pages are mostly navigation links) and bare URLs.
 # Wikilinks stay: ``[[Kevin Kelly]]`` is a name the person wrote.
-_NOT_WORDS = re.compile(r"!\[\[[^\]]*\]\]|!?\[[^\]]*\]\([^)]*\)|\b(?:https?|ftp)://\S+|\bwww\.\S+")
+_NOT_WORDS = re.compile(rf"{EMBED.pattern}|!?\[[^\]]*\]\([^)]*\)|\b(?:https?|ftp)://\S+|\bwww\.\S+")
 
 
 def meaningful_words(text: str) -> list[str]:

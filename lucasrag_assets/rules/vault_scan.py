@@ -13,6 +13,7 @@ from typing import Literal
 
 import yaml
 
+from lucasrag.markup import clean_markup, strip_comments
 from lucasrag.privacy import PRIVATE_FILE, PRIVATE_KEY, PrivacyRules, load_privacy, says_private
 from lucasrag.safe_read import UnreadableEntry, read_regular, regular_file, vault_relpath
 from lucasrag.safe_yaml import (
@@ -27,7 +28,6 @@ from lucasrag.vocabulary import BANDS, WORKSPACES
 from lucasrag_assets.rules.clippings import source_url
 from lucasrag_assets.rules.conventions import VaultConventions, load_conventions
 from lucasrag_assets.rules.dates import note_date, updated_date
-from lucasrag_assets.rules.markup import clean_markup, strip_comments
 from lucasrag_assets.rules.obsidian import aliases_of, kinds_of, link_targets, properties_text, template_reason
 
 
@@ -36,7 +36,7 @@ class Note:
     path: str  # vault-relative POSIX path
     status: Literal["ok", "invalid", "skipped", "private"]
     reason: str | None
-    body: str = ""  # the indexed text: comments and Obsidian markup out (rules/markup.py)
+    body: str = ""  # the indexed text: comments and Obsidian markup out (lucasrag/markup.py)
     frontmatter: dict = field(default_factory=dict)
     date: dt.date | None = None
     date_source: str | None = None  # "frontmatter:<key>", "filename", "zettel-id" or "folder" (rules/dates.py)

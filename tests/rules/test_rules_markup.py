@@ -1,8 +1,8 @@
-"""Obsidian markup out of the indexed text (rules/markup.py), comments first."""
+"""Obsidian markup out of the indexed text (lucasrag/markup.py), comments first."""
 
 import pytest
 
-from lucasrag_assets.rules.markup import clean_markup, indexed_text, strip_comments
+from lucasrag.markup import clean_markup, indexed_text, strip_comments
 
 COMMENTS = [
     pytest.param("a %%secret%% b\n", "a  b\n", id="inline"),

@@ -1,4 +1,6 @@
-"""Obsidian markup out of a note's text, before any rule reads it. Pure functions.
+"""Obsidian and Markdown syntax, defined once: links, embeds, comments, block ids, and the markup taken out
+of a note's text before any rule reads it. Pure functions; every rule (vault scan, routing, dates, entities,
+properties) reads links through :data:`WIKILINK` and :func:`link_note_name`.
 
 :func:`strip_comments` runs first and on the whole body: ``%% … %%`` is what Obsidian
 hides, and people write private asides there, so nothing after it (chunks, charged
@@ -16,9 +18,12 @@ _FENCE_OPEN = re.compile(r"^\s{0,3}(`{3,}|~{3,})\s*([\w-]*)")
 QUERY_LANGUAGES = frozenset({"dataview", "dataviewjs", "base", "bases", "query", "tasks"})
 
 _COMMENT = re.compile(r"%%.*?(?:%%|\Z)", re.DOTALL)  # unclosed: Obsidian hides to the end
-_EMBED = re.compile(r"!\[\[[^\]\n]*\]\]")
+#: ``[[target#heading|alias]]``, ``[[target#^block]]``, ``![[embed]]``: every ``[[…]]`` on one line.
+WIKILINK = re.compile(
+    r"(?P<embed>!?)\[\[(?P<target>[^\]\n|#^]*)(?:(?P<sep>[#^])(?P<subpath>[^\]\n|]*))?(?:\|(?P<alias>[^\]\n]*))?\]\]"
+)
+EMBED = re.compile(r"!\[\[[^\]\n]*\]\]")  # what an embed is: the note or file shown in place
 _IMAGE = re.compile(r"!\[([^\]\n]*)\]\([^)\n]*\)")
-_WIKILINK = re.compile(r"\[\[([^\]\n|]*)(?:\|([^\]\n]*))?\]\]")
 _BLOCK_ID = re.compile(r"(?:^|[ \t]+)\^[A-Za-z0-9-]+[ \t]*$", re.MULTILINE)
 _TABLE_SEPARATOR = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?\s*$")
 _TABLE_ROW = re.compile(r"^\s*\|.*\|\s*$")
@@ -69,14 +74,29 @@ def strip_comments(text: str) -> str:
     return "".join(kept)
 
 
+def link_note_name(target: str) -> str:
+    """``folder/Target.md`` → ``Target``: Obsidian resolves a link by file name."""
+    name = target.strip().replace("\\", "/").rstrip("/").rsplit("/", 1)[-1]
+    return name[:-3] if name.lower().endswith(".md") else name
+
+
+def single_link(text: str) -> str | None:
+    """The note a value that is one wikilink names (``"[[2024-05-01]]"`` → ``2024-05-01``), else None."""
+    m = WIKILINK.fullmatch(text.strip())
+    if m is None or m["embed"] or not m["target"].strip():
+        return None
+    return link_note_name(m["target"])
+
+
 def link_text(m: re.Match) -> str:
     """A wikilink's name: its alias, else the page (and heading) it points to."""
-    alias = (m.group(2) or "").strip()
+    alias = (m["alias"] or "").strip()
     if alias:
         return alias
-    page, _, section = m.group(1).strip().partition("#")
-    page = page.rsplit("/", 1)[-1].removesuffix(".md").strip()
-    section = "" if section.startswith("^") else section.replace("#", " > ").strip()  # ^block refs: no name
+    page = link_note_name(m["target"]).strip()
+    subpath = m["subpath"] or ""
+    is_block = m["sep"] == "^" or subpath.startswith("^")  # ^block refs: no name
+    section = "" if is_block else subpath.replace("#", " > ").strip()
     return " > ".join(p for p in (page, section) if p)
 
 
@@ -92,9 +112,9 @@ def _clean_table_line(line: str) -> str | None:
 
 
 def _clean_prose(text: str) -> str:
-    text = _EMBED.sub("", text)
+    text = EMBED.sub("", text)
     text = _IMAGE.sub(lambda m: m.group(1), text)
-    text = _WIKILINK.sub(link_text, text)
+    text = WIKILINK.sub(link_text, text)
     text = _BLOCK_ID.sub("", text)
     lines = [_clean_table_line(line) for line in text.split("\n")]
     return "\n".join(line for line in lines if line is not None)

@@ -5,8 +5,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from lucasrag_assets.rules.approval import InvalidNoteRefused, record_approval, with_workspace
 from lucasrag.markup import indexed_text
+from lucasrag_assets.rules.approval import InvalidNoteRefused, record_approval, with_workspace
 from lucasrag_assets.rules.vault_scan import parse_note
 
 BODY = b"# Note\n\nSome  text with\ttabs, trailing space \n\n---\nnot: frontmatter\n---\nend"

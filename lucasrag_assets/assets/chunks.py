@@ -5,6 +5,7 @@ import json
 import polars as pl
 from dagster import AssetExecutionContext, asset
 
+from lucasrag import markup
 from lucasrag.catalog import care_pending
 from lucasrag.deference import load_deference
 from lucasrag.embedding import get_embedder
@@ -13,7 +14,7 @@ from lucasrag.settings import Settings
 from lucasrag.vocabulary import WORKSPACES
 from lucasrag_assets.memo import load_memo, memoised_rows, row_keys, save_memo, source_fingerprint
 from lucasrag_assets.resources import LucasragSettings
-from lucasrag_assets.rules import ageing, banding, care, charged, chunk_table, chunking, dates, markup, obsidian
+from lucasrag_assets.rules import ageing, banding, care, charged, chunk_table, chunking, dates, obsidian
 from lucasrag_assets.rules.care.decisions import load_dismissals
 from lucasrag_assets.rules.care.mentions import names_alternation
 from lucasrag_assets.rules.care.model import shipped_model

@@ -9,7 +9,7 @@ the same transactions on the same files (``docs/evaluation.md``, "One-note chang
 
 It leans on one private method of the pinned Dagster (``_connect``, with ``_db_lock``, ``_initdb`` and
 ``_initialized_dbs``): ``lucasrag_assets.ingest.open_instance`` falls back to Dagster's own storage when this
-module's Dagster imports fail, and ``tests/test_ingest_instance.py`` fails when the method's neighbours moved.
+module's Dagster imports fail, and ``tests/assets/test_ingest_instance.py`` fails when the method's neighbours moved.
 """
 
 from __future__ import annotations

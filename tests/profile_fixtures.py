@@ -7,7 +7,7 @@ fixture instead of ``ingested`` / ``fresh_vault``:
 * ``profile_ingested``: the sample vault ingested (read-only users);
 * ``profile_fresh_vault``: a private copy of the sample vault with nothing indexed yet (tests that change it);
 * ``profile``: the parameter itself, ``"embedded"`` or ``"production"``, for a module's own fixture
-  (tests/test_graph.py's ``graph_index``).
+  (tests/query/test_graph.py's ``graph_index``).
 
 The ``production`` parameter carries the ``production`` mark. ``profile`` is function-scoped so that
 pytest keeps each file's test order (it regroups tests only for higher-scoped parameters): the

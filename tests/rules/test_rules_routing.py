@@ -1,5 +1,5 @@
 """The cold-start router's pieces (docs/routing.md): word counting, the note's own words, code
-share, tags and folder names as evidence, folder evidence, the gate, vault rules and rule suggestions. The whole router on a vault is in tests/test_cold_start.py."""
+share, tags and folder names as evidence, folder evidence, the gate, vault rules and rule suggestions. The whole router on a vault is in tests/assets/test_cold_start.py."""
 
 import numpy as np
 import pytest

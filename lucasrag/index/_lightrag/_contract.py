@@ -25,7 +25,7 @@ monkey patch                ``ClientManager.get_client`` / ``release_client``   
 monkey patch                ``Neo4JStorage.remove_nodes`` / ``remove_edges``            ``_production`` (UNWIND
                                                                                         batches)
 deep-copy                   ``aquery_data`` deep-copies the embedding function's bound  ``_setup._VectorCache``
-                            instance (``tests/test_lightrag_deepcopy.py``)
+                            instance (``tests/core/test_lightrag_deepcopy.py``)
 keyword API                 ``LightRAG(...)``, ``EmbeddingFunc(...)``, ``Tokenizer``,   ``_index``, ``_graph_llm``
                             ``QueryParam(...)``, ``operate.extract_entities(...)``,
                             ``operate.merge_nodes_and_edges(...)``,

@@ -23,9 +23,9 @@ COMMAND_PREFIXES = ("lucasrag ", "bash scripts/")
 #: Commands that cannot run offline in a test, by their leading words, each with the reason.
 SKIP = {
     "lucasrag migrate --to production": "needs the PostgreSQL and Neo4j of `lucasrag services start` "
-    "(tests/test_production_profile.py runs the migration against them)",
+    "(tests/assets/test_production_profile.py runs the migration against them)",
     "lucasrag mcp": "serves an assistant until it disconnects (tests/mcp drive it, stdio and HTTP, with the SDK client)",
-    "lucasrag watch": "watches until Ctrl-C (tests/test_vault_watch.py drives the watcher)",
+    "lucasrag watch": "watches until Ctrl-C (tests/core/test_vault_watch.py drives the watcher)",
 }
 #: Seconds any one command may take: the data folder is pre-ingested, so this only catches a hang.
 COMMAND_TIMEOUT = 300

@@ -19,7 +19,7 @@ from lucasrag_harness.evaluation.locomo import (
 )
 from lucasrag_harness.evaluation.recall import SystemScores, recall_at, turn_ids
 
-REAL = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "locomo" / "locomo10.json"
+REAL = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "locomo" / "locomo10.json"
 
 
 def test_session_dates_parse():

@@ -25,7 +25,7 @@ from lucasrag_assets.ingest import run_config, run_ingest
 from lucasrag_assets.io_manager import asset_value_path
 from lucasrag_assets.resources import LucasragSettings
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 SAMPLE_VAULT = REPO / "vault"
 NOW = dt.date(2026, 6, 1)  # any fixed day (the hermetic fixture pins the same one)
 

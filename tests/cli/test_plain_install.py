@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 pytestmark = pytest.mark.slow
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 
 def _run(args: list, **kwargs) -> subprocess.CompletedProcess:

@@ -20,7 +20,7 @@ def pytest_generate_tests(metafunc):
         import yaml
 
         # parametrisation happens before fixtures exist: the truth file is read here, by its path
-        truth_file = Path(__file__).parent / "fixtures" / "sample_vault_truth.yaml"
+        truth_file = Path(__file__).parents[1] / "fixtures" / "sample_vault_truth.yaml"
         facts = yaml.safe_load(truth_file.read_text())["facts"]
         metafunc.parametrize("fact", facts, ids=[f["query"] for f in facts])
 

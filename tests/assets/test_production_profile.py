@@ -3,7 +3,7 @@ the migration from the embedded profile, the rows it writes, workspace isolation
 down servers named with their setting, masked secrets, the services command.
 
 The behavioural checks the two profiles share are written once, in the embedded suite's own files
-(tests/test_query.py, tests/test_incremental.py, tests/test_graph.py), and run on both through the
+(tests/query/test_query.py, tests/assets/test_incremental.py, tests/query/test_graph.py), and run on both through the
 profile-parametrised fixtures of tests/profile_fixtures.py (``profile_ingested``, ...). Neo4j has a
 single database (Community edition): the tests that write graphs clear it first and run after the
 read-only ones (pytest keeps file order for function-scoped fixtures).

@@ -60,7 +60,7 @@ def test_approvals_and_new_notes_never_move_an_unchanged_note(fresh_vault):
 KEPANO = next(
     (
         root / "data" / "vaults" / "kepano-obsidian"
-        for root in (Path(__file__).resolve().parents[2] / "shared", Path("/work/shared"))
+        for root in (Path(__file__).resolve().parents[3] / "shared", Path("/work/shared"))
         if (root / "data" / "vaults" / "kepano-obsidian").is_dir()
     ),
     Path("/nonexistent"),

@@ -7,7 +7,8 @@ import these names; nothing else defines them.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
 from datetime import date
 from typing import Literal
 
@@ -81,3 +82,27 @@ class ChunkRecord:
     date: str | None  # ISO date of the note, if known
     charged: tuple[str, ...] = field(default_factory=tuple)
     content_hash: str = ""
+
+    @classmethod
+    def from_row(cls, row: Mapping) -> ChunkRecord:
+        """A chunk from a row that has (at least) every :data:`CHUNK_COLUMNS` key."""
+        values = {name: row[name] for name in CHUNK_COLUMNS}
+        values["charged"] = tuple(values["charged"] or ())
+        return cls(**values)
+
+
+#: The chunk's columns, in order, declared once by :class:`ChunkRecord`: the chunk stores' tables, the index
+#: sync's columns and the write side's chunk frame are derived from it.
+CHUNK_COLUMNS: tuple[str, ...] = tuple(f.name for f in fields(ChunkRecord))
+#: SQL type of each kind of chunk field (a tuple is stored as JSON text).
+_SQL_TYPES = {
+    "str": "TEXT NOT NULL",
+    "int": "INTEGER NOT NULL",
+    "str | None": "TEXT",
+    "tuple[str, ...]": "TEXT NOT NULL",
+}
+
+
+def chunk_sql_columns(indent: str = "    ") -> str:
+    """The chunk columns of a ``CREATE TABLE``, one per line (both chunk stores use them)."""
+    return f",\n{indent}".join(f"{f.name} {_SQL_TYPES[f.type]}" for f in fields(ChunkRecord))

@@ -21,22 +21,13 @@ from lucasrag import lexical
 from lucasrag.blas import one_blas_thread
 from lucasrag.embedding import DIM
 from lucasrag.index.keyword_index import KeywordIndex, varints
-from lucasrag.vocabulary import ChunkRecord
+from lucasrag.vocabulary import CHUNK_COLUMNS, ChunkRecord, chunk_sql_columns
 
-_SCHEMA = """
+_SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS chunks (
-    chunk_id TEXT PRIMARY KEY,
-    doc_id TEXT NOT NULL,
-    workspace TEXT NOT NULL,
-    path TEXT NOT NULL,
-    chunk_index INTEGER NOT NULL,
-    text TEXT NOT NULL,
-    band TEXT NOT NULL,
-    band_rule TEXT NOT NULL,
-    date TEXT,
-    charged TEXT NOT NULL,
-    content_hash TEXT NOT NULL,
-    vector BLOB NOT NULL
+    {chunk_sql_columns()},
+    vector BLOB NOT NULL,
+    PRIMARY KEY (chunk_id)
 );
 CREATE INDEX IF NOT EXISTS chunks_doc ON chunks (doc_id);
 -- Covers band_counts() (per band, optionally within periods) without reading the vectors.
@@ -57,7 +48,7 @@ LEGACY_MODEL = "minilm"
 #: Bumped whenever lexical.chunk_terms() changes: an older store is re-indexed on open.
 _TERMS_VERSION = 1
 
-_COLUMNS = "chunk_id, doc_id, workspace, path, chunk_index, text, band, band_rule, date, charged, content_hash"
+_COLUMNS = ", ".join(CHUNK_COLUMNS)
 
 
 def _record(row: Sequence) -> ChunkRecord:

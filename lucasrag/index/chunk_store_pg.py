@@ -18,7 +18,7 @@ from lucasrag import lexical
 from lucasrag.embedding import DIM
 from lucasrag.index.chunk_store import LEGACY_MODEL
 from lucasrag.settings import Settings
-from lucasrag.vocabulary import ChunkRecord
+from lucasrag.vocabulary import CHUNK_COLUMNS, ChunkRecord, chunk_sql_columns
 
 CHUNKS_TABLE = "lucasrag_chunks"
 DOCS_TABLE = "lucasrag_docs"
@@ -26,17 +26,7 @@ META_TABLE = "lucasrag_meta"
 
 _SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS {CHUNKS_TABLE} (
-    workspace TEXT NOT NULL,
-    chunk_id TEXT NOT NULL,
-    doc_id TEXT NOT NULL,
-    path TEXT NOT NULL,
-    chunk_index INTEGER NOT NULL,
-    text TEXT NOT NULL,
-    band TEXT NOT NULL,
-    band_rule TEXT NOT NULL,
-    date TEXT,
-    charged TEXT NOT NULL,
-    content_hash TEXT NOT NULL,
+    {chunk_sql_columns()},
     vector vector({DIM}) NOT NULL,
     PRIMARY KEY (workspace, chunk_id)
 );
@@ -59,7 +49,7 @@ CREATE TABLE IF NOT EXISTS {META_TABLE} (
 );
 """
 
-_COLUMNS = "chunk_id, doc_id, workspace, path, chunk_index, text, band, band_rule, date, charged, content_hash"
+_COLUMNS = ", ".join(CHUNK_COLUMNS)
 _SCHEMA_LOCK = 0x6C75636173  # pg_advisory_xact_lock key: concurrent CREATE TABLE IF NOT EXISTS can collide
 _ready: set[str] = set()  # DSNs whose schema this process has created (or seen)
 _ready_lock = threading.Lock()

@@ -15,24 +15,14 @@ from lucasrag.index import SyncReport, in_line_report, sync_workspace
 from lucasrag.index.sync import graph_mode
 from lucasrag.progress import Progress
 from lucasrag.settings import Settings
-from lucasrag.vocabulary import WORKSPACES, ChunkRecord
+from lucasrag.vocabulary import CHUNK_COLUMNS, WORKSPACES, ChunkRecord
 from lucasrag_assets.resources import LucasragSettings
 from lucasrag_assets.rules.chunking import doc_id
 
 #: Every chunk-row field a workspace's sync reads except the text (document fingerprints: ids, band, its rule,
 #: date, charged; the file hash with the graph on; paths; order), so equal digests mean equal fingerprints.
-_SYNCED_COLUMNS = (
-    "chunk_id",
-    "doc_id",
-    "workspace",
-    "path",
-    "chunk_index",
-    "band",
-    "band_rule",
-    "date",
-    "charged",
-    "content_hash",
-)
+#: What the index sync compares: every chunk column but the text (its content hash stands for it).
+_SYNCED_COLUMNS = tuple(c for c in CHUNK_COLUMNS if c != "text")
 
 
 def chunk_rows_digest(chunks: pl.DataFrame, settings: Settings) -> str:
@@ -46,22 +36,7 @@ def chunk_rows_digest(chunks: pl.DataFrame, settings: Settings) -> str:
 
 
 def chunk_records(chunks: pl.DataFrame) -> list[ChunkRecord]:
-    return [
-        ChunkRecord(
-            chunk_id=r["chunk_id"],
-            doc_id=r["doc_id"],
-            workspace=r["workspace"],
-            path=r["path"],
-            chunk_index=r["chunk_index"],
-            text=r["text"],
-            band=r["band"],
-            band_rule=r["band_rule"],
-            date=r["date"],
-            charged=tuple(r["charged"] or ()),
-            content_hash=r["content_hash"],
-        )
-        for r in chunks.iter_rows(named=True)
-    ]
+    return [ChunkRecord.from_row(r) for r in chunks.iter_rows(named=True)]
 
 
 def private_link_salts(docs: pl.DataFrame) -> dict[str, str]:

@@ -11,12 +11,13 @@ import datetime as dt
 import json
 import re
 from collections.abc import Callable, Collection, Mapping
+from dataclasses import fields
 from pathlib import PurePosixPath
 
 import polars as pl
 
 from lucasrag.settings import Settings
-from lucasrag.vocabulary import DeferenceSubject
+from lucasrag.vocabulary import ChunkRecord, DeferenceSubject
 from lucasrag_assets.rules.ageing import note_ageing
 from lucasrag_assets.rules.banding import BandDecision, decide_band
 from lucasrag_assets.rules.care.detector import assess_chunk, released_examples, withheld_subjects
@@ -35,21 +36,17 @@ def chunk_memo_key(content_hash: str, path: str) -> str:
     return f"{CHUNK_TEXT_VERSION}:{content_hash}:{path}"
 
 
-CHUNK_SCHEMA = {
-    "chunk_id": pl.String,
-    "doc_id": pl.String,
-    "workspace": pl.String,
-    "path": pl.String,
-    "chunk_index": pl.Int64,
-    "text": pl.String,
-    "band": pl.String,
-    "band_rule": pl.String,
-    "band_reason": pl.String,  # the band's reason in a line (lucasrag notes --json)
-    "date": pl.String,
-    "charged": pl.List(pl.String),
-    "care": pl.String,  # JSON list of CareAssessment dicts
-    "content_hash": pl.String,
+_POLARS_TYPES = {"str": pl.String, "int": pl.Int64, "str | None": pl.String, "tuple[str, ...]": pl.List(pl.String)}
+#: Columns of the chunk frame that the index does not keep, after the chunk column they follow.
+_WRITE_SIDE_COLUMNS = {
+    "band_rule": {"band_reason": pl.String},  # the band's reason in a line (lucasrag notes --json)
+    "charged": {"care": pl.String},  # JSON list of CareAssessment dicts
 }
+#: The banded_chunks frame: every ChunkRecord column (lucasrag.vocabulary), and the write side's own.
+CHUNK_SCHEMA: dict[str, pl.DataType] = {}
+for _field in fields(ChunkRecord):
+    CHUNK_SCHEMA[_field.name] = _POLARS_TYPES[_field.type]
+    CHUNK_SCHEMA.update(_WRITE_SIDE_COLUMNS.get(_field.name, {}))
 
 
 def note_texts(

@@ -1,6 +1,6 @@
 """Two embedding models on LoCoMo in one run (``--models BASE CANDIDATE``, default MiniLM against
 bge-small): recall (chunk and session level), ingest cost, query latency, and second-stage rescorings of
-the fused top-k (issue 17 items 3, 4 and 5).
+the fused top-k.
 
 Each conversation is ingested once per model (``LUCASRAG_EMBEDDING_MODEL``; one data folder per model
 under ``--out``); then every question is asked of both models in turn (side by side, so the machine's
@@ -21,10 +21,10 @@ candidate, candidate, base, each into a fresh data folder under ``--out/cold`` (
 comparison left under ``--out/BASE``); wall time and the chunk-embedding stage, with the load average.
 
     python benchmarks/embedder_compare.py --half tune --conversations 5 --data locomo10.json --json out.json
-    python benchmarks/embedder_compare.py --half tune --data locomo10.json --out /tmp/quality-embcmp --cold conv-41
+    python benchmarks/embedder_compare.py --half tune --data locomo10.json --out /tmp/embcmp --cold conv-41
     python benchmarks/embedder_compare.py --models minilm e5-small --half tune --data locomo10.json --json e5.json
 
-Cited by docs/evaluation.md, item 4 (the embedder comparison, "Under the final ranking").
+Cited by docs/locomo.md, "Embedding models".
 """
 
 from __future__ import annotations

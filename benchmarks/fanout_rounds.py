@@ -1,10 +1,10 @@
 """Where a federated query's final top 25 come from, per workspace and over-fetch round, and what adaptive
-fan-out could save (issue 17 item 6; a diagnostic benchmark, not a test).
+fan-out could save (a diagnostic benchmark, not a test).
 
-    nice -n 15 python benchmarks/fanout_rounds.py record --work /tmp/fanout-scale --notes 10000 \\
-        --to /tmp/fanout-scratch/diag-10000.pkl
-    python benchmarks/fanout_rounds.py cost /tmp/fanout-scratch/diag-10000.pkl
-    python benchmarks/fanout_rounds.py bound /tmp/fanout-scratch/diag-10000.pkl
+    nice -n 15 python benchmarks/fanout_rounds.py record --work /tmp/speed-scale --notes 10000 \\
+        --to /tmp/diag-10000.pkl
+    python benchmarks/fanout_rounds.py cost /tmp/diag-10000.pkl
+    python benchmarks/fanout_rounds.py bound /tmp/diag-10000.pkl
 
 ``record`` reads the build ``benchmarks/scale.py --work DIR`` left (graph off, as in
 ``benchmarks/query_profile.py``) and asks each distinct generated question twice, keeping the second pass.
@@ -17,12 +17,13 @@ chunk, and which chunks the policy kept. The log (a pickle of plain dicts, one a
 final results and their ``why`` signal ranks.
 
 ``cost``: the mean ``query()`` time, the fan-out's search and non-search time, and what an oracle that knew
-which rounds place nothing in the final 25 would save. ``bound``: the adaptive rule of docs/evaluation.md
+which rounds place nothing in the final 25 would save. ``bound``: the adaptive rule of docs/benchmarks.md
 (stop a workspace's over-fetch when the bound on its fused score from similarity and keyword ranks,
 ``1/(FUSION_K + 1 + A) + KEYWORD_WEIGHT/(FUSION_K + 1 + B)``, is below θ) for a range of θ: what it saves
 and which top-25 items it would have lost, with their signal ranks.
 
-Cited by docs/evaluation.md, item 6, "adaptive fan-out" ("What was measured").
+Cited by docs/benchmarks.md, "Query speed at scale" ("Where the final top 25 come from") and "Tried and not
+kept" (adaptive fan-out).
 """
 
 from __future__ import annotations

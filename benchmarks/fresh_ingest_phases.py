@@ -1,6 +1,6 @@
 """Where a fresh ``lucasrag ingest`` spends its time, phase by phase (a benchmark, not a test).
 
-    python benchmarks/fresh_ingest_phases.py --work /tmp/onenote4-new --notes 1000 --repeats 3
+    python benchmarks/fresh_ingest_phases.py --work /tmp/onenote --notes 1000 --repeats 3
     python benchmarks/fresh_ingest_phases.py --work W --notes N --compare BASE_CODE --base-work W_BASE
         # BASE_CODE (e.g. `git archive main | tar -x -C BASE_CODE`) on its own copy W_BASE, interleaved with this tree
 

@@ -1,8 +1,8 @@
 """Same results before and after a speed change: dump ``query()`` for every generated question of a scale
 build, then compare two dumps (a check that goes with the timing work, not a timing).
 
-    python benchmarks/query_dump.py dump --work /tmp/speed4-scale --notes 10000 --to /tmp/dumps/main-10000.jsonl
-    python benchmarks/query_dump.py compare /tmp/dumps/main-10000.jsonl /tmp/dumps/branch-10000.jsonl
+    python benchmarks/query_dump.py dump --work /tmp/speed-scale --notes 10000 --to /tmp/dumps/before-10000.jsonl
+    python benchmarks/query_dump.py compare /tmp/dumps/before-10000.jsonl /tmp/dumps/after-10000.jsonl
 
 ``dump`` reads the build ``benchmarks/scale.py --work DIR`` left (``vault-n<N>-s7``, ``data-n<N>-s7``) and
 writes one JSON line per distinct generated question, graph off then graph on:
@@ -16,8 +16,8 @@ cache) and differ only in chunk id and the path's ``c<k>/`` prefix. "Copies only
 result's chunk id is dropped and its path's ``c<k>/`` prefix removed; every score, rank, text, why block,
 hint, warning and the temporal block is still compared.
 
-Cited by docs/evaluation.md, item 6 (query speed at scale): "one vector ranking per workspace and
-question", "Same results" (speed 3) and "Same results, by the dump comparison" (speed 4).
+Cited by docs/benchmarks.md, "Query speed at scale" ("Same results, checked": every change listed there was
+checked this way).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Ordinary questions asked of a real vault with today's date and default settings (issue 29).
+"""Ordinary questions asked of a real vault with today's date and default settings.
 
     python benchmarks/real_vault_questions.py kepano-obsidian=/work/shared/data/vaults/kepano-obsidian
     python benchmarks/real_vault_questions.py kepano-obsidian=PATH --now 2026-12-05 --keep /tmp/kepano-data

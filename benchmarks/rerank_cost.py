@@ -1,5 +1,5 @@
 """The rerank stage measured: cost and ordering of the llama.cpp cross-encoder path against the
-embedding-similarity fusion, on LoCoMo questions of one ingested conversation (issue 17 item 5).
+embedding-similarity fusion, on LoCoMo questions of one ingested conversation.
 
 No pretrained cross-encoder is installable here: the server runs the test rank model
 (``lucasrag_harness.model_servers.reranker_model``: real MiniLM encoder, random rank head), so the

@@ -3,7 +3,7 @@
 OpenBLAS splits every product above a few thousand elements over all cores. For the query's small
 products, on a busy machine, the hand-off costs more than the product, and the idle worker then spins
 for a while and slows the work that follows. Where the split falls also changes the last bit of some
-scores, so results depended on the machine's core count. docs/evaluation.md, "Query speed at scale".
+scores, so results depended on the machine's core count. docs/benchmarks.md, "Query speed at scale".
 """
 
 from __future__ import annotations

@@ -81,7 +81,7 @@ def read_catalog(settings: Settings) -> pl.DataFrame:
     return pl.read_parquet(path)
 
 
-# --- What changed between two ingests (issue 15: no silent moves) ---------------------------------
+# --- What changed between two ingests (no silent moves) ------------------------------------------
 
 #: One row per change of a note's status, workspace or band at the last ingest.
 CHANGES_SCHEMA = {

@@ -67,7 +67,7 @@ class EmbeddingModel:
     query_prefix: str  # prepended to queries, never to passages (see passage_prefix)
     max_tokens: int  # the tokenizer truncates here
     files: Callable[[], tuple[Path, Path]]  # (model.onnx, tokenizer.json), installed or raises
-    #: Texts per onnxruntime run, measured on an idle machine (docs/evaluation.md, "Embedding throughput"):
+    #: Texts per onnxruntime run, measured on an idle machine (docs/benchmarks.md, "Embedding throughput"):
     #: runs of 2-8 length-sorted texts beat 32 by a quarter. A model that quantizes activations per run
     #: (DynamicQuantizeLinear: one scale for the whole batch) must run one text at a time, or a text's
     #: vector depends on the texts batched with it and the cache's (model, text) key would not name it.

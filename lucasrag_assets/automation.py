@@ -51,7 +51,7 @@ workspace_schedules = [
 
 #: The sensor's run executes its steps in the run's own process, as `lucasrag ingest` does. A vault change is
 #: usually a note or two: the multiprocess default starts a Python process per step (ten), which under a daemon
-#: cost ~60 s of a 70 s one-note run on two cores against ~3 s of work (docs/evaluation.md, "The daemon path").
+#: cost ~60 s of a 70 s one-note run on two cores against ~3 s of work (docs/benchmarks.md, "One-note change").
 #: One process also holds the ingest lock from the first step to the last (docs/reliability.md).
 IN_PROCESS_RUN = {"execution": {"config": {"in_process": {}}}}
 

@@ -5,7 +5,7 @@ shard it writes instead of making, connecting and disposing of one per statement
 Dagster's ``SqliteEventLogStorage._connect`` creates an engine for every event it stores and every read it makes
 (195 in a no-change run at 1,000 notes: 101 events, some written to both the run's shard and the index shard,
 and the reads the run makes). An engine per shard, kept with SQLAlchemy's connection pool, does the same statements in
-the same transactions on the same files (``docs/evaluation.md``, "One-note change", fifth session).
+the same transactions on the same files (``docs/benchmarks.md``, "One-note change").
 
 It leans on one private method of the pinned Dagster (``_connect``, with ``_db_lock``, ``_initdb`` and
 ``_initialized_dbs``): ``lucasrag_assets.ingest.open_instance`` falls back to Dagster's own storage when this

@@ -33,7 +33,7 @@ _NO_COMPUTE_LOGS = """compute_logs:
   class: NoOpComputeLogManager
 """
 # The daemon's queue hands a run to its launcher every 5 s by default: up to 5 s of a sensor's one-note run
-# spent waiting (docs/evaluation.md, "The daemon path"). Every second costs one query of the runs table.
+# spent waiting (docs/benchmarks.md, "One-note change"). Every second costs one query of the runs table.
 _QUICK_QUEUE = """run_coordinator:
   module: dagster._core.run_coordinator
   class: QueuedRunCoordinator
@@ -154,7 +154,7 @@ def _event_log_held_open(instance, run_id: str) -> Iterator[None]:
     SQLite event log, unchanged). Dagster opens and closes a connection per event (101 events in a one-note run,
     388 connections); closing the last connection to a WAL database checkpoints it (fsyncs), and with ours open
     none of those closes is the last. Replaying a 10,000-note run's events: 4.95 → 3.12 s at load 5-6
-    (``docs/evaluation.md``, "One-note change"). The shard is created by Dagster's own code first."""
+    (``docs/benchmarks.md``, "One-note change"). The shard is created by Dagster's own code first."""
     try:  # a private module of the pinned Dagster: another version's layout only loses the speed-up
         from dagster._core.storage.event_log.sqlite.sqlite_event_log import INDEX_SHARD_NAME, SqliteEventLogStorage
     except ImportError:

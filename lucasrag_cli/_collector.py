@@ -5,7 +5,7 @@ with our code, LightRAG and onnxruntime ~440,000) and then does its work. With C
 those objects again and again while they are being made: ~600 young and 4 full collections, 0.8-1.1 s of a fresh
 one-note ``lucasrag ingest`` at 1,000 notes. And the interpreter's last act is one more full collection of
 everything still alive, 1.3-2.7 s after that ingest, for memory the operating system takes back anyway
-(``docs/evaluation.md``, "One-note change", fifth session; measured with ``gc.callbacks``).
+(``docs/benchmarks.md``, "One-note change"; measured with ``gc.callbacks``).
 
 So: a larger young generation (fewer, larger young collections; the older generations' thresholds as CPython's),
 and every live object frozen at exit so that the final collection has nothing to walk. Objects are still freed by

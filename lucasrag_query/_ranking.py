@@ -28,7 +28,8 @@ TEMPORAL_SHARE = 0.25
 #: Weights of the keyword and graph-reach rankings against embedding similarity (1.0) in the fallback fusion.
 #: Keywords weigh twice as much as similarity: the exact words a question repeats (names, objects,
 #: places) decide the first rank better than MiniLM's cosine (LoCoMo tuning half: session Hit@1
-#: 0.629 → 0.742 with FUSION_K below; docs/evaluation.md, "Hit@1 on the tuning half").
+#: 0.629 → 0.742 with FUSION_K below; docs/locomo.md,
+#: "The ranking weights, and where each was chosen").
 KEYWORD_WEIGHT = 2.0
 GRAPH_WEIGHT = 1.0
 #: Weights of the time-fit ranking: a named year is close to a constraint, so it weighs as
@@ -36,7 +37,7 @@ GRAPH_WEIGHT = 1.0
 #: A named period scales PERIOD_WEIGHT by its precision (policy.PRECISION_STRENGTH: a day 2×,
 #: a decade ½×). Both chosen on the policy evaluation (generated vaults of 300 and 1,000 notes:
 #: the only setting of the sweep that lost no case on either) with the LoCoMo tuning half as a
-#: check; see docs/evaluation.md.
+#: check; see docs/evaluation.md, "Tuning against the policy evaluation".
 PERIOD_WEIGHT = 3.0
 RECENCY_WEIGHT = 0.5
 #: Reciprocal-rank-fusion constant of the final ranking. Small, so that the head of each ranking

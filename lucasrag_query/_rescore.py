@@ -13,8 +13,8 @@ the fused top N as a set (``keep_top``; the shipped model has none): it re-order
 themselves and the rest of its top k among themselves, so a candidate from below never
 pushes one of them down.
 
-On by default; ``LUCASRAG_RESCORE=0`` (``Settings.rescore``) turns it off. See docs/evaluation.md,
-"A learned second stage", for what it measured.
+On by default; ``LUCASRAG_RESCORE=0`` (``Settings.rescore``) turns it off. See docs/locomo.md,
+"The learned second stage", for what it measured.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""What a person may approve or move, judged against the last ingest (issue 15: approval means approval).
+"""What a person may approve or move, judged against the last ingest: approval means approval.
 
 * ``quarantine approve`` takes only notes that are quarantined now; anything else is
   refused with the note's status and the command that does what was meant.

@@ -1,4 +1,4 @@
-"""No silent moves: what changed for each note between two ingests, and why (issue 15).
+"""No silent moves: what changed for each note between two ingests, and why.
 
 A change is a note whose status (indexed / quarantined / invalid / removed), workspace, band
 or withheld subjects (care) differs from the last ingest. Its reason is read from the inputs of

@@ -1,5 +1,5 @@
 """The combined score of the care classifier's views, its cuts and their figures: the candidate weights,
-the uncertain/charged thresholds at the issue's false-positive rates and uncertain budget, and the pick
+the uncertain/charged thresholds at the target false-positive rates and uncertain budget, and the pick
 of the weights with the highest recall at the uncertain cut."""
 
 from __future__ import annotations

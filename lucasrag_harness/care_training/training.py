@@ -21,9 +21,9 @@ Everything is chosen on out-of-fold scores, folds grouped by template family
 (so on ways of writing the fold's model never saw), over ``REPEATS`` fold
 assignments whose scores are pooled (one assignment alone moved the recall by up
 to 0.07): ``uncertain`` is the lowest threshold that keeps out-of-fold neutral
-false positives at ``UNCERTAIN_FP`` (the issue's 0.05), ``charged`` the lowest
+false positives at ``UNCERTAIN_FP`` (0.05), ``charged`` the lowest
 that keeps them at ``CHARGED_FP`` — or lower, until at most ``UNCERTAIN_BUDGET``
-of all out-of-fold pairs fall between the two (the issue's 0.15). The report
+of all out-of-fold pairs fall between the two (0.15). The report
 (also in ``weights.json``) gives the pooled out-of-fold figures at those cuts
 and each assignment's own, and the **leave-one-batch-out** check: for each batch
 of writers apart from batches 1-5 (``pairs.WRITER_BATCHES``), the same choice made

@@ -7,10 +7,10 @@ left under ``--out`` (``locomo_sweep.record_pools``); its pool is then ranked by
 with the ``--knob`` settings (``locomo_sweep.KNOBS``) and the second stage on or off (``--rescore``), and its
 top 25 mapped to sessions (first appearance). A miss: the first session is not a gold one.
 
-    python -m lucasrag_harness.evaluation.locomo_misses --half tune --out /tmp/quality-locomo \\
+    python -m lucasrag_harness.evaluation.locomo_misses --half tune --out .lucasrag_data/eval/locomo \\
         --knob KEYWORD_WEIGHT=2 --knob FUSION_K=2 --knob PERIOD_WEIGHT=3 --rescore off
 
-Cited by docs/evaluation.md, item 3, "Rank-1 rules" (the misses at the chosen fusion weights).
+Cited by docs/locomo.md, "Where Hit@1 still misses" (the misses at the chosen fusion weights).
 """
 
 from __future__ import annotations

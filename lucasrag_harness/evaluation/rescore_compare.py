@@ -10,15 +10,15 @@ stage recorded (``rescore_fit.collect``). The fused order is printed beside the 
 ``--cost``: ``_rescore.rescore`` over each question's recorded inputs (per conversation), once per model
 and round, interleaved; each question's best of the rounds; p50 and p95 (ms), and the load average.
 
-    python -m lucasrag_harness.evaluation.rescore_compare --half report --out /tmp/fanout-locomo \\
-        --pooled-out /tmp/fanout-pooled/pooled \\
-        --model shipped=/tmp/fanout-scratch/rescore_model.shipped.json \\
-        --model candidate=/tmp/fanout-scratch/rescore_model.candidate.json
-    python -m lucasrag_harness.evaluation.rescore_compare --half tune --out /tmp/quality-locomo --cost \\
+    python -m lucasrag_harness.evaluation.rescore_compare --half report --out .lucasrag_data/eval/locomo \\
+        --pooled-out .lucasrag_data/eval/locomo/pooled \\
+        --model shipped=lucasrag_query/rescore_model.json \\
+        --model candidate=/tmp/rescore_model.candidate.json
+    python -m lucasrag_harness.evaluation.rescore_compare --half tune --out .lucasrag_data/eval/locomo --cost \\
         --model ... --model ...
 
-Cited by docs/evaluation.md, items 3/5, "Hit@1: a second stage that keeps the fused top 5" (its cost, and
-look 7 on the report half).
+Cited by docs/locomo.md, "The learned second stage" (its cost) and "Tried and not kept" (the stage that keeps
+the fused top 5, look 7 on the report half).
 """
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ conversation out at a time (five folds on the tuning half); per setting it print
 Hit@1 / R@5 / MRR of the held-out folds together, against the fused order, and the
 per-question wins and losses of Hit@1.
 
-    python -m lucasrag_harness.evaluation.rescore_fit --out /tmp/quality-locomo --half tune
+    python -m lucasrag_harness.evaluation.rescore_fit --out .lucasrag_data/eval/locomo --half tune
     python -m lucasrag_harness.evaluation.rescore_fit ... --write lucasrag_query/rescore_model.json \\
         --loss listwise --k 10 --l2 0.001
 """

@@ -17,18 +17,17 @@ the whole family chooses the cell with the best Hit@1, judged on the per-convers
 per-conversation``) or the pooled ones (``pooled``) of the training conversations; the chosen cell's model of
 the outer fold then scores the held-out conversation.
 
-    python -m lucasrag_harness.evaluation.rescore_protect --cache /tmp/rank4-scratch/qs.pkl \\
-        --pooled-cache /tmp/rank4-scratch/qs-pooled.pkl --grid --nested-by per-conversation
+    python -m lucasrag_harness.evaluation.rescore_protect --cache /tmp/rescore-tune.pkl \\
+        --pooled-cache /tmp/rescore-tune-pooled.pkl --grid --nested-by per-conversation
     python -m lucasrag_harness.evaluation.rescore_protect ... --nested-by per-conversation,pooled --deltas inf
-    python -m lucasrag_harness.evaluation.rescore_protect --cache /tmp/rank3-tune.pkl --loss pairwise \\
+    python -m lucasrag_harness.evaluation.rescore_protect --cache /tmp/rescore-tune.pkl --loss pairwise \\
         --k 3,5,7,10,15 --l2 0.001,0.01,0.1,1 --deltas 0 --window 0 --reference fused --nested-by per-conversation
 
 The pools are read from the caches when they exist; otherwise recorded from the builds a ``lucasrag eval
 locomo`` run left (``--out``, and ``--pooled-out`` for the pooled vault's ``pooled`` folder) and written there.
 
-Cited by docs/evaluation.md, items 3/5: "Hit@1: a second stage that keeps the fused top 5" ("How it was
-judged") and the learned second stage's nested check ("The choice of k and λ is not where the gain comes
-from").
+Cited by docs/locomo.md, "The learned second stage" (the nested check: "The choice of k and λ is not where
+the gain comes from") and "Tried and not kept" (the stage that keeps the fused top 5).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Recency by what ages, end to end (issue 29): an ingest bands each note by what it is, `lucasrag notes
+"""Recency by what ages, end to end: an ingest bands each note by what it is, `lucasrag notes
 --json` says why, and a changed property (`updated:`, `band:`) rebands the note at the next ingest."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""One decision for many quarantined notes (issue 29): a tag, a folder, the notes like an example, the
+"""One decision for many quarantined notes: a tag, a folder, the notes like an example, the
 router's best guess; a dry run writes nothing; each approval is a `workspace:` key and nothing else."""
 
 from __future__ import annotations

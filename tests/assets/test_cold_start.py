@@ -1,4 +1,4 @@
-"""Cold start (issue 11): the sample vault with every `workspace:` label stripped still routes
+"""Cold start: the sample vault with every `workspace:` label stripped still routes
 sensibly, content-free notes stay quarantined, and a person's routing.yaml rule wins over the
 router but not over frontmatter. Real embeddings, no mocks."""
 

@@ -1,4 +1,4 @@
-"""Approval means approval, and no silent moves (issue 15), end to end through the CLI on a copy of
+"""Approval means approval, and no silent moves, end to end through the CLI on a copy of
 the sample vault: refused approvals change no byte; folder approval and an explicit move are
 recorded; the next ingest lists every note whose status, workspace or band changed, with the reason."""
 

@@ -1,4 +1,4 @@
-"""A whole ingest of a hostile vault (the issue's findings on main): a FIFO named pipe.md, a symlink
+"""A whole ingest of a hostile vault: a FIFO named pipe.md, a symlink
 loop, a symlink to /etc/passwd, a YAML alias bomb and an object tag, next to the sample notes. The
 ingest finishes, reports each bad entry with its reason, indexes the rest, reads nothing outside
 the vault and changes no byte of it; the second ingest (memo path) does the same."""

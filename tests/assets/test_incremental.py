@@ -79,7 +79,7 @@ def test_changed_deleted_and_unchanged_notes(profile_fresh_vault):
             assert path.read_bytes() == data
 
 
-# --- A one-note change redoes one note and gives what a clean build gives (issue 17 item 8) ---------------
+# --- A one-note change redoes one note and gives what a clean build gives ---------------------------------
 
 #: The assets whose rows must not depend on what the memos held: routing verdicts, chunk rows with their
 #: band and care verdicts, the catalogue. (The index steps only store these rows.)

@@ -1,4 +1,4 @@
-"""Private notes leave no trace (issue 30, architecture §3.12), on both profiles.
+"""Private notes leave no trace (architecture §3.12), on both profiles.
 
 Unique canary words are planted in private notes (a folder pattern, a glob, the frontmatter key; a proper
 name among them). After an ingest every byte under the data folder and the Dagster instance (parquet files

@@ -1,4 +1,4 @@
-"""Quarantine reviews converge (issue 31): approving k notes lowers pending by k, and no unchanged indexed
+"""Quarantine reviews converge: approving k notes lowers pending by k, and no unchanged indexed
 note leaves the index or changes workspace because the router learned from the approvals or from new
 notes — on the sample vault with every `workspace:` key stripped, so that the router decides everything."""
 

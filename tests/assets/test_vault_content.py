@@ -1,4 +1,4 @@
-"""Real-vault conventions end to end (issue 11): a small Obsidian-style vault written here, ingested,
+"""Real-vault conventions end to end: a small Obsidian-style vault written here, ingested,
 then searched. Each note reproduces one convention; the rules' own tables are in tests/rules/."""
 
 from __future__ import annotations

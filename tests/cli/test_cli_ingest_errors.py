@@ -1,4 +1,4 @@
-"""`lucasrag ingest` refuses a vault that is not a folder, saying which mistake it is (issue 15, item 10)."""
+"""`lucasrag ingest` refuses a vault that is not a folder, saying which mistake it is."""
 
 from __future__ import annotations
 

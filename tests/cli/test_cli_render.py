@@ -1,4 +1,4 @@
-"""The query CLI's blocks read at 80 columns (issue 15, items 6 and 7): real results, a fixed-width Console."""
+"""The query CLI's blocks read at 80 columns: real results, a fixed-width Console."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The demo prints commands the way a shell takes them (issue 15, item 4): its printed lines, pasted into
+"""The demo prints commands the way a shell takes them: its printed lines, pasted into
 bash, run and succeed — and what it shows is readable (the answers are on screen)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The README's "Using it" section is executable truth (issue 15): every command in its ``bash`` blocks
+"""The README's "Using it" section is executable truth: every command in its ``bash`` blocks
 runs, in order, against a copy of the sample vault in a temporary data folder, and must exit 0.
 
 The README is parsed when the test runs, so a command added to the section is checked from then on.

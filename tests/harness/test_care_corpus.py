@@ -1,4 +1,4 @@
-"""The generated care corpus: the issue's minimums, batches 1-5, held-out batches 1-3 and the writers batches as
+"""The generated care corpus: its size minimums, batches 1-5, held-out batches 1-3 and the writers batches as
 tuning data, held-out batch 4 as the test half, deterministic."""
 
 from __future__ import annotations

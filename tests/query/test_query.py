@@ -98,7 +98,7 @@ def test_result_json_shape(profile_ingested):
     assert data["reranker"] == "embedding-similarity"
     assert len(data["results"]) == 3 and [r["rank"] for r in data["results"]] == [1, 2, 3]
     assert set(data["results"][0]) == {"rank", "chunk_id", "workspace", "path", "band", "date", "score", "text"}
-    # §3.9's keys, with the per-signal decisions beside them (issue 14)
+    # §3.9's keys, with the per-signal decisions beside them
     assert set(data["temporal"]) == {"archival_open", "signals", "archive", "details"}
     assert data["temporal"] == {"archival_open": False, "signals": [], "archive": "closed", "details": []}
 

@@ -1,4 +1,4 @@
-"""One "today" (issue 15, item 5): the sample vault reads the same on the real date as on the tests' fixed NOW.
+"""One "today": the sample vault reads the same on the real date as on the tests' fixed NOW.
 
 The demo, the tests and ``scripts/dagster-ui`` share one data folder story: an ingest on one day, then the
 UI's sensor ingesting again on the real date. The sample vault's present notes declare ``band: present``,

@@ -1,4 +1,4 @@
-"""Approval means approval (issue 15): which approvals and moves are allowed, and what the refusal says."""
+"""Approval means approval: which approvals and moves are allowed, and what the refusal says."""
 
 import pytest
 

@@ -1,4 +1,4 @@
-"""No silent moves (issue 15): every status/workspace/band change between two ingests, with its reason."""
+"""No silent moves: every status/workspace/band change between two ingests, with its reason."""
 
 import polars as pl
 import pytest

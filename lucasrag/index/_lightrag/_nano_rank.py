@@ -14,7 +14,7 @@ threads against 0.7 ms on one for 4,000 × 384), and the idle worker then spins 
 slowing the query's own work after the product. Where the split falls also changes the last bit of
 some scores, so the ranking of exact copies (equal vectors, equal scores but for that bit) depended on
 the machine's core count; on one thread it does not. The rows are exactly LightRAG's query run on
-one BLAS thread (the test checks both). docs/evaluation.md, "Query speed at scale".
+one BLAS thread (the test checks both). docs/benchmarks.md, "Query speed at scale".
 """
 
 from __future__ import annotations

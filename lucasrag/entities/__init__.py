@@ -28,7 +28,15 @@ can recompute them from a stored chunk when another chunk goes away.
 
 from __future__ import annotations
 
-from lucasrag.entities._extract import ChunkGraph, Entity, NoteMeta, Relation, extract_chunk, note_meta
+from lucasrag.entities._extract import (
+    ChunkGraph,
+    Entity,
+    NoteMeta,
+    Relation,
+    entity_properties,
+    extract_chunk,
+    note_meta,
+)
 from lucasrag.entities._fragments import (
     entity_fragment,
     mention_positions,
@@ -73,6 +81,7 @@ __all__ = [
     "TYPE_RANK",
     "WINDOW",
     "entity_fragment",
+    "entity_properties",
     "extract_chunk",
     "link_target",
     "mention_positions",

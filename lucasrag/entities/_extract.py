@@ -69,6 +69,24 @@ def _names_of(value: object) -> list[str]:
     return out
 
 
+def entity_properties(frontmatter: Mapping | None) -> dict:
+    """The frontmatter keys :func:`note_meta` reads (title, tags, aliases, people) as JSON values that
+    :func:`note_meta` reads exactly as it reads the originals: what the notes table carries so that no
+    later step re-reads the vault."""
+    keys = ("title", "tags", *ALIAS_KEYS, *PEOPLE_KEYS)
+    out = {}
+    for key, value in (frontmatter or {}).items():
+        if key not in keys:
+            continue
+        if isinstance(value, (list, tuple)):  # items as _names_of reads them
+            out[key] = [None if isinstance(v, (dict, list)) else v if isinstance(v, str) else str(v) for v in value]
+        elif value is None or isinstance(value, str):
+            out[key] = value
+        elif key == "title":
+            out[key] = str(value)  # note_meta reads str(title)
+    return out
+
+
 def note_meta(
     path: str,
     frontmatter: Mapping | None = None,

@@ -51,30 +51,24 @@ def private_link_salts(docs: pl.DataFrame) -> dict[str, str]:
     }
 
 
-def note_meta_reader(settings: Settings, docs: pl.DataFrame):
-    """doc id → the entity extractor's view of the note (title, tags, frontmatter aliases
-    and people). Frontmatter is read from the vault file only for documents being written."""
+def note_meta_reader(docs: pl.DataFrame):
+    """doc id → the entity extractor's view of the note (title, tags, frontmatter aliases and people), from
+    the columns the scan wrote (``entity_properties``): the vault is not read again."""
     from lucasrag.entities import note_meta
-    from lucasrag.safe_read import read_regular
-    from lucasrag_assets.rules.vault_scan import _parse_text
 
-    rows = {
-        doc_id(r["path"]): (r["path"], r["title"], list(r["tags"] or ()), list(r.get("links") or ()))
-        for r in docs.select("path", "title", "tags", *(["links"] if "links" in docs.columns else [])).iter_rows(
-            named=True
-        )
-    }
+    columns = ("path", "title", "tags", "links", "entity_properties")
+    rows = {doc_id(r["path"]): r for r in docs.select(*(c for c in columns if c in docs.columns)).iter_rows(named=True)}
 
     def meta(doc: str):
-        if doc not in rows:
+        if (row := rows.get(doc)) is None:
             return None
-        path, title, tags, links = rows[doc]
-        try:
-            raw = read_regular(settings.vault, settings.vault / path, limit=settings.max_note_bytes)
-            _, frontmatter, _ = _parse_text(raw, settings.max_note_bytes)
-        except Exception:  # noqa: BLE001 — changed or unreadable since the scan: title and tags still apply
-            frontmatter = {}
-        return note_meta(path, frontmatter, title=title or "", tags=tags, links=links)
+        return note_meta(
+            row["path"],
+            json.loads(row.get("entity_properties") or "{}"),
+            title=row["title"] or "",
+            tags=list(row["tags"] or ()),
+            links=list(row.get("links") or ()),
+        )
 
     return meta
 
@@ -114,7 +108,7 @@ def _sync(
                 full_texts,
                 cache,
                 progress=progress,
-                note_meta=note_meta_reader(settings, docs),
+                note_meta=note_meta_reader(docs),
                 rows_digest=rows_digest,
                 doc_salts=salts,
             )

@@ -1,10 +1,12 @@
 """vault_notes: every note file of the vault, parsed, with invalid files and their reasons."""
 
+import json
 from pathlib import Path
 
 import polars as pl
 from dagster import AssetExecutionContext, MetadataValue, asset
 
+from lucasrag.entities import entity_properties
 from lucasrag.privacy import load_privacy
 from lucasrag.safe_read import UnreadableEntry, regular_file, vault_relpath
 from lucasrag.settings import Settings
@@ -21,7 +23,7 @@ from lucasrag_assets.rules.vault_scan import Note, parse_note
 #: 4: the kind properties and a clipping's source address reach the router (``kinds``, ``source``).
 #: 6: the latest updated:/modified: property (``updated``: a recent edit keeps a time-bound note present).
 #: 7: TOML frontmatter (+++) is read: a site generator's pages (Hugo, Zola) kept as a vault.
-PARSE_VERSION = 7
+PARSE_VERSION = 8
 
 NOTE_SCHEMA = {
     "path": pl.String,
@@ -46,6 +48,9 @@ NOTE_SCHEMA = {
     #: list or a ``with:`` property can make a note refer to a deference subject (rules/care/mentions)
     "properties": pl.String,
     "updated": pl.Date,
+    #: the frontmatter the entity graph reads (title, tags, aliases, people) as JSON: the index step takes it
+    #: from here rather than opening the note again
+    "entity_properties": pl.String,
 }
 
 
@@ -72,6 +77,7 @@ def notes_frame(notes: list[Note]) -> pl.DataFrame:
             "source": n.source,
             "properties": properties_text(n.frontmatter) if n.frontmatter else "",
             "updated": n.updated,
+            "entity_properties": json.dumps(entity_properties(n.frontmatter), ensure_ascii=False),
         }
         for n in notes
     ]

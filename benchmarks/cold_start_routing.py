@@ -47,8 +47,8 @@ sys.path.insert(0, str(REPO))
 
 from lucasrag.embedding_cache import EmbeddingCache  # noqa: E402
 from lucasrag_assets.assets.notes import notes_frame  # noqa: E402
-from lucasrag_assets.rules import routing  # noqa: E402
-from lucasrag_assets.rules.routing_rules import RoutingRules, suggest_folder_rules  # noqa: E402
+from lucasrag_assets.rules.routing import router as routing  # noqa: E402
+from lucasrag_assets.rules.routing.vault_rules import RoutingRules, suggest_folder_rules  # noqa: E402
 from lucasrag_assets.rules.vault_scan import scan_vault  # noqa: E402
 
 LABELS = REPO / "benchmarks" / "cold_start_labels.yaml"

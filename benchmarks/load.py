@@ -17,7 +17,7 @@ Per phase: calls, throughput, latency p50/p95/p99, errors (any exception, groupe
 target 0) and peak RSS — the query process's high-water mark (``VmHWM``: query() runs in this
 process) and, sampled every 0.5 s, the ingest process and the service processes. After the ingest
 phase one query checks that a changed note's new line is searchable. On the production profile
-PostgreSQL and Neo4j are started by ``lucasrag_harness.services`` (127.0.0.1, free ports, password
+PostgreSQL and Neo4j are started by ``lucasrag_harness.local_servers`` (127.0.0.1, free ports, password
 auth) in ``--work`` and stopped at the end; the data folder keeps the embedding cache of the
 embedded build (copied), so the first production ingest does not embed every note again.
 """
@@ -212,7 +212,7 @@ def _line(r: dict) -> str:
 
 
 def start_services(work: Path):
-    from lucasrag_harness.services import Neo4jServer, PostgresServer, free_port
+    from lucasrag_harness.local_servers import Neo4jServer, PostgresServer, free_port
 
     root = work / "services"
     pg = PostgresServer(root / "postgres", free_port())

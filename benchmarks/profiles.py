@@ -40,7 +40,7 @@ from lucasrag.index import open_chunk_store  # noqa: E402
 from lucasrag.settings import Settings  # noqa: E402
 from lucasrag.vocabulary import WORKSPACES  # noqa: E402
 from lucasrag_assets.ingest import run_ingest  # noqa: E402
-from lucasrag_harness.services import free_port, start_services, stop_services  # noqa: E402
+from lucasrag_harness.local_servers import free_port, start_services, stop_services  # noqa: E402
 from lucasrag_query import query  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))

@@ -18,8 +18,8 @@ from pathlib import Path
 
 from lucasrag.catalog import read_catalog
 from lucasrag.settings import Settings
-from lucasrag_assets.approvals import approve_quarantined
 from lucasrag_assets.ingest import run_ingest
+from lucasrag_assets.routing_decisions import approve_quarantined
 
 
 def state(settings: Settings) -> dict[str, tuple[str, str | None]]:

@@ -13,7 +13,7 @@ in the vault keeps the file's mode (an approval) or is the person's own (a decis
 
 One exception: as root, PostgreSQL runs as the system user ``lucasrag-pg`` and needs to traverse
 the directories above its data directory; inside the data folder those get that user's group and
-group search only (0710), never other-access (see also ``lucasrag_harness.services._process.make_traversable``).
+group search only (0710), never other-access (see also ``lucasrag_harness.local_servers._process.make_traversable``).
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ DIR_MODE = 0o700
 FILE_MODE = 0o600
 #: The umask of LucasRAG's own processes: files 0600 and folders 0700 from their first write.
 PRIVATE_UMASK = 0o077
-SERVICE_GROUP = "lucasrag-pg"  # the PostgreSQL system user's group (lucasrag_harness.services.postgres.PG_USER)
+SERVICE_GROUP = "lucasrag-pg"  # the PostgreSQL system user's group (lucasrag_harness.local_servers.postgres.PG_USER)
 
 _opened: set[Path] = set()
 

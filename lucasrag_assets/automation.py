@@ -21,9 +21,9 @@ from dagster import (
 
 from lucasrag.vault_files import vault_fingerprint
 from lucasrag.vocabulary import WORKSPACES
-from lucasrag_assets.approvals import approve_many, approve_quarantined
 from lucasrag_assets.resources import LucasragSettings
-from lucasrag_assets.rules.approval_gate import LIKE_SIMILARITY
+from lucasrag_assets.routing_decisions import approve_many, approve_quarantined
+from lucasrag_assets.rules.approval_checks import LIKE_SIMILARITY
 
 ingest_job = define_asset_job("ingest", selection=AssetSelection.all(), description="Ingest the whole vault.")
 

@@ -31,10 +31,10 @@ from pydantic import Field
 
 from lucasrag.catalog import CatalogMissing, care_pending, catalog_path, read_catalog
 from lucasrag.deference import load_deference
-from lucasrag_assets.approvals import approve_quarantined
 from lucasrag_assets.assets.care import CareDecision
 from lucasrag_assets.automation import WorkspaceChoice
 from lucasrag_assets.resources import LucasragSettings
+from lucasrag_assets.routing_decisions import approve_quarantined
 from lucasrag_assets.rules.care.decisions import CareDecisionError, record
 
 PENDING_NOTES = DynamicPartitionsDefinition(name="pending_notes")

@@ -43,7 +43,7 @@ def route_move(
     workspace: str = typer.Option(..., "--workspace", "-w", help="The workspace it belongs in."),
 ) -> None:
     """Move a note (already routed, or quarantined) to WORKSPACE: recorded as `workspace:` in its frontmatter."""
-    from lucasrag_assets.approvals import move_note
+    from lucasrag_assets.routing_decisions import move_note
 
     catalog_missing, refused = _decision_errors()
     settings = _settings()
@@ -64,7 +64,7 @@ def route_suggest(
 ) -> None:
     """Propose folder → workspace rules from the last ingest (notes of a folder mostly share a workspace)."""
     from lucasrag.catalog import CatalogMissing, read_catalog
-    from lucasrag_assets.rules.routing_rules import (
+    from lucasrag_assets.rules.routing.vault_rules import (
         RoutingRulesError,
         load_routing_rules,
         routing_rules_path,
@@ -116,7 +116,7 @@ def quarantine_approve_command(
 ) -> None:
     """Approve a quarantined note, or many at once (--folder, --tag, --like, --suggested; all given must
     hold), into a workspace: recorded in each note's frontmatter."""
-    from lucasrag_assets.approvals import approve_many, approve_quarantined
+    from lucasrag_assets.routing_decisions import approve_many, approve_quarantined
 
     many = folder is not None or tag is not None or like is not None or suggested
     if (path is None) == (not many):

@@ -31,8 +31,8 @@ from pathlib import Path
 
 import pytest
 
-from lucasrag_harness.services import Neo4jServer, PostgresServer, ServiceError, free_port, lightrag_env
-from lucasrag_harness.services.postgres import ensure_database
+from lucasrag_harness.local_servers import Neo4jServer, PostgresServer, ServiceError, free_port, lightrag_env
+from lucasrag_harness.local_servers.postgres import ensure_database
 
 TEST_DATABASE = "lucasrag_test"
 

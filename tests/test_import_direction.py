@@ -77,8 +77,8 @@ def test_every_package_is_checked():
     ("package", "source", "caught"),
     [
         ("lucasrag", "from lucasrag_assets.ingest import run_ingest\n", True),
-        ("lucasrag", "def f():\n    import lucasrag_assets.rules.routing\n", True),
-        ("lucasrag", "def f():\n    from lucasrag_harness.services import start_services\n", True),
+        ("lucasrag", "def f():\n    import lucasrag_assets.rules.routing.router\n", True),
+        ("lucasrag", "def f():\n    from lucasrag_harness.local_servers import start_services\n", True),
         ("lucasrag_query", "from lucasrag_cli import app\n", True),
         ("lucasrag_query", "async def f():\n    from lucasrag_harness.evaluation import recall\n", True),
         ("lucasrag_assets", "if True:\n    from lucasrag_cli._console import fail\n", True),

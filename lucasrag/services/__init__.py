@@ -2,7 +2,7 @@
 
 The core needs only this: the error type, reachability checks that name the service and the
 setting, and the environment LightRAG's storages read. Running the servers themselves
-(``lucasrag services start``, the test fixtures) is harness: :mod:`lucasrag_harness.services`.
+(``lucasrag services start``, the test fixtures) is harness: :mod:`lucasrag_harness.local_servers`.
 """
 
 from __future__ import annotations

@@ -26,8 +26,8 @@ from lucasrag.vocabulary import WORKSPACES
 from lucasrag_assets.assets._metadata import markdown_table
 from lucasrag_assets.resources import LucasragSettings
 from lucasrag_assets.rules.changes import note_changes
-from lucasrag_assets.rules.routing import WORKSPACE_PROTOTYPES
-from lucasrag_assets.rules.routing_evidence import routing_text
+from lucasrag_assets.rules.routing.evidence import routing_text
+from lucasrag_assets.rules.routing.router import WORKSPACE_PROTOTYPES
 
 
 def care_pairs(chunks: pl.DataFrame) -> pl.DataFrame:

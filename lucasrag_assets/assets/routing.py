@@ -19,12 +19,13 @@ from lucasrag.vocabulary import WORKSPACES
 from lucasrag_assets.assets._metadata import markdown_table
 from lucasrag_assets.memo import memoised_rows, row_keys, source_fingerprint
 from lucasrag_assets.resources import LucasragSettings
-from lucasrag_assets.rules import clippings, routing_evidence
+from lucasrag_assets.rules import clippings
 from lucasrag_assets.rules.changes import note_changes
-from lucasrag_assets.rules.routing import route_frame
-from lucasrag_assets.rules.routing_evidence import EVIDENCE_SCHEMA, note_evidence
-from lucasrag_assets.rules.routing_rules import load_routing_rules
-from lucasrag_assets.rules.stable_routing import keep_placed
+from lucasrag_assets.rules.routing import evidence as routing_evidence
+from lucasrag_assets.rules.routing.evidence import EVIDENCE_SCHEMA, note_evidence
+from lucasrag_assets.rules.routing.router import route_frame
+from lucasrag_assets.rules.routing.stability import keep_placed
+from lucasrag_assets.rules.routing.vault_rules import load_routing_rules
 
 #: What :func:`note_evidence` reads of a note: its memo key covers these and the rules' source.
 EVIDENCE_INPUTS = ("path", "title", "body", "tags", "kinds", "links", "source")
@@ -106,7 +107,7 @@ def route_notes(context: AssetExecutionContext, lucasrag: LucasragSettings, vaul
         decided = route_frame(vault_notes, cache.embed, settings.route_threshold, rules, evidence=evidence)
     finally:
         cache.close()
-    # reviews converge: an unchanged indexed note keeps its workspace (rules/stable_routing.py)
+    # reviews converge: an unchanged indexed note keeps its workspace (rules/routing/stability.py)
     decided = keep_placed(decided, read_previous_catalog(settings), read_state(settings))
     routed = without_private_links(decided.filter(pl.col("workspace").is_not_null()), vault_notes)
     quarantined = decided.filter(pl.col("workspace").is_null()).select(

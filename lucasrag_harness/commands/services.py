@@ -53,7 +53,7 @@ def start(
 ) -> None:
     """Start (or find running) the services under LUCASRAG_DATA/services; print the settings to export."""
     from lucasrag_assets.ingest import dagster_postgres_url
-    from lucasrag_harness.services import ServiceError, start_services
+    from lucasrag_harness.local_servers import ServiceError, start_services
 
     settings = _settings()
     err.print(f"starting services under {settings.data / 'services'} …", highlight=False)
@@ -77,7 +77,7 @@ def stop(
     neo4j: bool = typer.Option(True, "--neo4j/--no-neo4j"),
 ) -> None:
     """Stop the services `start` started (found through LUCASRAG_DATA/services/state.json)."""
-    from lucasrag_harness.services import ServiceError, stop_services
+    from lucasrag_harness.local_servers import ServiceError, stop_services
 
     try:
         stop_services(_settings(), postgres=postgres, neo4j=neo4j)
@@ -99,7 +99,7 @@ def _reachable(check, *args, **kwargs) -> str:
 @services_app.command("status")
 def status(as_json: bool = typer.Option(False, "--json", help="Print the status as JSON.")) -> None:
     """The managed services (pid, address, data dir) and whether the configured addresses answer."""
-    from lucasrag_harness.services import require_neo4j, require_postgres, services_status
+    from lucasrag_harness.local_servers import require_neo4j, require_postgres, services_status
 
     settings = _settings()
     managed = services_status(settings)

@@ -10,8 +10,8 @@ import pytest
 
 from lucasrag.embedding_cache import EmbeddingCache
 from lucasrag_assets.assets.notes import notes_frame
-from lucasrag_assets.rules.routing import route_frame
-from lucasrag_assets.rules.routing_rules import load_routing_rules
+from lucasrag_assets.rules.routing.router import route_frame
+from lucasrag_assets.rules.routing.vault_rules import load_routing_rules
 from lucasrag_assets.rules.vault_scan import scan_vault
 
 pytestmark = pytest.mark.slow

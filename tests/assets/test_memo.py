@@ -15,7 +15,8 @@ import pytest
 from lucasrag_assets.assets.chunks import CHUNK_RULES
 from lucasrag_assets.assets.routing import EVIDENCE_RULES
 from lucasrag_assets.memo import memoised_rows, row_keys, source_files
-from lucasrag_assets.rules import chunk_table, routing_evidence
+from lucasrag_assets.rules import chunk_table
+from lucasrag_assets.rules.routing import evidence as routing_evidence
 
 
 def _rules_reached(module: types.ModuleType) -> set[str]:

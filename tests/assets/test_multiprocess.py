@@ -19,7 +19,7 @@ from lucasrag.settings import ENV_VARS, SECRET_FIELDS, Settings
 from lucasrag.vocabulary import WORKSPACES
 from lucasrag_assets.ingest import run_ingest
 from lucasrag_assets.io_manager import asset_value_path
-from lucasrag_harness.services.postgres import ensure_database
+from lucasrag_harness.local_servers.postgres import ensure_database
 
 pytestmark = [pytest.mark.slow, pytest.mark.production]
 

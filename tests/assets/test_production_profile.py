@@ -21,7 +21,7 @@ import pytest
 from lucasrag.index import index_exists, open_chunk_store, open_workspace_index
 from lucasrag.settings import Settings
 from lucasrag.vocabulary import WORKSPACES, ChunkRecord
-from lucasrag_harness.services import ServiceError, free_port
+from lucasrag_harness.local_servers import ServiceError, free_port
 
 pytestmark = pytest.mark.slow
 production = pytest.mark.production

@@ -12,9 +12,9 @@ import polars as pl
 import pytest
 
 from lucasrag.catalog import read_catalog
-from lucasrag_assets.approvals import approve_quarantined
 from lucasrag_assets.ingest import run_ingest
 from lucasrag_assets.io_manager import asset_value_path
+from lucasrag_assets.routing_decisions import approve_quarantined
 
 pytestmark = pytest.mark.slow
 

@@ -80,7 +80,7 @@ def test_new_folder_is_private_whatever_the_umask(tmp_path, caplog, umask):
 def test_the_postgres_user_keeps_its_way_in_and_no_one_else(tmp_path, permissive_umask):
     """As root, PostgreSQL runs as lucasrag-pg: the folders above its data dir become 0710 with its
     group (search only), so tightening never locks a running server out, and others get nothing."""
-    from lucasrag_harness.services._process import _can_traverse, ensure_system_user
+    from lucasrag_harness.local_servers._process import _can_traverse, ensure_system_user
 
     user = ensure_system_user("lucasrag-pg")
     root = open_data_folder(tmp_path / "data")

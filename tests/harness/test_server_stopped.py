@@ -19,7 +19,7 @@ import uuid
 import pytest
 
 from lucasrag.services import ServiceError
-from lucasrag_harness.services import Neo4jServer, PostgresServer, free_port
+from lucasrag_harness.local_servers import Neo4jServer, PostgresServer, free_port
 
 pytestmark = [pytest.mark.slow, pytest.mark.production]
 
@@ -44,7 +44,7 @@ def test_postgres_stopped_under_a_query_and_an_ingest(
     production_settings,
 ):
     from lucasrag_assets.ingest import dagster_postgres_url, run_ingest
-    from lucasrag_harness.services.postgres import ensure_database
+    from lucasrag_harness.local_servers.postgres import ensure_database
     from lucasrag_query import query
 
     vault = notes_vault(tmp_path / "vault", NOTES)
@@ -105,7 +105,7 @@ def test_neo4j_stopped_in_the_middle_of_an_ingest(
 ):
     from lucasrag.vocabulary import WORKSPACES
     from lucasrag_assets.ingest import IngestFailed, dagster_postgres_url, run_ingest
-    from lucasrag_harness.services.postgres import ensure_database
+    from lucasrag_harness.local_servers.postgres import ensure_database
 
     vault = notes_vault(tmp_path / "vault", NOTES)
     _own_dagster_instance(tmp_path, postgres_server, monkeypatch, dagster_postgres_url, ensure_database)

@@ -1,4 +1,4 @@
-"""The production services: PostgreSQL + pgvector and Neo4j, managed by lucasrag_harness.services.
+"""The production services: PostgreSQL + pgvector and Neo4j, managed by lucasrag_harness.local_servers.
 
 Uses the session fixtures ``postgres_server`` / ``neo4j_server`` (tests/services_fixtures.py,
 imported by tests/conftest.py). The "down server" tests need no service and are not marked.
@@ -14,7 +14,7 @@ import time
 
 import pytest
 
-from lucasrag_harness.services import (
+from lucasrag_harness.local_servers import (
     Neo4jServer,
     PostgresServer,
     ServiceError,
@@ -252,8 +252,8 @@ def test_lightrag_storages_initialise_on_services(postgres_server, neo4j_server,
 @production
 def test_neo4j_stop_is_clean_and_restart_keeps_data(neo4j_server, tmp_path):
     """On a server of its own: the lifecycle is under test, not the session's shared server."""
-    from lucasrag_harness.services import free_port
-    from lucasrag_harness.services.neo4j import Neo4jServer
+    from lucasrag_harness.local_servers import free_port
+    from lucasrag_harness.local_servers.neo4j import Neo4jServer
 
     if not neo4j_server.managed:
         pytest.skip("external Neo4j")
@@ -291,8 +291,8 @@ def _stop_and_restart(server, auth) -> None:
 def test_make_traversable_sets_the_bit_that_applies(tmp_path, in_group):
     """A folder whose group is the PostgreSQL user's is judged by its group bits: o+x alone would not let it in;
     a folder whose group has no rights becomes 0710 with the user's group, never o+x."""
-    from lucasrag_harness.services._process import _can_traverse, ensure_system_user, make_traversable
-    from lucasrag_harness.services.postgres import PG_USER
+    from lucasrag_harness.local_servers._process import _can_traverse, ensure_system_user, make_traversable
+    from lucasrag_harness.local_servers.postgres import PG_USER
 
     user = ensure_system_user(PG_USER)
     folder = tmp_path / "private"

@@ -13,7 +13,7 @@ import subprocess
 import pytest
 
 from lucasrag.services import require_postgres
-from lucasrag_harness.services import PostgresServer, free_port
+from lucasrag_harness.local_servers import PostgresServer, free_port
 
 production = pytest.mark.production
 
@@ -153,8 +153,8 @@ def test_a_trust_cluster_is_switched_to_passwords(server_tmp):
 
 def test_start_services_keeps_passwords_out_of_the_state_file(tmp_path):
     """No server needed: the state file's DSN is masked before it is written."""
-    from lucasrag_harness.services import RunningServices, service_paths
-    from lucasrag_harness.services import _write_state as write_state
+    from lucasrag_harness.local_servers import RunningServices, service_paths
+    from lucasrag_harness.local_servers import _write_state as write_state
 
     paths = service_paths(tmp_path)
     server = PostgresServer(paths.postgres_dir, free_port())

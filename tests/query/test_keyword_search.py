@@ -38,7 +38,7 @@ def _open_sqlite(tmp_path, _request):
 
 def _open_postgres(_tmp_path, request):
     from lucasrag.index.chunk_store_pg import PostgresChunkStore
-    from lucasrag_harness.services.postgres import ensure_database
+    from lucasrag_harness.local_servers.postgres import ensure_database
 
     server = request.getfixturevalue("postgres_server")
     dsn = ensure_database(server.admin_dsn, f"lucasrag_k{uuid.uuid4().hex[:12]}")

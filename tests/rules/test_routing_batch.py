@@ -13,8 +13,10 @@ import polars as pl
 import pytest
 
 from lucasrag.vocabulary import WORKSPACES
-from lucasrag_assets.rules import routing
-from lucasrag_assets.rules.routing import (
+from lucasrag_assets.rules.routing import router as routing
+from lucasrag_assets.rules.routing.evidence import note_evidence
+from lucasrag_assets.rules.routing.folder_votes import FOLDER_EVIDENCE_MIN_NOTES, _folder_chain, folder_evidence
+from lucasrag_assets.rules.routing.router import (
     MIN_MEANINGFUL_WORDS,
     SELF_TRAIN_CONFIDENCE,
     WORKSPACE_PROTOTYPES,
@@ -26,9 +28,7 @@ from lucasrag_assets.rules.routing import (
     routing_text,
     scores_from_logits,
 )
-from lucasrag_assets.rules.routing_evidence import note_evidence
-from lucasrag_assets.rules.routing_folders import FOLDER_EVIDENCE_MIN_NOTES, _folder_chain, folder_evidence
-from lucasrag_assets.rules.routing_rules import RoutingRules, parse_routing_rules
+from lucasrag_assets.rules.routing.vault_rules import RoutingRules, parse_routing_rules
 from lucasrag_assets.rules.vault_scan import scan_vault
 
 DIM = 384

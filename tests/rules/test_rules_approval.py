@@ -6,7 +6,7 @@ import pytest
 import yaml
 
 from lucasrag.markup import indexed_text
-from lucasrag_assets.rules.approval import InvalidNoteRefused, record_approval, with_workspace
+from lucasrag_assets.rules.frontmatter_edit import InvalidNoteRefused, record_approval, with_workspace
 from lucasrag_assets.rules.vault_scan import parse_note
 
 BODY = b"# Note\n\nSome  text with\ttabs, trailing space \n\n---\nnot: frontmatter\n---\nend"

@@ -2,7 +2,7 @@
 
 import pytest
 
-from lucasrag_assets.rules.approval_gate import (
+from lucasrag_assets.rules.approval_checks import (
     ApprovalRefused,
     check_approve,
     describe_move,

@@ -5,9 +5,9 @@ import numpy as np
 import pytest
 
 from lucasrag.vocabulary import WORKSPACES
-from lucasrag_assets.rules.routing import MIN_MEANINGFUL_WORDS, content_logits, decide, folder_evidence
-from lucasrag_assets.rules.routing_evidence import code_share, folder_prior, meaningful_words, own_words, tag_words
-from lucasrag_assets.rules.routing_rules import (
+from lucasrag_assets.rules.routing.evidence import code_share, folder_prior, meaningful_words, own_words, tag_words
+from lucasrag_assets.rules.routing.router import MIN_MEANINGFUL_WORDS, content_logits, decide, folder_evidence
+from lucasrag_assets.rules.routing.vault_rules import (
     RoutingRules,
     RoutingRulesError,
     parse_routing_rules,

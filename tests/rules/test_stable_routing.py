@@ -1,10 +1,10 @@
-"""Reviews converge (rules/stable_routing.py): an unchanged indexed note keeps its workspace whatever the
+"""Reviews converge (rules/routing/stability.py): an unchanged indexed note keeps its workspace whatever the
 router learned since; a changed note, a person's move or a rule change is routed afresh."""
 
 import polars as pl
 import pytest
 
-from lucasrag_assets.rules.stable_routing import keep_placed
+from lucasrag_assets.rules.routing.stability import keep_placed
 
 RULE = "folder rule 'Work/' → technical (routing.yaml)"
 

@@ -16,7 +16,7 @@ from lucasrag.vault_settings import SettingsFileUnreadable, load_settings_yaml, 
 from lucasrag_assets.rules.care.decisions import CareDecisionError, load_dismissals
 from lucasrag_assets.rules.conventions import _date_order
 from lucasrag_assets.rules.obsidian import template_folders
-from lucasrag_assets.rules.routing_rules import RoutingRulesError, load_routing_rules
+from lucasrag_assets.rules.routing.vault_rules import RoutingRulesError, load_routing_rules
 from lucasrag_query.temporal import load_cues
 
 BOMB = "a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(

@@ -23,9 +23,9 @@ import yaml
 
 from lucasrag.vault_settings import SettingsFileUnreadable, load_settings_yaml
 from lucasrag.vocabulary import DeferenceSubject
-from lucasrag_assets.rules.approval import _header, _resolve_note, _write_atomically, with_frontmatter_key
 from lucasrag_assets.rules.care.review import review_rows, select
 from lucasrag_assets.rules.charged import canonical_name
+from lucasrag_assets.rules.frontmatter_edit import _header, _resolve_note, _write_atomically, with_frontmatter_key
 
 DECISIONS_FILE = "care_decisions.yaml"
 

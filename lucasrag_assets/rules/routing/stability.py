@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import polars as pl
 
-#: A routing reason that names a rule of ``.lucasrag/routing.yaml`` (rules/routing_rules.py).
+#: A routing reason that names a rule of ``.lucasrag/routing.yaml`` (rules/routing/vault_rules.py).
 _RULE_MARK = "(routing.yaml)"
 
 

@@ -8,13 +8,13 @@ softmax turns them into a confidence:
   centroid (built from the prototype descriptions below plus every note the
   person labelled with ``workspace:`` — the vault teaches the router);
 * lexical: the share of the note's cue-word hits that belong to a workspace
-  (``LEXICAL_CUES`` in rules/routing_evidence.py, inspectable and easy to extend);
+  (``LEXICAL_CUES`` in rules/routing/evidence.py, inspectable and easy to extend);
 * folder: a weak prior when a folder name (or the note's ``type:``/``categories:``) is a known
   synonym of a workspace;
 * code: a note written mostly as code is technical.
 
 What a note says about itself (its own words, cue-word shares, code share, tags, folder names) is read
-by rules/routing_evidence.py (``note_evidence``); this file weighs it and decides.
+by rules/routing/evidence.py (``note_evidence``); this file weighs it and decides.
 
 Below the threshold, or when the note has too few meaningful words to judge,
 the note is quarantined with its reason and best suggestion.
@@ -24,7 +24,7 @@ passes: the notes the first pass places confidently join their workspace's
 centroid (self-training on the vault's own vocabulary), and in the second pass
 each note also hears its folder-mates (folder evidence: a folder's notes mostly
 share a workspace). A person's folder or tag rules (``.lucasrag/routing.yaml``,
-rules/routing_rules.py) sit between frontmatter and the router.
+rules/routing/vault_rules.py) sit between frontmatter and the router.
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ import polars as pl
 from lucasrag.vocabulary import WORKSPACES
 
 # Re-exported (F401): EVIDENCE_SCHEMA, LEXICAL_CUES and ROUTING_TEXT_CHARS were defined here before note_evidence moved.
-from lucasrag_assets.rules.routing_evidence import (  # noqa: F401
+from lucasrag_assets.rules.routing.evidence import (  # noqa: F401
     EVIDENCE_SCHEMA,
     LEXICAL_CUES,
     ROUTING_TEXT_CHARS,
@@ -52,8 +52,8 @@ from lucasrag_assets.rules.routing_evidence import (  # noqa: F401
 )
 
 # Re-exported (F401): the folder evidence was defined here before it moved.
-from lucasrag_assets.rules.routing_folders import FOLDER_EVIDENCE_MIN_NOTES, folder_evidence, folder_shares  # noqa: F401
-from lucasrag_assets.rules.routing_rules import RoutingRules
+from lucasrag_assets.rules.routing.folder_votes import FOLDER_EVIDENCE_MIN_NOTES, folder_evidence, folder_shares  # noqa: F401
+from lucasrag_assets.rules.routing.vault_rules import RoutingRules
 
 #: Short descriptions embedded as each workspace's anchor points. Written the way people write
 #: their own notes (snippets, meeting notes, reading notes, to-do lists), not like the sample vault.
@@ -95,7 +95,7 @@ MIN_MEANINGFUL_WORDS = 5
 #: Cold start. Self-training: a note the first pass routes at this confidence or more
 #: joins its workspace's centroid for the second pass.
 SELF_TRAIN_CONFIDENCE = 0.6
-#: Folder evidence (rules/routing_folders.py): logit bonus × the share of a note's folder-mates (leave-one-out,
+#: Folder evidence (rules/routing/folder_votes.py): logit bonus × the share of a note's folder-mates (leave-one-out,
 #: each counted by its first-pass distribution) that point to a workspace.
 FOLDER_EVIDENCE_WEIGHT = 4.0
 

@@ -1,6 +1,6 @@
 """A person's routing decisions, end to end: approve a quarantined note (one, or many at once: a folder,
 a tag, the notes like an example), move a routed note. The CLI (`lucasrag quarantine approve`, `lucasrag route`) and the Dagster approval job
-both call these, so they refuse and record exactly the same things (rules/approval_gate.py)."""
+both call these, so they refuse and record exactly the same things (rules/approval_checks.py)."""
 
 from __future__ import annotations
 
@@ -12,8 +12,7 @@ from lucasrag.catalog import read_catalog, record_decision
 from lucasrag.settings import Settings
 from lucasrag.vault_files import iter_vault_files
 from lucasrag.vocabulary import check_workspace
-from lucasrag_assets.rules.approval import _resolve_note, record_approval
-from lucasrag_assets.rules.approval_gate import (
+from lucasrag_assets.rules.approval_checks import (
     LIKE_SIMILARITY,
     ApprovalRefused,
     check_approve,
@@ -22,7 +21,8 @@ from lucasrag_assets.rules.approval_gate import (
     quarantined_under,
     select_quarantined,
 )
-from lucasrag_assets.rules.routing_evidence import routing_text
+from lucasrag_assets.rules.frontmatter_edit import _resolve_note, record_approval
+from lucasrag_assets.rules.routing.evidence import routing_text
 from lucasrag_assets.rules.vault_scan import Note, parse_note
 
 

@@ -9,7 +9,7 @@ the state file, never printed) and listen on ``LUCASRAG_SERVICES_HOST`` (default
 
 Typical use::
 
-    from lucasrag_harness.services import start_services, stop_services, services_status
+    from lucasrag_harness.local_servers import start_services, stop_services, services_status
     running = start_services()          # or start_services(settings)
     running.env()                       # LUCASRAG_POSTGRES_DSN / LUCASRAG_NEO4J_URI / LUCASRAG_NEO4J_PASSWORD
     lightrag_env(running.postgres_dsn, running.neo4j_uri)  # POSTGRES_* / NEO4J_* for LightRAG

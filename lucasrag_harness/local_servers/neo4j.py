@@ -1,7 +1,7 @@
 """Neo4j Community 5.26 (the last Java-17 line), fetched from Maven Central and run by LucasRAG.
 
 The distribution (jars from Maven Central, the compiled launcher) comes from
-:mod:`lucasrag_harness.services.neo4j_dist`.
+:mod:`lucasrag_harness.local_servers.neo4j_dist`.
 
 Layout under ``data_dir``: ``neo4j.conf`` (written on every start), ``data/``,
 ``logs/`` (Neo4j's debug.log), ``neo4j.log`` (launcher stdout/stderr), ``neo4j.pid``.
@@ -175,7 +175,7 @@ class Neo4jServer:
             "internal.dbms.bolt.netty_server_shutdown_quiet_period": "0",
         }
         self.conf.write_text(
-            "# written by lucasrag_harness.services.neo4j on every start\n"
+            "# written by lucasrag_harness.local_servers.neo4j on every start\n"
             + "".join(f"{k}={v}\n" for k, v in lines.items())
         )
 

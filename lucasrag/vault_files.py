@@ -1,4 +1,5 @@
-"""Which files of a vault are notes, and a cheap fingerprint of them (§3.1).
+"""Which files of a vault are notes — ``*.md`` outside hidden folders and outside templates folders — and a
+cheap fingerprint of them (§3.1).
 
 Shared by the write side (scanning, the Dagster vault sensor) and the read side
 (``read_note`` refuses hidden paths; ``lucasrag watch`` re-ingests when the
@@ -7,10 +8,13 @@ fingerprint changes), so both agree on what a note is and on what "changed" mean
 from __future__ import annotations
 
 import hashlib
+import json
 import os
+from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
 
 from lucasrag.deference import deference_path
+from lucasrag.vault_settings import read_settings_text
 
 
 def is_hidden(rel: PurePosixPath | Path) -> bool:
@@ -37,8 +41,54 @@ def vault_file_names(root: Path) -> list[str]:
     return found
 
 
-# Obsidian settings that change what is a note (the templates folder, lucasrag_assets/rules/obsidian.py).
-OBSIDIAN_SETTINGS = (".obsidian/templates.json", ".obsidian/plugins/templater-obsidian/data.json")
+#: Where each templates setting lives, and the key that names the folder.
+TEMPLATE_SETTINGS: tuple[tuple[str, str], ...] = (
+    (".obsidian/templates.json", "folder"),
+    (".obsidian/plugins/templater-obsidian/data.json", "templates_folder"),
+)
+#: Top-level folder names that hold templates even without a settings file (matched case-insensitively).
+TEMPLATE_FOLDER_NAMES: tuple[str, ...] = ("templates", "_templates")
+#: Obsidian settings that change what is a note (they name the templates folder).
+OBSIDIAN_SETTINGS = tuple(rel for rel, _ in TEMPLATE_SETTINGS)
+
+
+def _setting_folder(root: Path, rel: str, key: str) -> str | None:
+    try:
+        text = read_settings_text(root, root / rel)
+        data = json.loads(text) if text is not None else None
+    except (OSError, ValueError, RecursionError):  # unreadable, not a file, not JSON: the setting is not there
+        return None
+    folder = data.get(key) if isinstance(data, dict) else None
+    if not isinstance(folder, str):
+        return None
+    folder = folder.strip().strip("/")
+    return folder or None
+
+
+def template_folders(root: Path) -> dict[str, str]:
+    """Vault-relative template folders → why each is one (shown as the skip reason)."""
+    found: dict[str, str] = {}
+    for rel, key in TEMPLATE_SETTINGS:
+        folder = _setting_folder(root, rel, key)
+        if folder and folder not in found:
+            found[folder] = f"templates folder {folder!r} (from {rel} {key!r})"
+    try:
+        tops = [p.name for p in root.iterdir() if p.is_dir()]
+    except OSError:
+        tops = []
+    for name in sorted(tops):
+        if name.lower() in TEMPLATE_FOLDER_NAMES and name not in found:
+            found[name] = f"templates folder {name!r} (a top-level folder named like one)"
+    return found
+
+
+def template_reason(rel_path: str, folders: Mapping[str, str]) -> str | None:
+    """The reason ``rel_path`` is a template, or None."""
+    parents = PurePosixPath(rel_path).parents
+    for folder, reason in folders.items():
+        if PurePosixPath(folder) in parents:
+            return f"skipped: {reason}"
+    return None
 
 
 def config_files(root: Path) -> list[Path]:

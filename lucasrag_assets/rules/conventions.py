@@ -15,9 +15,9 @@ from pathlib import Path
 
 import yaml
 
+from lucasrag.vault_files import template_folders
 from lucasrag.vault_settings import SettingsFileUnreadable, load_settings_yaml
 from lucasrag_assets.rules.dates import DATE_ORDERS, DateOrder
-from lucasrag_assets.rules.obsidian import template_folders
 
 VAULT_SETTINGS = ".lucasrag/vault.yaml"
 

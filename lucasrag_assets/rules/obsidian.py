@@ -1,72 +1,22 @@
-"""Obsidian's conventions: the templates folder, and properties as a note's text.
+"""Obsidian's conventions for a note's text: properties as text, kinds, aliases and link names.
 
-Pure functions, no Dagster. They read only the vault's own settings files
-(``.obsidian/templates.json``, the Templater plugin's ``data.json``) and never write.
+Pure functions, no Dagster. Which files are notes (templates folders included) is
+:mod:`lucasrag.vault_files`.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import json
 import re
 from collections.abc import Mapping
-from pathlib import Path, PurePosixPath
 
 from lucasrag.markup import WIKILINK, link_note_name
-from lucasrag.vault_settings import read_settings_text
-
-#: Where each templates setting lives, and the key that names the folder.
-TEMPLATE_SETTINGS: tuple[tuple[str, str], ...] = (
-    (".obsidian/templates.json", "folder"),
-    (".obsidian/plugins/templater-obsidian/data.json", "templates_folder"),
-)
-#: Top-level folder names that hold templates even without a settings file (matched case-insensitively).
-TEMPLATE_FOLDER_NAMES: tuple[str, ...] = ("templates", "_templates")
 
 #: Frontmatter keys that are not a properties-only note's text: LucasRAG's own governance keys,
 #: display settings, and the title and aliases (those reach the index as the note's heading).
 CONTROL_KEYS = frozenset(
     {"workspace", "band", "charged", "cssclasses", "cssclass", "publish", "position", "title", "aliases", "alias"}
 )
-
-
-def _setting_folder(root: Path, rel: str, key: str) -> str | None:
-    try:
-        text = read_settings_text(root, root / rel)
-        data = json.loads(text) if text is not None else None
-    except (OSError, ValueError, RecursionError):  # unreadable, not a file, not JSON: the setting is not there
-        return None
-    folder = data.get(key) if isinstance(data, dict) else None
-    if not isinstance(folder, str):
-        return None
-    folder = folder.strip().strip("/")
-    return folder or None
-
-
-def template_folders(root: Path) -> dict[str, str]:
-    """Vault-relative template folders → why each is one (shown as the skip reason)."""
-    found: dict[str, str] = {}
-    for rel, key in TEMPLATE_SETTINGS:
-        folder = _setting_folder(root, rel, key)
-        if folder and folder not in found:
-            found[folder] = f"templates folder {folder!r} (from {rel} {key!r})"
-    try:
-        tops = [p.name for p in root.iterdir() if p.is_dir()]
-    except OSError:
-        tops = []
-    for name in sorted(tops):
-        if name.lower() in TEMPLATE_FOLDER_NAMES and name not in found:
-            found[name] = f"templates folder {name!r} (a top-level folder named like one)"
-    return found
-
-
-def template_reason(rel_path: str, folders: Mapping[str, str]) -> str | None:
-    """The reason ``rel_path`` is a template, or None."""
-    parents = PurePosixPath(rel_path).parents
-    for folder, reason in folders.items():
-        if PurePosixPath(folder) in parents:
-            return f"skipped: {reason}"
-    return None
 
 
 def link_name(text: str) -> str:

@@ -23,12 +23,12 @@ from lucasrag.safe_yaml import (
     load_frontmatter,
     split_frontmatter,
 )
-from lucasrag.vault_files import iter_vault_files
+from lucasrag.vault_files import iter_vault_files, template_reason
 from lucasrag.vocabulary import BANDS, WORKSPACES
 from lucasrag_assets.rules.clippings import source_url
 from lucasrag_assets.rules.conventions import VaultConventions, load_conventions
 from lucasrag_assets.rules.dates import note_date, updated_date
-from lucasrag_assets.rules.obsidian import aliases_of, kinds_of, link_targets, properties_text, template_reason
+from lucasrag_assets.rules.obsidian import aliases_of, kinds_of, link_targets, properties_text
 
 
 @dataclass(frozen=True)

@@ -6,8 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from lucasrag.vault_files import template_folders
 from lucasrag_assets.rules.conventions import load_conventions
-from lucasrag_assets.rules.obsidian import aliases_of, kinds_of, link_targets, properties_text, template_folders
+from lucasrag_assets.rules.obsidian import aliases_of, kinds_of, link_targets, properties_text
 from lucasrag_assets.rules.vault_scan import parse_note, scan_vault
 
 MiB = 1024 * 1024

@@ -12,10 +12,10 @@ import threading
 import pytest
 
 from lucasrag.deference import DeferenceConfigError, load_deference
+from lucasrag.vault_files import template_folders
 from lucasrag.vault_settings import SettingsFileUnreadable, load_settings_yaml, read_settings_text
 from lucasrag_assets.rules.care.decisions import CareDecisionError, load_dismissals
 from lucasrag_assets.rules.conventions import _date_order
-from lucasrag_assets.rules.obsidian import template_folders
 from lucasrag_assets.rules.routing.vault_rules import RoutingRulesError, load_routing_rules
 from lucasrag_query.temporal import load_cues
 

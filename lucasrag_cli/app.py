@@ -103,6 +103,9 @@ def query(
     top_k: int | None = typer.Option(None, "--top-k", help="How many results (default 25)."),
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
     full: bool = typer.Option(False, "--full", help="Print whole passages (default: about 480 characters each)."),
+    archive: bool = typer.Option(
+        False, "--archive", help="Open the whole archive although the question names no period."
+    ),
 ) -> None:
     """Answer a query from the indexes (archive, deference and rerank policies applied)."""
     from lucasrag_query import IndexMissing, QueryError
@@ -110,7 +113,9 @@ def query(
 
     settings = _settings()
     try:
-        result = run_query(text, workspaces=workspace or None, bridge=bridge, top_k=top_k, settings=settings)
+        result = run_query(
+            text, workspaces=workspace or None, bridge=bridge, top_k=top_k, settings=settings, archive=archive
+        )
     except QueryError as exc:
         fail(str(exc), 2)
     except IndexMissing as exc:

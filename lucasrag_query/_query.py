@@ -20,7 +20,7 @@ from lucasrag_query._ranking import rank_pool
 from lucasrag_query.options import DEFAULT_OPTIONS, QueryOptions
 from lucasrag_query.policy import Candidate, Hint, apply_policy
 from lucasrag_query.result import QueryResult, ResultItem
-from lucasrag_query.temporal import TemporalSignals, detect_temporal, load_cues
+from lucasrag_query.temporal import TemporalSignals, detect_temporal, load_cues, with_archive_opened
 from lucasrag_query.why import matched_words, why_surfaced
 
 #: Over-fetch at most this many times the per-workspace candidate count
@@ -138,6 +138,7 @@ async def aquery(
     top_k: int | None = None,
     settings: Settings | None = None,
     options: QueryOptions = DEFAULT_OPTIONS,
+    archive: bool = False,
 ) -> QueryResult:
     settings = settings or Settings.from_env()
     top_k = settings.top_k if top_k is None else top_k
@@ -148,6 +149,8 @@ async def aquery(
     t0 = time.perf_counter()
     subjects, cues = _vault_config(settings.vault)
     temporal: TemporalSignals = detect_temporal(text, now=settings.now, cues=cues)
+    if archive:
+        temporal = with_archive_opened(temporal)
     # The band filter sees an open archive when banding is switched off; ranking
     # keeps the query's own signals, so the ablation changes filtering only.
     # (An open gate without periods admits the whole archive.)
@@ -263,8 +266,13 @@ def query(
     top_k: int | None = None,
     settings: Settings | None = None,
     options: QueryOptions = DEFAULT_OPTIONS,
+    archive: bool = False,
 ) -> QueryResult:
-    """Answer ``text`` from the materialised indexes (see ``lucasrag_query`` for the contract)."""
+    """Answer ``text`` from the materialised indexes (see ``lucasrag_query`` for the contract). ``archive``:
+    open the whole archive although the text names no period (the person asked about the past in other
+    words); care, privacy and workspaces apply as ever."""
     return _loop.run(
-        aquery(text, workspaces=workspaces, bridge=bridge, top_k=top_k, settings=settings, options=options)
+        aquery(
+            text, workspaces=workspaces, bridge=bridge, top_k=top_k, settings=settings, options=options, archive=archive
+        )
     )

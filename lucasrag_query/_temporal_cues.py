@@ -8,9 +8,11 @@ decision can be read here:
   to", "where did we use to go") and not before a noun phrase or an -ing form ("I'm
   used to it", "get used to working", "the flour used to make bread" has no subject;
   "what did I use to fix the boiler" asks for a tool).
-* "history" is a time reference only as a person's own past with someone ("our history
-  together", "my history with Maya") or "historically"; as a topic or a name it is not
-  ("the history of the project", "the natural history museum", "git history").
+* "history" is a time reference as the past of something or someone: "the history of the
+  house", "the house's history", "our history together", "historically", and "how X came
+  about". As a record kept by software, a subject or a name it is not ("git history",
+  "browser history", "a history of asthma", "medical history", "history homework", "the
+  natural history museum").
 * A pattern may name the part to show as the signal's text with a group ``(?P<cue>...)``.
 * "ex-" and "my ex" name a relation, not a time: never a cue.
 * "years ago" without a number ("years ago", "a few years ago") has no period and is a
@@ -57,6 +59,12 @@ _TOOL_VERBS = (
 )
 _SCHOOL = r"(?:school|high\s+school|uni|university|college|sixth\s+form)"
 _NOW_GROWING = ("is", "are", "'s", "'re", "keeps", "kids", "children")
+# "history" as a record software keeps, a medical record, or a school subject: not the past of anything.
+_RECORD_HISTORY = (
+    r"(?:browser|browsing|search|chat|call|order|purchase|payment|credit|medical|family|version|commit|git|shell|"
+    r"command|revision|edit|watch|viewing|download|transaction|account|location|clipboard|undo)"
+)
+_SUBJECT_HISTORY = r"(?:teacher|class|classes|exam|exams|lesson|lessons|book|books|degree|homework|essay|module|museum)"
 
 #: The default cue table (order does not matter; ``<vault>/.lucasrag/temporal.yaml`` adds to it).
 DEFAULT_CUES: tuple[Cue, ...] = (
@@ -67,6 +75,17 @@ DEFAULT_CUES: tuple[Cue, ...] = (
     ),
     Cue(r"\b(?:my|our|his|her|their)\s+(?:shared\s+|long\s+)?history\s+(?:with|together)\b", "history"),
     Cue(r"\bhistorically\b", "history"),
+    # the past of a thing: "the (early/whole) history of X", "X's history"; not "the history of present illness"
+    Cue(
+        r"(?:\bthe\s+(?:(?:whole|full|long|early|recent|real|entire)\s+)?|^\W*)(?P<cue>history\s+of)\s+"
+        r"(?!(?:the\s+)?present\b)",
+        "history",
+    ),
+    Cue(
+        rf"(?<![\w'])(?!{_RECORD_HISTORY}'s\b)(?:\w+'s|\w+s')\s+(?P<cue>history)\b(?!\s+{_SUBJECT_HISTORY}\b)",
+        "history",
+    ),
+    Cue(r"\b(?P<cue>how\s+(?:did\s+)?(?:\S+\s+){1,5}?c(?:a|o)me\s+about)\b", "history"),
     Cue(_not_after(_NOW_GROWING) + r"\bgr(?:owing|ew)\s+up\b|\bdid\s+(?:I|we|you)\s+grow\s+up\b", "childhood"),
     Cue(r"\bas\s+an?\s+(?:kid|child|boy|girl|teen|teenager|toddler|student|undergrad)\b", "childhood"),
     Cue(

@@ -137,7 +137,10 @@ def archive_message(withheld: int, outside_periods: bool = False) -> str:
             f"{withheld} older (archival) {noun} outside the period you named matched; name their period, "
             f"or use words like 'back then' to include the whole archive."
         )
-    return f"{withheld} older (archival) {noun} matched; ask with a year, a decade or words like 'back then' to include them."
+    return (
+        f"{withheld} older (archival) {noun} matched; ask with a year, a decade or words like 'back then' to "
+        "include them (an assistant whose person asked about the past: search again with archive=True)."
+    )
 
 
 def in_periods(value: str | None, periods: Sequence[tuple[date, date]]) -> bool:

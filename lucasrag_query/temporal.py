@@ -108,6 +108,19 @@ class TemporalSignals:
         return f"archive open, {scope}: " + "; ".join(parts)
 
 
+#: The signal an ``archive=True`` query carries: the archive opened whole by the caller, not by the words.
+ARCHIVE_REQUESTED = Signal("archive=True", "request")
+
+
+def with_archive_opened(temporal: TemporalSignals) -> TemporalSignals:
+    """``temporal`` with the whole archive open, as a caller asked (``archive=True``: the person asked about
+    the past in words the detector does not read); the query's own periods still rank what is dated in them."""
+    if ARCHIVE_REQUESTED in temporal.details:
+        return temporal
+    details = (*temporal.details, ARCHIVE_REQUESTED)
+    return TemporalSignals(True, (*temporal.signals, ARCHIVE_REQUESTED.text), temporal.periods, details)
+
+
 @functools.lru_cache(maxsize=1024)
 def _compile(pattern: str) -> re.Pattern[str]:
     return re.compile(pattern, re.IGNORECASE)

@@ -22,11 +22,17 @@ def hint_reach(hint: dict, query: str) -> dict:
             "arguments": {"query": query, "bridge": [subject]},
             "when": f"only if the person asks about {subject} themselves; never to get more results",
         }
+    if hint.get("kind") == "archive":
+        return {
+            "tool": "search",
+            "arguments": {"query": query, "archive": True},
+            "when": "if the person asks about the past: put the year, the decade or words like 'back then' "
+            "in the query, as the person said it; when they asked about the past in other words, archive=True",
+        }
     return {
-        "tool": "search",
+        "tool": None,
         "arguments": None,
-        "when": "if the person asks about the past: put the year, the decade or words like 'back then' "
-        "in the query, as the person said it",
+        "when": "nothing to ask for: the message says what to fix in the vault or the index",
     }
 
 

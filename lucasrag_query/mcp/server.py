@@ -37,8 +37,9 @@ indexed in four workspaces: technical, creative, personal, administrative. It ke
 
 Recency: search answers from the present by default; older (archival) notes are left out and announced by a \
 hint. The archive opens only when the question itself is about the past: a year ("in 2013"), a decade \
-("the 90s"), or words like "back then", "growing up", "used to". Put such words in the query only when the \
-person said them — never to get more results.
+("the 90s"), or words like "back then", "growing up", "used to", "the history of". Put such words in the query \
+only when the person said them — never to get more results. When the person asks about the past in other words, \
+search with archive=True.
 
 Care: some subjects are painful for the person (their names are in status). Passages about them are \
 withheld unless bridged, and a hint always says that material exists and how many passages matched. Bridge a \
@@ -103,6 +104,13 @@ class Tools:
             ),
         ] = None,
         top_k: Annotated[int | None, Field(ge=1, le=100, description="How many results (default 25).")] = None,
+        archive: Annotated[
+            bool,
+            Field(
+                description="Open the whole archive (older notes) although the query names no period — only when "
+                "the person asked about the past in their own words."
+            ),
+        ] = False,
     ) -> Annotated[CallToolResult, SearchOutput]:
         """Search the person's notes (all four workspaces unless restricted). Present notes by default; a year, a \
 decade or 'back then' in the query opens the archive. Passages about deference subjects are withheld and \
@@ -114,7 +122,14 @@ and gives the vault path for read_note."""
         started = time.perf_counter()
         try:
             result = await _loop.run_async(
-                aquery(query, workspaces=workspaces, bridge=bridge or (), top_k=top_k, settings=self.settings)
+                aquery(
+                    query,
+                    workspaces=workspaces,
+                    bridge=bridge or (),
+                    top_k=top_k,
+                    settings=self.settings,
+                    archive=archive,
+                )
             )
         except (QueryError, IndexMissing, DeferenceConfigError) as exc:
             raise ToolError(str(exc)) from None

@@ -25,7 +25,7 @@ async def _tools_list(client) -> None:
         assert tool.description
     search = tools["search"].input_schema
     assert search["required"] == ["query"]
-    assert set(search["properties"]) == {"query", "workspaces", "bridge", "top_k"}
+    assert set(search["properties"]) == {"query", "workspaces", "bridge", "top_k", "archive"}
     assert "technical" in json.dumps(search["properties"]["workspaces"])  # the four names are listed
     assert tools["read_note"].input_schema["required"] == ["path"]
     item = tools["search"].output_schema["properties"]["results"]["items"]
@@ -52,6 +52,15 @@ async def _search_cases(client) -> None:
     assert all(x["band"] == "present" for x in s["results"])
     archive = [h for h in s["hints"] if h["kind"] == "archive"]
     assert archive and archive[0]["subject"] is None and "back then" in archive[0]["reach"]["when"]
+    assert archive[0]["reach"]["arguments"]["archive"] is True and "archive=True" in archive[0]["message"]
+
+    # archive=True opens the archive without a period in the words; care still applies.
+    r = await client.call_tool("search", {"query": "where did I live in Leeds?", "archive": True})
+    s = r.structured_content
+    assert s["temporal"]["archival_open"] and s["temporal"]["archive"] == "whole"
+    assert "archive=True" in s["temporal"]["signals"]
+    assert any(x["band"] == "archival" for x in s["results"])
+    assert not [h for h in s["hints"] if h["kind"] == "archive"]
 
     # Withheld with a hint that says how to reach it (and when it may).
     r = await client.call_tool("search", {"query": "how is grandad?"})

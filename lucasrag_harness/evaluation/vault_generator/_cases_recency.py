@@ -35,7 +35,7 @@ _FALSE_ALARMS = {
     "false_alarm_ex": ["what did my ex-colleague say about where I work?", "does my ex still have my bank details?"],
     "false_alarm_history": [
         "when is the natural history museum open?",
-        "what is the history of the project at work?",
+        "did I clear my browser history on the work laptop?",
     ],
     "false_alarm_used_to": ["I'm used to the commute now, where do I work?", "what is used to insure my car?"],
     "false_alarm_years": ["does my car have a five years' warranty?", "is my pet insured for 10 years?"],

@@ -53,6 +53,7 @@ CATALOG_SCHEMA = {
     "care": pl.List(pl.Struct(CARE_PAIR_SCHEMA)),  # every (chunk, subject) care assessment with its evidence
     "date_source": pl.String,  # what dated the note: "frontmatter:<key>", "filename", "zettel-id", "folder"
     "warnings": pl.List(pl.String),  # e.g. a date that could not be read (the note is then undated)
+    "tags": pl.List(pl.String),  # the note's tags (the query's tags filter reads them); none for a private note
 }
 
 

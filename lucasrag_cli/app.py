@@ -106,6 +106,16 @@ def query(
     archive: bool = typer.Option(
         False, "--archive", help="Open the whole archive although the question names no period."
     ),
+    after: str | None = typer.Option(
+        None, "--after", help="Only notes dated on or after this ISO date or period ('2019', 'April 2024')."
+    ),
+    before: str | None = typer.Option(
+        None, "--before", help="Only notes dated on or before this ISO date or period ('2019', 'April 2024')."
+    ),
+    folders: list[str] = typer.Option(
+        [], "--folders", "--folder", help="Only notes under this vault-relative folder (repeatable)."
+    ),
+    tags: list[str] = typer.Option([], "--tags", "--tag", help="Only notes with this tag (repeatable)."),
 ) -> None:
     """Answer a query from the indexes (archive, deference and rerank policies applied)."""
     from lucasrag_query import IndexMissing, QueryError
@@ -114,7 +124,16 @@ def query(
     settings = _settings()
     try:
         result = run_query(
-            text, workspaces=workspace or None, bridge=bridge, top_k=top_k, settings=settings, archive=archive
+            text,
+            workspaces=workspace or None,
+            bridge=bridge,
+            top_k=top_k,
+            settings=settings,
+            archive=archive,
+            after=after,
+            before=before,
+            folders=folders or None,
+            tags=tags or None,
         )
     except QueryError as exc:
         fail(str(exc), 2)

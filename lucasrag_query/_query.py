@@ -17,10 +17,17 @@ from lucasrag.vocabulary import WORKSPACES, check_workspace
 from lucasrag_query import _loop
 from lucasrag_query._indexes import OpenWorkspace, open_workspaces
 from lucasrag_query._ranking import rank_pool
+from lucasrag_query.filters import FilterError, Filters, parse_filters
 from lucasrag_query.options import DEFAULT_OPTIONS, QueryOptions
 from lucasrag_query.policy import Candidate, Hint, apply_policy
 from lucasrag_query.result import QueryResult, ResultItem
-from lucasrag_query.temporal import TemporalSignals, detect_temporal, load_cues, with_archive_opened
+from lucasrag_query.temporal import (
+    TemporalSignals,
+    detect_temporal,
+    load_cues,
+    with_archive_opened,
+    with_period_opened,
+)
 from lucasrag_query.why import matched_words, why_surfaced
 
 #: Over-fetch at most this many times the per-workspace candidate count
@@ -139,22 +146,34 @@ async def aquery(
     settings: Settings | None = None,
     options: QueryOptions = DEFAULT_OPTIONS,
     archive: bool = False,
+    after: str | None = None,
+    before: str | None = None,
+    folders: Sequence[str] | None = None,
+    tags: Sequence[str] | None = None,
 ) -> QueryResult:
     settings = settings or Settings.from_env()
     top_k = settings.top_k if top_k is None else top_k
     selected = _check_args(text, workspaces, top_k)
+    try:
+        filters = parse_filters(after=after, before=before, folders=folders, tags=tags, now=settings.now)
+    except FilterError as exc:
+        raise QueryError(str(exc)) from None
     if isinstance(bridge, str):
         bridge = [bridge]
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
     subjects, cues = _vault_config(settings.vault)
     temporal: TemporalSignals = detect_temporal(text, now=settings.now, cues=cues)
+    in_words = temporal  # the archive as the words open it: only these release a charged archival chunk
     if archive:
         temporal = with_archive_opened(temporal)
+    if (span := filters.period) is not None:  # an explicit period: the archive opens for it, as in the text
+        temporal = with_period_opened(temporal, span, _filter_signal(filters))
     # The band filter sees an open archive when banding is switched off; ranking
     # keeps the query's own signals, so the ablation changes filtering only.
     # (An open gate without periods admits the whole archive.)
     gate = temporal if options.banding else TemporalSignals(True, temporal.signals, ())
+    care_gate = None if temporal is in_words else in_words if options.banding else gate
     damaged: list = []  # workspaces whose files do not read: the others answer, a hint names the fix
     opened = await open_workspaces(settings, selected, damaged)
     from lucasrag.embedding import get_embedder
@@ -172,11 +191,25 @@ async def aquery(
         ("private", settings.vault), [settings.vault / PRIVATE_FILE], lambda: load_privacy(settings.vault)
     )
 
+    tags_of = _tags_reader(settings) if filters.tags else (lambda path: ())
+    admitted: dict[str, list[str]] = {}  # chunk id → why the filters admit it
+
     def public(cands: list[Candidate]) -> list[Candidate]:
-        return [c for c in cands if not private.matches(c.path)] if private.lines else cands
+        if private.lines:
+            cands = [c for c in cands if not private.matches(c.path)]
+        if not filters.active:
+            return cands
+        kept = []
+        for c in cands:  # a filter narrows what the policy sees; it lifts nothing
+            if (why := filters.admits(c.path, c.date, tags_of)) is not None:
+                admitted[c.chunk_id] = why
+                kept.append(c)
+        return kept
 
     def keep(cands: list[Candidate]) -> list[Candidate]:
-        return apply_policy(public(cands), temporal=gate, subjects=subjects, bridge=bridge).kept
+        return apply_policy(
+            public(cands), temporal=gate, subjects=subjects, bridge=bridge, care_temporal=care_gate
+        ).kept
 
     t0 = time.perf_counter()
     need = settings.candidates_per_workspace
@@ -191,7 +224,7 @@ async def aquery(
     reached = {cid for _, ids in fetched for cid in ids}
     fetched = [uncharged(per_ws) for per_ws, _ in fetched]
     everything = public([c for per_ws in fetched for c in per_ws])
-    outcome = apply_policy(everything, temporal=gate, subjects=subjects, bridge=bridge)
+    outcome = apply_policy(everything, temporal=gate, subjects=subjects, bridge=bridge, care_temporal=care_gate)
     kept_ids = {c.chunk_id for c in outcome.kept}
     pool = [c for per_ws in fetched for c in [c for c in per_ws if c.chunk_id in kept_ids][:need]]
     timings["fan_out"] = (time.perf_counter() - t0) * 1000
@@ -220,7 +253,10 @@ async def aquery(
             c.date,
             round(score, 4),
             c.text,
-            why_surfaced(ranked.signals.get(c.chunk_id, {}), len(pool), matched_words(text, c.text, c.date)),
+            _with_filters(
+                why_surfaced(ranked.signals.get(c.chunk_id, {}), len(pool), matched_words(text, c.text, c.date)),
+                admitted.get(c.chunk_id),
+            ),
         )
         for i, (c, score) in enumerate(shown[:top_k])
     ]
@@ -236,7 +272,37 @@ async def aquery(
         reranker_note=ranked.note,
         timings_ms={k: round(v, 2) for k, v in timings.items()},
         warnings=list(outcome.warnings),
+        filters={**filters.to_dict(), **({"archive": True} if archive else {})} or None,
     )
+
+
+def _filter_signal(filters: Filters) -> str:
+    """The filter's period as a temporal signal's text ("after=2019", "after=2019 before=2021-06-30")."""
+    return " ".join(f"{k}={filters.given[k]}" for k in ("after", "before") if k in filters.given)
+
+
+def _with_filters(why: dict, admitted: list[str] | None) -> dict:
+    if admitted:
+        why = {**why, "filters": admitted}
+        why["summary"] = f"{why.get('summary', '')}; filters: {', '.join(admitted)}".lstrip("; ")
+    return why
+
+
+def _tags_reader(settings: Settings):
+    """path → the note's tags, from the last ingest's catalogue (re-read only when it changes)."""
+    from lucasrag.catalog import CatalogMissing, catalog_path, read_catalog
+
+    def load() -> dict[str, list[str]]:
+        try:
+            frame = read_catalog(settings)
+        except CatalogMissing:
+            return {}
+        if "tags" not in frame.columns:  # a catalogue written before tags were kept: re-ingest to filter by tag
+            return {}
+        return {p: list(t or ()) for p, t in frame.select("path", "tags").iter_rows()}
+
+    tags = _read_when_changed(("tags", settings.data), [catalog_path(settings)], load)
+    return lambda path: tags.get(path, ())
 
 
 def _last_ingest(settings: Settings) -> float | None:
@@ -267,12 +333,29 @@ def query(
     settings: Settings | None = None,
     options: QueryOptions = DEFAULT_OPTIONS,
     archive: bool = False,
+    after: str | None = None,
+    before: str | None = None,
+    folders: Sequence[str] | None = None,
+    tags: Sequence[str] | None = None,
 ) -> QueryResult:
-    """Answer ``text`` from the materialised indexes (see ``lucasrag_query`` for the contract). ``archive``:
-    open the whole archive although the text names no period (the person asked about the past in other
-    words); care, privacy and workspaces apply as ever."""
+    """Answer ``text`` from the materialised indexes (see ``lucasrag_query`` for the contract).
+
+    ``archive``: open the whole archive although the text names no period (the person asked about the past
+    in other words). ``after``/``before`` (an ISO date or a period: "2019", "April 2024"), ``folders``
+    (vault-relative prefixes) and ``tags`` narrow the results (:mod:`lucasrag_query.filters`). Care,
+    privacy and workspaces apply as ever: no filter lifts a withholding."""
     return _loop.run(
         aquery(
-            text, workspaces=workspaces, bridge=bridge, top_k=top_k, settings=settings, options=options, archive=archive
+            text,
+            workspaces=workspaces,
+            bridge=bridge,
+            top_k=top_k,
+            settings=settings,
+            options=options,
+            archive=archive,
+            after=after,
+            before=before,
+            folders=folders,
+            tags=tags,
         )
     )

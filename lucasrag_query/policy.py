@@ -160,8 +160,13 @@ def apply_policy(
     temporal: TemporalSignals,
     subjects: Sequence[DeferenceSubject],
     bridge: Sequence[str] = (),
+    care_temporal: TemporalSignals | None = None,
 ) -> PolicyOutcome:
-    """Split candidates into kept and withheld, with one hint per reason (see module doc)."""
+    """Split candidates into kept and withheld, with one hint per reason (see module doc).
+
+    ``care_temporal``: the archive as the query's own words open it, when the caller opened it further
+    (``archive=True``, an ``after``/``before`` filter): those open the band rule only, never a withholding,
+    so a charged archival chunk is released by the words' archive alone. Default: ``temporal``."""
     bridged = frozenset(b.casefold() for b in resolve_bridge(bridge, subjects))
     kept: list[Candidate] = []
     withheld: set[str] = set()
@@ -171,7 +176,8 @@ def apply_policy(
         archival = c.band == "archival"
         admitted = archival and archive_admits(c, temporal)
         unbridged = care_withheld_subjects(c.charged, subjects, bridged)
-        if unbridged and not admitted:
+        released = admitted if care_temporal is None else archival and archive_admits(c, care_temporal)
+        if unbridged and not released:
             withheld.add(c.chunk_id)
             for name in unbridged:
                 display, ids = per_subject.setdefault(name.casefold(), (name, set()))

@@ -44,6 +44,7 @@ class QueryResult:
     #: ``details`` (per signal: text, kind, period {start, end, precision}, opens, opened_archive).
     temporal: dict[str, Any] | None = None
     temporal_line: str | None = None  # the same, in one line for the CLI
+    filters: dict[str, Any] | None = None  # the caller's filters, echoed (None: none given)
 
     def to_dict(self, why: bool = False) -> dict[str, Any]:
         """The §3.9 JSON; ``why=True`` adds each result's ``why`` block (the MCP search tool does)."""
@@ -61,4 +62,6 @@ class QueryResult:
         }
         if self.reranker_note:
             out["reranker_note"] = self.reranker_note
+        if self.filters:
+            out["filters"] = self.filters
         return out

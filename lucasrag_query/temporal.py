@@ -121,6 +121,13 @@ def with_archive_opened(temporal: TemporalSignals) -> TemporalSignals:
     return TemporalSignals(True, (*temporal.signals, ARCHIVE_REQUESTED.text), temporal.periods, details)
 
 
+def with_period_opened(temporal: TemporalSignals, span: tuple[date, date], text: str) -> TemporalSignals:
+    """``temporal`` with the archive also open for ``span``, a period the caller named outside the query's
+    words (the ``after``/``before`` filters), exactly as a period in the text opens it."""
+    signal = Signal(text, "filter", Period(span[0], span[1], "day"))
+    return TemporalSignals(True, (*temporal.signals, text), (*temporal.periods, span), (*temporal.details, signal))
+
+
 @functools.lru_cache(maxsize=1024)
 def _compile(pattern: str) -> re.Pattern[str]:
     return re.compile(pattern, re.IGNORECASE)

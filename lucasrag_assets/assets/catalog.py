@@ -93,13 +93,24 @@ def catalog_frame(
             pl.lit([], pl.List(pl.Struct(CARE_PAIR_SCHEMA))).alias("care"),
         )
     )
-    columns = [c for c in CATALOG_SCHEMA if c not in ("date_source", "warnings")]
+    columns = [c for c in CATALOG_SCHEMA if c not in ("date_source", "warnings", "tags")]
     frames = [f.with_columns(pl.col("date").cast(pl.String)).select(columns) for f in (indexed, held, not_notes)]
-    dating = notes.select("path", "date_source", pl.col("warnings").fill_null([]))
+    own = pl.col("status") != "private"  # a private note's row is its path and status alone
+    dating = notes.select(
+        "path",
+        "date_source",
+        pl.col("warnings").fill_null([]),
+        pl.when(own).then(pl.col("tags")).otherwise(pl.lit([], pl.List(pl.String))).alias("tags"),
+    )
     return (
         pl.concat(frames)
         .join(dating, on="path", how="left")
-        .with_columns(pl.col("charged").fill_null([]), pl.col("care").fill_null([]), pl.col("warnings").fill_null([]))
+        .with_columns(
+            pl.col("charged").fill_null([]),
+            pl.col("care").fill_null([]),
+            pl.col("warnings").fill_null([]),
+            pl.col("tags").fill_null([]),
+        )
         .select(list(CATALOG_SCHEMA))
         .sort("path")
     )

@@ -111,6 +111,23 @@ class Tools:
                 "the person asked about the past in their own words."
             ),
         ] = False,
+        after: Annotated[
+            str | None,
+            Field(
+                description="Only notes dated on or after this ISO date (2019-04-01) or period ('2019', "
+                "'April 2024'); opens the archive for that period only."
+            ),
+        ] = None,
+        before: Annotated[
+            str | None,
+            Field(description="Only notes dated on or before this ISO date or period; opens the archive for it only."),
+        ] = None,
+        folders: Annotated[
+            list[str] | None, Field(description="Only notes under these vault-relative folders (e.g. 'journal').")
+        ] = None,
+        tags: Annotated[
+            list[str] | None, Field(description="Only notes with one of these tags (nested tags too).")
+        ] = None,
     ) -> Annotated[CallToolResult, SearchOutput]:
         """Search the person's notes (all four workspaces unless restricted). Present notes by default; a year, a \
 decade or 'back then' in the query opens the archive. Passages about deference subjects are withheld and \
@@ -129,6 +146,10 @@ and gives the vault path for read_note."""
                     top_k=top_k,
                     settings=self.settings,
                     archive=archive,
+                    after=after,
+                    before=before,
+                    folders=folders,
+                    tags=tags,
                 )
             )
         except (QueryError, IndexMissing, DeferenceConfigError) as exc:

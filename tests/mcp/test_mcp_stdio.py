@@ -25,7 +25,10 @@ async def _tools_list(client) -> None:
         assert tool.description
     search = tools["search"].input_schema
     assert search["required"] == ["query"]
-    assert set(search["properties"]) == {"query", "workspaces", "bridge", "top_k", "archive"}
+    assert set(search["properties"]) == {"query", "workspaces", "bridge", "top_k", "archive", "after", "before"} | {
+        "folders",
+        "tags",
+    }
     assert "technical" in json.dumps(search["properties"]["workspaces"])  # the four names are listed
     assert tools["read_note"].input_schema["required"] == ["path"]
     item = tools["search"].output_schema["properties"]["results"]["items"]

@@ -48,3 +48,14 @@ def test_the_cli_flag(ingested):
     assert done.exit_code == 0, done.output
     result = json.loads(done.output)
     assert result["temporal"]["archival_open"] and any(r["band"] == "archival" for r in result["results"])
+
+
+def test_archive_true_does_not_release_a_charged_archival_passage(ingested):
+    """Words that name the past release the charged archival passages they admit; archive=True (like a
+    filter) opens the band rule only: the funeral stays withheld, announced, unless bridged."""
+    funeral = "journal/2012-10-06 grandad's funeral.md"
+    requested = query("grandad's funeral", settings=ingested, top_k=10, archive=True)
+    assert funeral not in {r.path for r in requested.results}
+    assert "Grandad Tom" in {h.subject for h in requested.hints if h.kind == "deference"}
+    in_words = query("grandad's funeral in 2012", settings=ingested, top_k=10)
+    assert funeral in {r.path for r in in_words.results}

@@ -12,7 +12,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
+REPO_ROOT = Path(__file__).resolve().parents[2]  # the repository (lucasrag_harness/commands/ → root)
 DEFAULT_DATA = "../shared/data/locomo/locomo10.json"
 DEFAULT_OUT = ".lucasrag_data/eval/locomo"
 _CATEGORIES = ("single-hop", "multi-hop", "temporal", "open-domain")

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import typer
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
+REPO_ROOT = Path(__file__).resolve().parents[2]  # the repository (lucasrag_harness/commands/ → root)
 DEFAULT_OUT = ".lucasrag_data/eval/policy"
 
 

@@ -259,6 +259,11 @@ async def sync_workspace(
                     progress.update(f"index {workspace}", min(start + _BATCH, len(todo)), len(todo))
             t0 = time.perf_counter()
             await index.flush()
+            # The graph's counts before the chunk store commits: a run killed between the two leaves the
+            # store as it was, so the next run redoes the changed documents and counts again; counted after
+            # the commit, a kill in between left the last run's counts beside the new graph for good.
+            report.graph_entities, report.graph_relations = await index.graph_counts()
+            _write_graph_counts(settings, workspace, report.graph_entities, report.graph_relations)
             # The chunk store last, in one transaction. A query takes every result from it, so it sees
             # the last complete state of the workspace, never a half-written one; a run that dies before
             # the commit (kill -9) leaves the store as it was, and the next run finds the same documents
@@ -275,8 +280,6 @@ async def sync_workspace(
                 if report.docs_removed:
                     store.mark_purge_pending()  # the purge below, owed until it is done
             report.write_seconds += time.perf_counter() - t0
-            report.graph_entities, report.graph_relations = await index.graph_counts()
-            _write_graph_counts(settings, workspace, report.graph_entities, report.graph_relations)
             if store.purge_pending():  # last: a run stopped in here leaves it owed, and the next one pays it
                 with damage_reported(settings, workspace):
                     store.purge_removed()

@@ -237,7 +237,9 @@ async def aquery(
     timings["rerank"] = (time.perf_counter() - t0) * 1000
 
     vault, cap, shown = settings.vault.resolve(), settings.max_note_bytes, []
-    ingested = _last_ingest(settings)  # a note not modified since had its header read by that ingest
+    from lucasrag.catalog import catalog_written_at
+
+    ingested = catalog_written_at(settings)  # a note not modified since had its header read by that ingest
     for c, score in ranked.items:  # each result's note, only as far as top_k needs
         if len(shown) == top_k:
             break
@@ -303,16 +305,6 @@ def _tags_reader(settings: Settings):
 
     tags = _read_when_changed(("tags", settings.data), [catalog_path(settings)], load)
     return lambda path: tags.get(path, ())
-
-
-def _last_ingest(settings: Settings) -> float | None:
-    """When the last ingest wrote the note catalogue (its notes' headers were read before), or None."""
-    from lucasrag.catalog import catalog_path
-
-    try:
-        return catalog_path(settings).stat().st_mtime
-    except OSError:
-        return None
 
 
 def vault_hints(settings: Settings) -> list[Hint]:

@@ -116,6 +116,7 @@ def query(
         [], "--folders", "--folder", help="Only notes under this vault-relative folder (repeatable)."
     ),
     tags: list[str] = typer.Option([], "--tags", "--tag", help="Only notes with this tag (repeatable)."),
+    chunks: bool = typer.Option(False, "--chunks", help="List every passage in its own place (default: one per note)."),
 ) -> None:
     """Answer a query from the indexes (archive, deference and rerank policies applied)."""
     from lucasrag_query import IndexMissing, QueryError
@@ -134,6 +135,7 @@ def query(
             before=before,
             folders=folders or None,
             tags=tags or None,
+            chunks=chunks,
         )
     except QueryError as exc:
         fail(str(exc), 2)

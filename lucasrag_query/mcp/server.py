@@ -128,6 +128,10 @@ class Tools:
         tags: Annotated[
             list[str] | None, Field(description="Only notes with one of these tags (nested tags too).")
         ] = None,
+        chunks: Annotated[
+            bool,
+            Field(description="List every matching passage in its own place (default: one place per note)."),
+        ] = False,
     ) -> Annotated[CallToolResult, SearchOutput]:
         """Search the person's notes (all four workspaces unless restricted). Present notes by default; a year, a \
 decade or 'back then' in the query opens the archive. Passages about deference subjects are withheld and \
@@ -150,6 +154,7 @@ and gives the vault path for read_note."""
                     before=before,
                     folders=folders,
                     tags=tags,
+                    chunks=chunks,
                 )
             )
         except (QueryError, IndexMissing, DeferenceConfigError) as exc:

@@ -28,6 +28,7 @@ async def _tools_list(client) -> None:
     assert set(search["properties"]) == {"query", "workspaces", "bridge", "top_k", "archive", "after", "before"} | {
         "folders",
         "tags",
+        "chunks",
     }
     assert "technical" in json.dumps(search["properties"]["workspaces"])  # the four names are listed
     assert tools["read_note"].input_schema["required"] == ["path"]

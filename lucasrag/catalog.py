@@ -54,6 +54,7 @@ CATALOG_SCHEMA = {
     "date_source": pl.String,  # what dated the note: "frontmatter:<key>", "filename", "zettel-id", "folder"
     "warnings": pl.List(pl.String),  # e.g. a date that could not be read (the note is then undated)
     "tags": pl.List(pl.String),  # the note's tags (the query's tags filter reads them); none for a private note
+    "updated": pl.String,  # its updated:/modified: property (ISO; `lucasrag recent` reads it), if any
 }
 
 
@@ -71,6 +72,14 @@ def write_catalog(settings: Settings, frame: pl.DataFrame) -> None:
     tmp = path.with_suffix(".tmp")
     frame.write_parquet(tmp)
     tmp.replace(path)
+
+
+def catalog_written_at(settings: Settings) -> float | None:
+    """When the last ingest wrote the catalogue (every note's header had been read by then), or None."""
+    try:
+        return catalog_path(settings).stat().st_mtime
+    except OSError:
+        return None
 
 
 def read_catalog(settings: Settings) -> pl.DataFrame:

@@ -107,7 +107,8 @@ def render_query(console: Console, result, *, full: bool = False) -> None:
     line = result.temporal_line or ("archive open" if result.archival_open else "archive closed")
     _print_wrapped(console, Text.assemble(("temporal: ", "cyan"), line))
     for r in result.results:
-        meta = " · ".join((r.workspace, r.band, r.date or "undated", f"score {r.score:.3f}"))
+        more = [f"+{r.more} more in this note"] if r.more else []
+        meta = " · ".join((r.workspace, r.band, r.date or "undated", f"score {r.score:.3f}", *more))
         heading = Text.assemble((f"{r.rank}. ", "bold"), (r.path, "bold cyan"))
         if heading.cell_len + 2 + len(meta) <= console.width:
             heading.append("  " + meta, "dim")

@@ -116,6 +116,7 @@ def query(
         [], "--folders", "--folder", help="Only notes under this vault-relative folder (repeatable)."
     ),
     tags: list[str] = typer.Option([], "--tags", "--tag", help="Only notes with this tag (repeatable)."),
+    chunks: bool = typer.Option(False, "--chunks", help="List every passage in its own place (default: one per note)."),
 ) -> None:
     """Answer a query from the indexes (archive, deference and rerank policies applied)."""
     from lucasrag_query import IndexMissing, QueryError
@@ -134,6 +135,7 @@ def query(
             before=before,
             folders=folders or None,
             tags=tags or None,
+            chunks=chunks,
         )
     except QueryError as exc:
         fail(str(exc), 2)
@@ -188,6 +190,36 @@ def _approved_workspace(settings: Settings, path: str) -> str | None:
     if not note_path.is_file():
         return None
     return parse_note(settings.vault, note_path, max_bytes=settings.max_note_bytes).workspace
+
+
+@app.command()
+def recent(
+    days: int = typer.Option(7, "--days", help="How many days back, today included."),
+    workspace: list[str] = typer.Option([], "--workspace", "-w", help="Restrict to a workspace (repeatable)."),
+    bridge: list[str] = typer.Option(
+        [], "--bridge", "-b", help="Deliberately include a deferred subject (repeatable)."
+    ),
+    as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
+) -> None:
+    """Notes written or changed in the last N days (their own date or updated: property), newest first."""
+    from lucasrag_query.recent import RecentError
+    from lucasrag_query.recent import recent as recent_notes
+
+    try:
+        result = recent_notes(days, workspaces=workspace or None, bridge=bridge, settings=_settings())
+    except RecentError as exc:
+        fail(str(exc), 2)
+    if as_json:
+        print(json.dumps(result.to_dict(), ensure_ascii=False, indent=2))
+        return
+    table = Table(title=f"Written or changed since {result.since} ({result.days} days)")
+    for column in ("changed", "path", "workspace"):
+        table.add_column(column)
+    for note in result.notes:
+        table.add_row(note.changed, note.path, note.workspace)
+    out.print(table)
+    for hint in result.hints:
+        out.print(f"hint: {hint.message}", highlight=False)
 
 
 # Governance: notes [--changed], quarantine approve [--folder], route PATH / route suggest (route.py).

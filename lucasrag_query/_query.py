@@ -150,6 +150,7 @@ async def aquery(
     before: str | None = None,
     folders: Sequence[str] | None = None,
     tags: Sequence[str] | None = None,
+    chunks: bool = False,
 ) -> QueryResult:
     settings = settings or Settings.from_env()
     top_k = settings.top_k if top_k is None else top_k
@@ -237,12 +238,23 @@ async def aquery(
     timings["rerank"] = (time.perf_counter() - t0) * 1000
 
     vault, cap, shown = settings.vault.resolve(), settings.max_note_bytes, []
-    ingested = _last_ingest(settings)  # a note not modified since had its header read by that ingest
+    from lucasrag.catalog import catalog_written_at
+
+    ingested = catalog_written_at(settings)  # a note not modified since had its header read by that ingest
+    # One note, one place in the list: a note's best passage stands for it and counts the others that
+    # matched (chunks=True: every passage in its own place).
+    per_note: dict[str, int] = {}
+    for c, _ in ranked.items:
+        per_note[c.path] = per_note.get(c.path, 0) + 1
+    listed: set[str] = set()
     for c, score in ranked.items:  # each result's note, only as far as top_k needs
         if len(shown) == top_k:
             break
+        if not chunks and c.path in listed:
+            continue
         if not private_now(vault, c.path, private, max_bytes=cap, unchanged_since=ingested):
             shown.append((c, score))
+            listed.add(c.path)
     results = [
         ResultItem(
             i + 1,
@@ -257,6 +269,7 @@ async def aquery(
                 why_surfaced(ranked.signals.get(c.chunk_id, {}), len(pool), matched_words(text, c.text, c.date)),
                 admitted.get(c.chunk_id),
             ),
+            0 if chunks else per_note[c.path] - 1,
         )
         for i, (c, score) in enumerate(shown[:top_k])
     ]
@@ -305,16 +318,6 @@ def _tags_reader(settings: Settings):
     return lambda path: tags.get(path, ())
 
 
-def _last_ingest(settings: Settings) -> float | None:
-    """When the last ingest wrote the note catalogue (its notes' headers were read before), or None."""
-    from lucasrag.catalog import catalog_path
-
-    try:
-        return catalog_path(settings).stat().st_mtime
-    except OSError:
-        return None
-
-
 def vault_hints(settings: Settings) -> list[Hint]:
     """A hint when the last ingest left most of the vault unsearchable (counts and cause, no note text)."""
     from lucasrag.vault_health import health_path, read_health, unsearchable_warning
@@ -337,8 +340,12 @@ def query(
     before: str | None = None,
     folders: Sequence[str] | None = None,
     tags: Sequence[str] | None = None,
+    chunks: bool = False,
 ) -> QueryResult:
     """Answer ``text`` from the materialised indexes (see ``lucasrag_query`` for the contract).
+
+    Each note takes one place in the list (its best passage; ``more`` counts its other matching passages);
+    ``chunks=True`` lists every passage in its own place.
 
     ``archive``: open the whole archive although the text names no period (the person asked about the past
     in other words). ``after``/``before`` (an ISO date or a period: "2019", "April 2024"), ``folders``
@@ -357,5 +364,6 @@ def query(
             before=before,
             folders=folders,
             tags=tags,
+            chunks=chunks,
         )
     )

@@ -20,12 +20,16 @@ class ResultItem:
     text: str
     #: which signals ranked it (see lucasrag_query.why); shown by ``to_dict(why=True)``
     why: dict | None = field(default=None, compare=False)
+    #: other passages of the same note that matched too, left out so that the list shows notes (0 with chunks=True)
+    more: int = 0
 
     def to_dict(self, why: bool = False) -> dict[str, Any]:
         # Field by field, not asdict(): that deep-copies the why block (≈2 ms per result).
         out = {f.name: getattr(self, f.name) for f in fields(self)}
         if not why or self.why is None:
             out.pop("why")
+        if not why:  # the §3.9 item keeps its keys; the explained form (MCP) adds the count
+            out.pop("more")
         return out
 
 

@@ -93,7 +93,7 @@ def catalog_frame(
             pl.lit([], pl.List(pl.Struct(CARE_PAIR_SCHEMA))).alias("care"),
         )
     )
-    columns = [c for c in CATALOG_SCHEMA if c not in ("date_source", "warnings", "tags")]
+    columns = [c for c in CATALOG_SCHEMA if c not in ("date_source", "warnings", "tags", "updated")]
     frames = [f.with_columns(pl.col("date").cast(pl.String)).select(columns) for f in (indexed, held, not_notes)]
     own = pl.col("status") != "private"  # a private note's row is its path and status alone
     dating = notes.select(
@@ -101,6 +101,7 @@ def catalog_frame(
         "date_source",
         pl.col("warnings").fill_null([]),
         pl.when(own).then(pl.col("tags")).otherwise(pl.lit([], pl.List(pl.String))).alias("tags"),
+        pl.when(own).then(pl.col("updated").cast(pl.String)).alias("updated"),
     )
     return (
         pl.concat(frames)

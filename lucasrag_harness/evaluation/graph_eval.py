@@ -163,7 +163,7 @@ def evaluate_sample(settings: Settings) -> dict:
             row[f"search_rank_{tag}"] = paths.index(q.expected) + 1 if q.expected in paths else None
             for label, s in (("query", settings), ("query_c5", few)):
                 t0 = time.perf_counter()
-                result = query(q.text, top_k=max(QUERY_KS), settings=s, options=QueryOptions(graph=graph))
+                result = query(q.text, top_k=max(QUERY_KS), settings=s, options=QueryOptions(graph=graph), chunks=True)
                 if label == "query":
                     latency["query"][graph].append((time.perf_counter() - t0) * 1000)
                 found = [r.path for r in result.results]
@@ -222,7 +222,7 @@ def locomo_conversation(
             for graph in (False, True):
                 tag = "graph" if graph else "naive"
                 t0 = time.perf_counter()
-                result = query(q.text, top_k=max(KS), settings=settings, options=QueryOptions(graph=graph))
+                result = query(q.text, top_k=max(KS), settings=settings, options=QueryOptions(graph=graph), chunks=True)
                 ms = (time.perf_counter() - t0) * 1000
                 texts = [r.text for r in result.results]
                 rows.append(

@@ -192,12 +192,15 @@ def _evaluate(
             gold = set(evidence_sessions(q.evidence))
             for name, options in variants.items() if scored else [(LUCASRAG, variants[LUCASRAG])]:
                 t0 = time.perf_counter()
-                result = query(q.text, top_k=TOP_K, settings=settings, options=options)
+                # the chunk-level table ranks passages: every passage in its own place
+                result = query(q.text, top_k=TOP_K, settings=settings, options=options, chunks=True)
                 ms = (time.perf_counter() - t0) * 1000
                 if scored:
                     scores[name].add(category, q.evidence, [r.text for r in result.results], ms, cue)
                 if sessions is not None and name == LUCASRAG:
-                    sessions[LUCASRAG].add(category, gold, ranked_sessions([r.text for r in result.results]))
+                    # sessions: the product's list, one place per note (a LoCoMo session is a note)
+                    grouped = query(q.text, top_k=TOP_K, settings=settings, options=options)
+                    sessions[LUCASRAG].add(category, gold, ranked_sessions([r.text for r in grouped.results]))
                     by_sum = session_sum_ranking([(r.text, r.score) for r in result.results], chunk_sessions)
                     sessions[LUCASRAG_SESSION_SUM].add(category, gold, by_sum)
                     fused = query(q.text, top_k=TOP_K, settings=replace(settings, rescore=False), options=options)

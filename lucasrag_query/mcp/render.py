@@ -106,3 +106,28 @@ def status_text(status: dict) -> str:
         if w.get("last_error"):
             lines.append(f"watch: last ingest failed: {w['last_error']}")
     return "\n".join(lines)
+
+
+def recent_content(result: dict) -> dict:
+    """The ``recent`` result with, per hint, how to reach what it announces."""
+    for hint in result["hints"]:
+        if hint.get("kind") == "deference":
+            hint["reach"] = {
+                "tool": "recent",
+                "arguments": {"days": result["days"], "bridge": [hint["subject"]]},
+                "when": f"only if the person asks about {hint['subject']} themselves; never to get more results",
+            }
+        else:
+            hint["reach"] = {"tool": "search", "arguments": None, "when": "ask about the past with search"}
+    return result
+
+
+def recent_text(result: dict) -> str:
+    lines = [f"notes written or changed since {result['since']} ({result['days']} days), newest first:"]
+    for note in result["notes"]:
+        lines.append(f"- {note['changed']} {note['path']} · {note['workspace']}")
+    if not result["notes"]:
+        lines.append("(none)")
+    for hint in result["hints"]:
+        lines.append(f"\nhint: {hint['message']}")
+    return "\n".join(lines)

@@ -95,6 +95,22 @@ class Passage(_Open):
     notice: NullableStr = None
 
 
+class RecentNoteItem(_Open):
+    path: str = Field(description="Vault-relative path, for read_note.")
+    workspace: str
+    band: str
+    date: NullableStr = Field(description="The note's own date.")
+    updated: NullableStr = Field(description="Its updated:/modified: property.")
+    changed: str = Field(description="The later of the two: what put it in the list.")
+
+
+class RecentOutput(_Open):
+    days: int
+    since: str
+    notes: _described_items(RecentNoteItem, "Newest first.")
+    hints: _items(SearchHint, "One per reason a note was left out; never any withheld text.")
+
+
 class NoteOutput(_Open):
     path: str
     workspace: str

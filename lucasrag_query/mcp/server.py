@@ -28,7 +28,7 @@ from lucasrag.vocabulary import WORKSPACES
 from lucasrag_query import _loop
 from lucasrag_query.mcp import auth, render
 from lucasrag_query.mcp.notes import NoteRefused, read_note
-from lucasrag_query.mcp.schemas import NoteOutput, SearchOutput, StatusOutput
+from lucasrag_query.mcp.schemas import NoteOutput, RecentOutput, SearchOutput, StatusOutput
 from lucasrag_query.mcp.status import status
 
 INSTRUCTIONS = """\
@@ -49,8 +49,8 @@ list, never because a hint mentions it. Tell the person when something was withh
 Governance: notes awaiting a person's review (quarantine) are never served; approving them is the person's \
 job, not a tool's. Every tool here is read-only.
 
-Use search for questions, read_note(path) to read a whole note that search found, status for what is \
-indexed and how fresh it is."""
+Use search for questions, recent for what the person wrote or changed lately, read_note(path) to read a whole \
+note that search or recent found, status for what is indexed and how fresh it is."""
 
 _READ_ONLY = ToolAnnotations(readOnlyHint=True, destructiveHint=False, idempotentHint=True, openWorldHint=False)
 # The schema lists the four names; the check is query()'s own, whose error names them too.
@@ -128,6 +128,10 @@ class Tools:
         tags: Annotated[
             list[str] | None, Field(description="Only notes with one of these tags (nested tags too).")
         ] = None,
+        chunks: Annotated[
+            bool,
+            Field(description="List every matching passage in its own place (default: one place per note)."),
+        ] = False,
     ) -> Annotated[CallToolResult, SearchOutput]:
         """Search the person's notes (all four workspaces unless restricted). Present notes by default; a year, a \
 decade or 'back then' in the query opens the archive. Passages about deference subjects are withheld and \
@@ -150,6 +154,7 @@ and gives the vault path for read_note."""
                     before=before,
                     folders=folders,
                     tags=tags,
+                    chunks=chunks,
                 )
             )
         except (QueryError, IndexMissing, DeferenceConfigError) as exc:
@@ -191,6 +196,35 @@ reason."""
             raise _service_error(exc) from None
         return _result(render.note_text(note), note)
 
+    async def recent(
+        self,
+        days: Annotated[int, Field(ge=1, le=366, description="How many days back, today included (default 7).")] = 7,
+        workspaces: Annotated[
+            list[Workspace] | None, Field(description="Restrict to these workspaces (default: all four).")
+        ] = None,
+        bridge: Annotated[
+            list[str] | None,
+            Field(
+                description="Deference subjects to include deliberately — only when the person asks about that subject."
+            ),
+        ] = None,
+    ) -> Annotated[CallToolResult, RecentOutput]:
+        """What's new: notes written or changed in the last N days (by the note's own date or its updated \
+property, never a file's time), newest first, with the same care policy and hints as search; paths for \
+read_note."""
+        from lucasrag.deference import DeferenceConfigError
+        from lucasrag_query.recent import RecentError
+        from lucasrag_query.recent import recent as recent_notes
+
+        try:
+            result = await anyio.to_thread.run_sync(
+                lambda: recent_notes(days, workspaces=workspaces, bridge=bridge or (), settings=self.settings)
+            )
+        except (RecentError, DeferenceConfigError) as exc:
+            raise ToolError(str(exc)) from None
+        structured = render.recent_content(result.to_dict())
+        return _result(render.recent_text(structured), structured)
+
     async def status(self) -> Annotated[CallToolResult, StatusOutput]:
         """What is indexed and how fresh it is: per workspace notes and chunks; the last ingest; notes changed in \
 the vault since (stale); notes pending a person's review (quarantine); the deference subjects' names; the \
@@ -214,7 +248,7 @@ def build_server(
     if token is not None:
         secured = {"token_verifier": auth.StaticTokenVerifier(token), "auth": auth.auth_settings(port or 0)}
     server = MCPServer("lucasrag", instructions=INSTRUCTIONS, log_level="WARNING", **secured)
-    for fn in (tools.search, tools.read_note, tools.status):
+    for fn in (tools.search, tools.recent, tools.read_note, tools.status):
         server.add_tool(fn, title=f"LucasRAG {fn.__name__.replace('_', ' ')}", annotations=_READ_ONLY)
     return server
 

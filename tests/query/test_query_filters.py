@@ -63,30 +63,30 @@ def test_what_a_filter_admits(kwargs, path, date, tags, admitted):
 
 
 @pytest.mark.slow
-def test_filters_on_the_sample_vault(ingested):
-    recent = query("what happened?", settings=ingested, after="2024", top_k=10)
+def test_filters_on_the_sample_vault(profile_ingested):
+    recent = query("what happened?", settings=profile_ingested, after="2024", top_k=10)
     assert recent.results and all(r.date and r.date >= "2024-01-01" for r in recent.results)
     assert recent.to_dict()["filters"] == {"after": "2024", "dates": {"from": "2024-01-01", "to": None}}
 
     # A period filter opens the archive for that period only, as "in 2013" in the words would.
-    old = query("where did I live?", settings=ingested, before="2013", top_k=10)
+    old = query("where did I live?", settings=profile_ingested, before="2013", top_k=10)
     assert old.archival_open and old.results
     assert all(r.date and r.date <= "2013-12-31" for r in old.results)
     assert any(r.band == "archival" for r in old.results)
     assert old.to_dict(why=True)["results"][0]["why"]["filters"][0].startswith("dated ")
 
-    journal = query("moving", settings=ingested, folders=["journal"], archive=True, top_k=10)
+    journal = query("moving", settings=profile_ingested, folders=["journal"], archive=True, top_k=10)
     assert journal.results and all(r.path.startswith("journal/") for r in journal.results)
     assert journal.to_dict()["filters"] == {"folders": ["journal"], "archive": True}
 
 
 @pytest.mark.slow
-def test_a_tag_filter_reads_the_notes_tags(ingested):
+def test_a_tag_filter_reads_the_notes_tags(profile_ingested):
     from lucasrag.catalog import read_catalog
 
-    tagged = {r["path"] for r in read_catalog(ingested).to_dicts() if "insurance" in (r["tags"] or [])}
+    tagged = {r["path"] for r in read_catalog(profile_ingested).to_dicts() if "insurance" in (r["tags"] or [])}
     assert tagged
-    result = query("what is insured?", settings=ingested, tags=["#insurance"], top_k=10)
+    result = query("what is insured?", settings=profile_ingested, tags=["#insurance"], top_k=10)
     assert result.results and {r.path for r in result.results} <= tagged
 
 
@@ -94,9 +94,9 @@ FUNERAL = "journal/2012-10-06 grandad's funeral.md"
 
 
 @pytest.mark.slow
-def test_a_filter_never_lifts_a_withholding(ingested):
+def test_a_filter_never_lifts_a_withholding(profile_ingested):
     """Narrowed to the funeral's folder and year, the funeral's passages stay withheld unless bridged."""
-    asked = {"settings": ingested, "folders": ["journal"], "after": "2012", "before": "2012", "top_k": 10}
+    asked = {"settings": profile_ingested, "folders": ["journal"], "after": "2012", "before": "2012", "top_k": 10}
     filtered = query("grandad's funeral", **asked)
     assert FUNERAL not in {r.path for r in filtered.results}
     assert "Grandad Tom" in {h.subject for h in filtered.hints if h.kind == "deference"}
@@ -105,9 +105,9 @@ def test_a_filter_never_lifts_a_withholding(ingested):
 
 
 @pytest.mark.slow
-def test_bad_filters_are_query_errors(ingested):
+def test_bad_filters_are_query_errors(profile_ingested):
     with pytest.raises(QueryError, match="after='someday'"):
-        query("anything", settings=ingested, after="someday")
+        query("anything", settings=profile_ingested, after="someday")
 
 
 @pytest.mark.slow

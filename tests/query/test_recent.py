@@ -76,3 +76,12 @@ def test_the_cli(vault):
     assert [n["path"] for n in json.loads(done.output)["notes"]] == ["Ref/sourdough.md", "Daybook/2026-05-30.md"]
     table = CliRunner().invoke(app, ["recent"], env=env)
     assert table.exit_code == 0 and "sourdough" in table.output and "Aunt Rosa" in table.output
+
+
+def test_a_filter_never_reaches_a_private_note(vault):
+    """A folder filter naming a private folder finds nothing there, and says nothing of it."""
+    from lucasrag_query import query
+
+    result = query("what did the therapist say?", settings=vault, folders=["Secret"], archive=True)
+    assert result.results == [] and "write it down" not in json.dumps(result.to_dict(why=True))
+    assert not [h for h in result.hints if "Secret" in h.message]

@@ -20,7 +20,7 @@ from lucasrag_query._rescore import RescoreUnavailable, rescore
 from lucasrag_query.options import DEFAULT_OPTIONS, QueryOptions
 from lucasrag_query.policy import Candidate, period_strength, temporal_weight
 from lucasrag_query.rerank import LlamaCppReranker, RerankUnavailable, similarity_scores
-from lucasrag_query.temporal import TemporalSignals
+from lucasrag_query.temporal import TemporalSignals, mentions_decade
 
 #: How much the temporal weight can move a cross-encoder score: final = relevance × (1 − W + W × weight).
 TEMPORAL_SHARE = 0.25
@@ -154,7 +154,10 @@ def _temporal(c: Candidate, settings: Settings, temporal: TemporalSignals) -> fl
     # whatever its creation date, unless the query asks for a period.
     if c.band_rule == "frontmatter" and c.band == "present" and not temporal.periods:
         return 1.0
-    return temporal_weight(c.date, now=settings.now, temporal=temporal)
+    weight = temporal_weight(c.date, now=settings.now, temporal=temporal)
+    if weight < 1.0 and temporal.periods and mentions_decade(c.text, temporal.periods, settings.now):
+        return 1.0  # about the decade asked for, whatever its own date
+    return weight
 
 
 def rank_pool(

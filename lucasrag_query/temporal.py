@@ -121,6 +121,25 @@ def with_archive_opened(temporal: TemporalSignals) -> TemporalSignals:
     return TemporalSignals(True, (*temporal.signals, ARCHIVE_REQUESTED.text), temporal.periods, details)
 
 
+_YEAR = re.compile(r"\b(1[6-9]\d\d|20\d\d)\b")
+
+
+def mentions_decade(text: str, periods: Sequence[tuple[date, date]], now: date) -> bool:
+    """Whether ``text`` is about one of the decades among ``periods``: it names a year inside it or the
+    decade itself ("in 1994", "the nineties"). A note dated years later that recounts the 90s is about
+    the 90s; its date alone would rank it as far from them."""
+    decades = [(lo, hi) for lo, hi in periods if 366 * 5 < (hi - lo).days <= 366 * 11]  # a decade, not a year
+    if not decades:
+        return False
+    for m in _YEAR.finditer(text):
+        if any(lo.year <= int(m.group(1)) <= hi.year for lo, hi in decades):
+            return True
+    for _, _, _, period in find_decades(text, now):
+        if period is not None and any(period.start <= hi and lo <= period.end for lo, hi in decades):
+            return True
+    return False
+
+
 def with_period_opened(temporal: TemporalSignals, span: tuple[date, date], text: str) -> TemporalSignals:
     """``temporal`` with the archive also open for ``span``, a period the caller named outside the query's
     words (the ``after``/``before`` filters), exactly as a period in the text opens it."""

@@ -86,7 +86,7 @@ def record_questions(settings: Settings, questions) -> list[Recorded]:
     try:
         for q in questions:
             seen.clear()
-            result = query(q.text, top_k=TOP_K, settings=settings)
+            result = query(q.text, top_k=TOP_K, settings=settings, chunks=True)  # the pool ranks passages
             (args, kwargs), texts = seen[-1], tuple(r.text for r in result.results)
             recorded.append(Recorded(q.category, tuple(q.evidence), args, kwargs, texts))
     finally:

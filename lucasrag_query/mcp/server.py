@@ -55,6 +55,11 @@ note that search or recent found, status for what is indexed and how fresh it is
 _READ_ONLY = ToolAnnotations(readOnlyHint=True, destructiveHint=False, idempotentHint=True, openWorldHint=False)
 # The schema lists the four names; the check is query()'s own, whose error names them too.
 Workspace = Annotated[str, WithJsonSchema({"type": "string", "enum": list(WORKSPACES)})]
+Workspaces = Annotated[list[Workspace] | None, Field(description="Restrict to these workspaces (default: all four).")]
+Bridge = Annotated[
+    list[str] | None,
+    Field(description="Deference subjects to include deliberately — only when the person asks about that subject."),
+]
 
 
 def _result(text: str, structured: dict) -> CallToolResult:
@@ -94,15 +99,8 @@ class Tools:
                 "included only if they said it)."
             ),
         ],
-        workspaces: Annotated[
-            list[Workspace] | None, Field(description="Restrict to these workspaces (default: all four).")
-        ] = None,
-        bridge: Annotated[
-            list[str] | None,
-            Field(
-                description="Deference subjects to include deliberately — only when the person asks about that subject."
-            ),
-        ] = None,
+        workspaces: Workspaces = None,
+        bridge: Bridge = None,
         top_k: Annotated[int | None, Field(ge=1, le=100, description="How many results (default 25).")] = None,
         archive: Annotated[
             bool,
@@ -202,15 +200,8 @@ reason."""
     async def recent(
         self,
         days: Annotated[int, Field(ge=1, le=366, description="How many days back, today included (default 7).")] = 7,
-        workspaces: Annotated[
-            list[Workspace] | None, Field(description="Restrict to these workspaces (default: all four).")
-        ] = None,
-        bridge: Annotated[
-            list[str] | None,
-            Field(
-                description="Deference subjects to include deliberately — only when the person asks about that subject."
-            ),
-        ] = None,
+        workspaces: Workspaces = None,
+        bridge: Bridge = None,
     ) -> Annotated[CallToolResult, RecentOutput]:
         """What's new: notes written or changed in the last N days (by the note's own date or its updated \
 property, never a file's time), newest first, with the same care policy and hints as search; paths for \

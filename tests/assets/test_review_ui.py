@@ -9,13 +9,13 @@ started here under a permissive umask; it is driven over its GraphQL API, as the
 from __future__ import annotations
 
 import os
-import stat
 import subprocess
 import time
 from pathlib import Path
 
 import pytest
 import yaml
+from file_modes import loose_entries
 
 from lucasrag.catalog import read_catalog
 from lucasrag_assets.pending_reviews import care_key, pending_keys, split_care_key
@@ -54,15 +54,6 @@ def _ui_env(repo: Path, vault: Path, data: Path, home: Path) -> dict[str, str]:
         PATH=os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")]),
     )
     return env
-
-
-def _loose(root: Path) -> list[tuple[str, str]]:
-    found = []
-    for path in [root, *root.rglob("*")]:
-        st = os.lstat(path)
-        if (stat.S_ISDIR(st.st_mode) or stat.S_ISREG(st.st_mode)) and st.st_mode & 0o077:
-            found.append((str(path.relative_to(root)), oct(stat.S_IMODE(st.st_mode))))
-    return found
 
 
 def _wait(what: str, ready, server: subprocess.Popen, log: Path, timeout: float):
@@ -172,7 +163,7 @@ def test_reviews_from_the_ui_on_a_persons_vault(tmp_path, repo, notes_vault, set
     decisions = yaml.safe_load((vault / ".lucasrag" / "care_decisions.yaml").read_text())
     assert any(path in str(d) and subject in str(d) for d in _flatten(decisions)), decisions
     # Webserver, daemon (sensor ticks) and run workers wrote here under the shell's 022 umask.
-    assert _loose(home) == [] and _loose(data) == []
+    assert loose_entries(home) == [] and loose_entries(data) == []
     assert "tightened" not in log.read_text()
 
 

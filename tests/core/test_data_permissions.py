@@ -8,6 +8,7 @@ import stat
 from pathlib import Path
 
 import pytest
+from file_modes import loose_entries
 
 from lucasrag.data_folder import open_data_folder, tighten, write_private
 
@@ -21,16 +22,6 @@ def permissive_umask():
         os.umask(old)
 
 
-def _loose(root):
-    """Every directory / regular file under ``root`` (root included) with a group or other bit."""
-    found = []
-    for path in [root, *root.rglob("*")]:
-        st = os.lstat(path)
-        if (stat.S_ISDIR(st.st_mode) or stat.S_ISREG(st.st_mode)) and st.st_mode & 0o077:
-            found.append((str(path.relative_to(root)), oct(stat.S_IMODE(st.st_mode))))
-    return found
-
-
 def test_ingest_leaves_only_owner_readable_files(tmp_path, monkeypatch, permissive_umask, copy_vault, settings_for):
     from lucasrag_assets.ingest import run_ingest
 
@@ -41,7 +32,7 @@ def test_ingest_leaves_only_owner_readable_files(tmp_path, monkeypatch, permissi
     kinds = {p.suffix for p in files}
     assert {".sqlite", ".parquet", ".json", ".db"} <= kinds  # embedding cache, catalogue, LightRAG, Dagster
     assert len(files) > 20
-    assert _loose(settings.data) == []
+    assert loose_entries(settings.data) == []
 
 
 def test_existing_loose_folder_is_tightened_once_with_a_notice(tmp_path, caplog, permissive_umask):
@@ -54,7 +45,7 @@ def test_existing_loose_folder_is_tightened_once_with_a_notice(tmp_path, caplog,
     before = os.stat("/etc/passwd").st_mode
     with caplog.at_level(logging.WARNING, logger="lucasrag.data_folder"):
         open_data_folder(root)
-    assert _loose(root) == []
+    assert loose_entries(root) == []
     assert stat.S_IMODE(os.stat(root / "notes.parquet").st_mode) == 0o700  # owner bits kept
     assert os.stat("/etc/passwd").st_mode == before
     notices = [r.getMessage() for r in caplog.records]
@@ -199,5 +190,5 @@ def test_the_long_lived_writers_write_privately(tmp_path, command, notes_vault):
             server.wait(timeout=60)
         except subprocess.TimeoutExpired:
             server.kill()
-    assert _loose(data) == []
+    assert loose_entries(data) == []
     assert "tightened" not in (tmp_path / "out.log").read_text()

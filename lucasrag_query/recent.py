@@ -15,7 +15,7 @@ import datetime as dt
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from lucasrag.catalog import CatalogMissing, catalog_written_at, read_catalog
+from lucasrag.catalog import CatalogMissing, catalog_path, catalog_written_at, read_catalog
 from lucasrag.deference import load_deference
 from lucasrag.privacy import load_privacy, private_now
 from lucasrag.settings import Settings
@@ -89,7 +89,7 @@ def recent(
     since = (settings.now - dt.timedelta(days=days - 1)).isoformat()
     today = settings.now.isoformat()
     try:
-        rows = read_catalog(settings).to_dicts()
+        rows = _rows_in(settings, since, today)
     except CatalogMissing as exc:
         raise RecentError(str(exc)) from None
     private = load_privacy(settings.vault)
@@ -114,3 +114,24 @@ def recent(
     ]
     notes.sort(key=lambda n: (n.changed, n.path), reverse=True)
     return RecentResult(days, since, notes, list(outcome.hints), list(outcome.warnings))
+
+
+_COLUMNS = ("path", "status", "workspace", "band", "date", "updated", "charged")
+
+
+def _rows_in(settings: Settings, since: str, today: str) -> list[dict]:
+    """The indexed notes whose date or update falls in ``since..today``, read from the catalogue's few columns
+    it needs and filtered before any row becomes a dict (the care evidence and reasons are never read)."""
+    import polars as pl
+
+    path = catalog_path(settings)
+    if not path.is_file():
+        read_catalog(settings)  # raises CatalogMissing with its message
+    frame = pl.scan_parquet(path)
+    present = set(frame.collect_schema().names())
+    day = [
+        pl.col(c).str.slice(0, 10).is_between(pl.lit(since), pl.lit(today)) for c in ("date", "updated") if c in present
+    ]
+    columns = [c for c in _COLUMNS if c in present]
+    found = frame.select(columns).filter((pl.col("status") == "indexed") & pl.any_horizontal(day)).collect()
+    return found.to_dicts()

@@ -117,9 +117,16 @@ def test_reviews_from_the_ui_on_a_persons_vault(tmp_path, repo, notes_vault, set
 
         _wait("the pending items as partitions", published, server, log, START_TIMEOUT)
 
-        # The launchpad offers exactly the pending items (the webserver reads them from the instance).
-        assert _partition_keys(client, "approve_pending_note") == notes_wanted
-        assert _partition_keys(client, "decide_pending_care") == care_wanted
+        # The launchpad offers exactly the pending items (the webserver reads them from the instance); the
+        # daemon may publish them before the webserver answers, so this waits for the webserver too.
+        offered = _wait(
+            "the launchpad's choices",
+            lambda: (_partition_keys(client, "approve_pending_note"), _partition_keys(client, "decide_pending_care")),
+            server,
+            log,
+            START_TIMEOUT,
+        )
+        assert offered == (notes_wanted, care_wanted)
         # A decision that is not one of the choices is refused before a run exists.
         runs_before = len(instance.get_run_records())
         with pytest.raises(DagsterGraphQLClientError, match="not in enum type CareDecision"):

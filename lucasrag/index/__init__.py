@@ -24,6 +24,7 @@ Writing a workspace: ``sync_workspace(...)`` → ``SyncReport`` (incremental by 
 """
 
 from lucasrag.index._lightrag import GraphStats, Hit, WorkspaceIndex
+from lucasrag.index.graph_counts import read_graph_counts
 from lucasrag.index.protocol import ChunkStore
 from lucasrag.index.stores import (
     IndexBusy,
@@ -36,7 +37,7 @@ from lucasrag.index.stores import (
     open_workspace,
     open_workspace_index,
 )
-from lucasrag.index.sync import SyncReport, in_line_report, read_graph_counts, sync_workspace
+from lucasrag.index.sync import SyncReport, in_line_report, sync_workspace
 
 __all__ = [
     "ChunkStore",

@@ -196,7 +196,7 @@ async def open_workspace(settings: Settings, workspace: str) -> WorkspaceStores:
 async def drop_workspace(settings: Settings, workspace: str) -> None:
     """Forget everything stored for ``workspace`` (its LightRAG stores, chunk rows, graph counts), so
     that the next ingest builds it again from the vault. Touches no other workspace."""
-    from lucasrag.index.sync import forget_graph_counts
+    from lucasrag.index.graph_counts import forget_graph_counts
 
     if settings.profile == "embedded":
         shutil.rmtree(settings.workspace_dir(workspace), ignore_errors=True)

@@ -21,10 +21,10 @@ import time
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 from lucasrag.embedding_cache import EmbeddingCache
 from lucasrag.index._lightrag import WorkspaceIndex
+from lucasrag.index.graph_counts import read_graph_counts, write_graph_counts
 from lucasrag.index.stores import damage_reported, open_chunk_store, open_workspace_index
 from lucasrag.progress import Progress
 from lucasrag.settings import Settings, mask_secrets
@@ -89,31 +89,6 @@ def graph_mode(settings: Settings) -> str:
     if not settings.llm_url:
         return f"graph-v{GRAPH_VERSION}"
     return f"graph-v{GRAPH_VERSION}+llm:{mask_secrets(settings.llm_url)}:{settings.llm_model}"
-
-
-def _counts_file(settings: Settings, workspace: str) -> Path:
-    return settings.data / "graph" / f"{workspace}.json"
-
-
-def read_graph_counts(settings: Settings, workspace: str) -> tuple[int, int]:
-    """(entities, relations) recorded by the last sync of ``workspace`` (0, 0 if none)."""
-    try:
-        data = json.loads(_counts_file(settings, workspace).read_text())
-        return int(data["entities"]), int(data["relations"])
-    except (OSError, ValueError, KeyError, TypeError):
-        return 0, 0
-
-
-def forget_graph_counts(settings: Settings, workspace: str) -> None:
-    _counts_file(settings, workspace).unlink(missing_ok=True)
-
-
-def _write_graph_counts(settings: Settings, workspace: str, entities: int, relations: int) -> None:
-    path = _counts_file(settings, workspace)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps({"entities": entities, "relations": relations}))
-    tmp.replace(path)
 
 
 def _default_meta(record: ChunkRecord):
@@ -263,7 +238,7 @@ async def sync_workspace(
             # store as it was, so the next run redoes the changed documents and counts again; counted after
             # the commit, a kill in between left the last run's counts beside the new graph for good.
             report.graph_entities, report.graph_relations = await index.graph_counts()
-            _write_graph_counts(settings, workspace, report.graph_entities, report.graph_relations)
+            write_graph_counts(settings, workspace, report.graph_entities, report.graph_relations)
             # The chunk store last, in one transaction. A query takes every result from it, so it sees
             # the last complete state of the workspace, never a half-written one; a run that dies before
             # the commit (kill -9) leaves the store as it was, and the next run finds the same documents

@@ -82,13 +82,19 @@ def catalog_written_at(settings: Settings) -> float | None:
         return None
 
 
-def read_catalog(settings: Settings) -> pl.DataFrame:
+def scan_catalog(settings: Settings) -> pl.LazyFrame:
+    """The catalogue, lazily: a reader that needs a few columns reads only those (the care evidence is most
+    of its bytes)."""
     path = catalog_path(settings)
     if not path.is_file():
         raise CatalogMissing(
             f"no note catalogue at {path}: run `lucasrag ingest` first (LUCASRAG_DATA={settings.data})"
         )
-    return pl.read_parquet(path)
+    return pl.scan_parquet(path)
+
+
+def read_catalog(settings: Settings) -> pl.DataFrame:
+    return scan_catalog(settings).collect()
 
 
 # --- What changed between two ingests (no silent moves) ------------------------------------------

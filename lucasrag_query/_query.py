@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import math
 import time
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -243,9 +244,7 @@ async def aquery(
     ingested = catalog_written_at(settings)  # a note not modified since had its header read by that ingest
     # One note, one place in the list: a note's best passage stands for it and counts the others that
     # matched (chunks=True: every passage in its own place).
-    per_note: dict[str, int] = {}
-    for c, _ in ranked.items:
-        per_note[c.path] = per_note.get(c.path, 0) + 1
+    per_note = Counter(c.path for c, _ in ranked.items)
     listed: set[str] = set()
     for c, score in ranked.items:  # each result's note, only as far as top_k needs
         if len(shown) == top_k:
@@ -303,16 +302,16 @@ def _with_filters(why: dict, admitted: list[str] | None) -> dict:
 
 def _tags_reader(settings: Settings):
     """path → the note's tags, from the last ingest's catalogue (re-read only when it changes)."""
-    from lucasrag.catalog import CatalogMissing, catalog_path, read_catalog
+    from lucasrag.catalog import CatalogMissing, catalog_path, scan_catalog
 
     def load() -> dict[str, list[str]]:
         try:
-            frame = read_catalog(settings)
+            frame = scan_catalog(settings)
         except CatalogMissing:
             return {}
-        if "tags" not in frame.columns:  # a catalogue written before tags were kept: re-ingest to filter by tag
+        if "tags" not in frame.collect_schema().names():  # written before tags were kept: re-ingest to filter
             return {}
-        return {p: list(t or ()) for p, t in frame.select("path", "tags").iter_rows()}
+        return {p: list(t or ()) for p, t in frame.select("path", "tags").collect().iter_rows()}
 
     tags = _read_when_changed(("tags", settings.data), [catalog_path(settings)], load)
     return lambda path: tags.get(path, ())

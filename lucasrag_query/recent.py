@@ -15,7 +15,7 @@ import datetime as dt
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from lucasrag.catalog import CatalogMissing, catalog_path, catalog_written_at, read_catalog
+from lucasrag.catalog import CatalogMissing, catalog_written_at, scan_catalog
 from lucasrag.deference import load_deference
 from lucasrag.privacy import load_privacy, private_now
 from lucasrag.settings import Settings
@@ -95,7 +95,7 @@ def recent(
     private = load_privacy(settings.vault)
     candidates, when = [], {}
     for row in rows:
-        if row["status"] != "indexed" or row["workspace"] not in selected or private.matches(row["path"]):
+        if row["workspace"] not in selected or private.matches(row["path"]):
             continue
         changed = max(d for d in (row.get("date"), row.get("updated"), "") if d is not None)[:10]
         if not since <= changed <= today:
@@ -124,10 +124,7 @@ def _rows_in(settings: Settings, since: str, today: str) -> list[dict]:
     it needs and filtered before any row becomes a dict (the care evidence and reasons are never read)."""
     import polars as pl
 
-    path = catalog_path(settings)
-    if not path.is_file():
-        read_catalog(settings)  # raises CatalogMissing with its message
-    frame = pl.scan_parquet(path)
+    frame = scan_catalog(settings)
     present = set(frame.collect_schema().names())
     day = [
         pl.col(c).str.slice(0, 10).is_between(pl.lit(since), pl.lit(today)) for c in ("date", "updated") if c in present

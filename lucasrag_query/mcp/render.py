@@ -13,15 +13,19 @@ import json
 SNIPPET_CHARS = 600
 
 
+def _bridge_reach(tool: str, arguments: dict, subject: str) -> dict:
+    """A deference hint's reach: the same call with the subject bridged, and when that is allowed."""
+    return {
+        "tool": tool,
+        "arguments": {**arguments, "bridge": [subject]},
+        "when": f"only if the person asks about {subject} themselves; never to get more results",
+    }
+
+
 def hint_reach(hint: dict, query: str) -> dict:
     """How an assistant reaches what a hint announces, and when it may."""
     if hint.get("kind") == "deference":
-        subject = hint["subject"]
-        return {
-            "tool": "search",
-            "arguments": {"query": query, "bridge": [subject]},
-            "when": f"only if the person asks about {subject} themselves; never to get more results",
-        }
+        return _bridge_reach("search", {"query": query}, hint["subject"])
     if hint.get("kind") == "archive":
         return {
             "tool": "search",
@@ -112,11 +116,7 @@ def recent_content(result: dict) -> dict:
     """The ``recent`` result with, per hint, how to reach what it announces."""
     for hint in result["hints"]:
         if hint.get("kind") == "deference":
-            hint["reach"] = {
-                "tool": "recent",
-                "arguments": {"days": result["days"], "bridge": [hint["subject"]]},
-                "when": f"only if the person asks about {hint['subject']} themselves; never to get more results",
-            }
+            hint["reach"] = _bridge_reach("recent", {"days": result["days"]}, hint["subject"])
         else:
             hint["reach"] = {"tool": "search", "arguments": None, "when": "ask about the past with search"}
     return result

@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path, PurePosixPath
 
 from lucasrag.deference import deference_path
@@ -20,6 +20,11 @@ from lucasrag.vault_settings import read_settings_text
 def is_hidden(rel: PurePosixPath | Path) -> bool:
     """Whether a vault-relative path lies in a hidden folder (or is a hidden file)."""
     return any(part.startswith(".") for part in rel.parts)
+
+
+def folder_of(path: str, folders: Sequence[str]) -> str | None:
+    """The first of ``folders`` (vault-relative, no trailing slash) that the note at ``path`` lies under."""
+    return next((f for f in folders if path == f or path.startswith(f + "/")), None)
 
 
 def iter_vault_files(root: Path) -> list[Path]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import datetime as dt
 import math
 import time
 from collections import Counter
@@ -87,9 +88,20 @@ def _iso(periods) -> list[tuple[str, str]]:
     return [(a.isoformat(), b.isoformat()) for a, b in periods]
 
 
-def eligible_count(store, gate: TemporalSignals) -> int:
+def _span_iso(span: tuple[dt.date, dt.date]) -> tuple[str, str]:
+    """A date filter's range as ISO bounds the stores compare as text (an open end: the widest date)."""
+    return (
+        "0000-01-01" if span[0] == dt.date.min else span[0].isoformat(),
+        "9999-12-31" if span[1] == dt.date.max else span[1].isoformat(),
+    )
+
+
+def eligible_count(store, gate: TemporalSignals, filters: Filters | None = None) -> int:
     """How many of a store's chunks the band rule can keep (care aside): the present ones,
-    plus the archival ones the archive admits. Over-fetching past it cannot find more."""
+    plus the archival ones the archive admits; with a date filter, only those dated inside it (the
+    archive is open for it), under its folders if it has them. Over-fetching past it cannot find more."""
+    if filters is not None and (span := filters.period) is not None:
+        return sum(store.band_counts([_span_iso(span)], filters.folders).values())
     counts = store.band_counts()
     present = sum(n for band, n in counts.items() if band != "archival")
     if not gate.archival_open:
@@ -100,16 +112,30 @@ def eligible_count(store, gate: TemporalSignals) -> int:
 
 
 async def _fetch(
-    ws: OpenWorkspace, text: str, vector, need: int, keep, periods=(), graph: bool = True, keywords=(), eligible=None
+    ws: OpenWorkspace,
+    text: str,
+    vector,
+    need: int,
+    keep,
+    periods=(),
+    graph: bool = True,
+    keywords=(),
+    eligible=None,
+    filters: Filters | None = None,
 ) -> tuple[list[Candidate], list[str]]:
     """Up to ``need`` candidates that survive the policy, asking LightRAG for
     more while the policy filter thins the list, and no more once all ``eligible``
     chunks (the store's count of those the band rule keeps) are in. The vector (or
     graph) hits and the keyword hits are fused by reciprocal rank. A query
-    naming a period also brings the nearest chunks dated in it.
+    naming a period also brings the nearest chunks dated in it. With a date
+    filter among the caller's ``filters``, only chunks dated inside it (and under
+    its folders) pass: their nearest are the whole share, so the filter costs no
+    extra rounds.
     Returns the candidates and the ids of those reached through the entity graph."""
-    # Half the workspace's share at most, so the best matches outside the period still compete.
-    dated = ws.store.nearest_dated(vector, _iso(periods), need // 2)
+    if filters is not None and (span := filters.period) is not None:
+        dated = ws.store.nearest_dated(vector, [_span_iso(span)], need, filters.folders)
+    else:  # half the share at most, so the best matches outside the period still compete
+        dated = ws.store.nearest_dated(vector, _iso(periods), need // 2)
     target = need if eligible is None else min(need, eligible)
     fetch = need
     # Each round's list mostly repeats the last one's: its rows are read and judged once.
@@ -218,7 +244,16 @@ async def aquery(
     fetched = await asyncio.gather(
         *(
             _fetch(
-                ws, text, vector, need, keep, temporal.periods, options.graph, keywords, eligible_count(ws.store, gate)
+                ws,
+                text,
+                vector,
+                need,
+                keep,
+                temporal.periods,
+                options.graph,
+                keywords,
+                eligible_count(ws.store, gate, filters),
+                filters,
             )
             for ws in opened
         )

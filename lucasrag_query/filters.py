@@ -20,6 +20,7 @@ import datetime as dt
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from lucasrag.vault_files import folder_of
 from lucasrag_query.temporal import detect_temporal
 
 
@@ -54,7 +55,7 @@ class Filters:
                 return None
             why.append(f"dated {date[:10]}, within {_span_text(span)}")
         if self.folders:
-            folder = next((f for f in self.folders if path == f or path.startswith(f + "/")), None)
+            folder = folder_of(path, self.folders)
             if folder is None:
                 return None
             why.append(f"in folder {folder}/")

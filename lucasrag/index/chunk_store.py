@@ -21,6 +21,7 @@ from lucasrag import lexical
 from lucasrag.blas import one_blas_thread
 from lucasrag.embedding import DIM
 from lucasrag.index.keyword_index import KeywordIndex, varints
+from lucasrag.vault_files import folder_of
 from lucasrag.vocabulary import CHUNK_COLUMNS, ChunkRecord, chunk_sql_columns
 
 _SCHEMA = f"""
@@ -70,8 +71,8 @@ class SqliteChunkStore:
         self._in_transaction = False
         self._db.executescript(_SCHEMA)
         self._backfill_terms()
-        self._dated: tuple[list[str], np.ndarray, np.ndarray] | None = None  # see _dated_vectors
-        self._totals: dict[str, int] | None = None  # band_counts() without periods
+        self._dated: tuple[list[str], np.ndarray, np.ndarray, np.ndarray] | None = None  # see _dated_vectors
+        self._counts: dict[tuple, dict[str, int]] = {}  # band_counts() per (periods, folders): asked every query
         # chunk id → row, filled by get(): each question reads hundreds of rows and most were read before
         self._rows: dict[str, ChunkRecord] = {}
         self._vectors: dict[str, np.ndarray] = {}  # chunk id → vector, filled by vectors() (the ranked pool's)
@@ -90,8 +91,8 @@ class SqliteChunkStore:
 
     def _changed(self) -> None:
         """Forget what the read caches hold (this object wrote; other writers make the query side reopen)."""
-        self._dated = self._totals = self._keywords = None
-        self._rows, self._vectors = {}, {}
+        self._dated = self._keywords = None
+        self._rows, self._vectors, self._counts = {}, {}, {}
         self._keyword_searches = 0
 
     def _keyword_index(self) -> KeywordIndex | None:
@@ -120,19 +121,22 @@ class SqliteChunkStore:
             self._keywords = KeywordIndex(n_rows, n_tokens, sizes, postings)
         return self._keywords
 
-    def _dated_vectors(self) -> tuple[list[str], np.ndarray, np.ndarray]:
-        """(chunk ids, dates, vectors) of every dated chunk in table order, read once per open store:
+    def _dated_vectors(self) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray]:
+        """(chunk ids, dates, paths, vectors) of every dated chunk in table order, read once per open store:
         a query naming a period filters these instead of scanning the table for every question."""
         if self._dated is None:
-            rows = self._db.execute("SELECT chunk_id, date, vector FROM chunks WHERE date IS NOT NULL").fetchall()
+            rows = self._db.execute(
+                "SELECT chunk_id, date, path, vector FROM chunks WHERE date IS NOT NULL"
+            ).fetchall()
             ids = [r[0] for r in rows]
             dates = np.array([r[1] for r in rows], dtype=object)
+            paths = np.array([r[2] for r in rows], dtype=object)
             vectors = (
-                np.stack([np.frombuffer(r[2], dtype=np.float32) for r in rows])
+                np.stack([np.frombuffer(r[3], dtype=np.float32) for r in rows])
                 if rows
                 else np.zeros((0, DIM), np.float32)
             )
-            self._dated = (ids, dates, vectors)
+            self._dated = (ids, dates, paths, vectors)
         return self._dated
 
     def close(self) -> None:
@@ -287,19 +291,24 @@ class SqliteChunkStore:
         zero = np.zeros(DIM, dtype=np.float32)
         return np.stack([found.get(c, zero) for c in chunk_ids]) if chunk_ids else np.zeros((0, DIM), np.float32)
 
-    def nearest_dated(self, vector: np.ndarray, periods: Sequence[tuple[str, str]], k: int) -> list[str]:
-        """The ``k`` chunks dated inside any period (ISO bounds, inclusive) nearest to ``vector``.
+    def nearest_dated(
+        self, vector: np.ndarray, periods: Sequence[tuple[str, str]], k: int, folders: Sequence[str] = ()
+    ) -> list[str]:
+        """The ``k`` chunks dated inside any period (ISO bounds, inclusive) nearest to ``vector``; with
+        ``folders``, only chunks of notes under one of them.
 
         A question about 2013 must reach the 2013 notes even when newer notes
         are closer in meaning; the vector index alone would not fetch them."""
         if not periods or k < 1:
             return []
         self._fresh()
-        ids, dates, vectors = self._dated_vectors()
+        ids, dates, paths, vectors = self._dated_vectors()
         # SQL's `date BETWEEN lo AND hi` on text: the same comparison as Python's on str
         inside = np.zeros(len(ids), dtype=bool)
         for lo, hi in periods:
             inside |= (dates >= lo) & (dates <= hi)
+        if folders:
+            inside &= np.fromiter((folder_of(p, folders) is not None for p in paths), dtype=bool, count=len(paths))
         rows = np.flatnonzero(inside)
         if not len(rows):
             return []
@@ -308,19 +317,26 @@ class SqliteChunkStore:
         best = np.argsort(-scores)[:k]
         return [ids[rows[i]] for i in best]
 
-    def band_counts(self, periods: Sequence[tuple[str, str]] = ()) -> dict[str, int]:
+    def band_counts(self, periods: Sequence[tuple[str, str]] = (), folders: Sequence[str] = ()) -> dict[str, int]:
         """Chunks per band, only those dated inside any period (ISO bounds, inclusive) when
-        periods are given: the query stops over-fetching when no more eligible chunks exist."""
+        periods are given, only those under one of ``folders`` when they are: the query stops
+        over-fetching when no more eligible chunks exist."""
         self._fresh()
-        if not periods and self._totals is not None:
-            return dict(self._totals)
-        sql, params = "SELECT band, count(*) FROM chunks", []
+        key = (tuple(map(tuple, periods)), tuple(folders))
+        if key in self._counts:
+            return dict(self._counts[key])
+        where, params = [], []
         if periods:
-            sql += " WHERE " + " OR ".join(["substr(date, 1, 10) BETWEEN ? AND ?"] * len(periods))
-            params = [b for period in periods for b in period]
+            where.append("(" + " OR ".join(["substr(date, 1, 10) BETWEEN ? AND ?"] * len(periods)) + ")")
+            params += [b for period in periods for b in period]
+        if folders:
+            where.append("(" + " OR ".join(["path = ? OR substr(path, 1, ?) = ?"] * len(folders)) + ")")
+            params += [v for f in folders for v in (f, len(f) + 1, f + "/")]
+        sql = "SELECT band, count(*) FROM chunks" + (" WHERE " + " AND ".join(where) if where else "")
         counts = dict(self._db.execute(sql + " GROUP BY band", params).fetchall())
-        if not periods:
-            self._totals = dict(counts)
+        if len(self._counts) >= 256:  # one entry per distinct period asked about; a long-lived server asks many
+            self._counts.clear()
+        self._counts[key] = dict(counts)
         return counts
 
     def keyword_search(self, query: Sequence[str], k: int) -> list[str]:

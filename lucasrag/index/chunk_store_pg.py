@@ -266,25 +266,37 @@ class PostgresChunkStore:
         zero = np.zeros(DIM, dtype=np.float32)
         return np.stack([found.get(c, zero) for c in chunk_ids])
 
-    def nearest_dated(self, vector: np.ndarray, periods: Sequence[tuple[str, str]], k: int) -> list[str]:
-        """The ``k`` chunks dated inside any period (ISO bounds, inclusive) nearest to ``vector``."""
+    def nearest_dated(
+        self, vector: np.ndarray, periods: Sequence[tuple[str, str]], k: int, folders: Sequence[str] = ()
+    ) -> list[str]:
+        """The ``k`` chunks dated inside any period (ISO bounds, inclusive) nearest to ``vector``; with
+        ``folders``, only chunks of notes under one of them."""
         if not periods or k < 1:
             return []
-        between = " OR ".join(["date BETWEEN %s AND %s"] * len(periods))
-        params = [self.workspace, *(b for period in periods for b in period), vector.astype(np.float32), k]
+        where, params = self._within(periods, folders)
         rows = self._db.execute(
-            f"SELECT chunk_id FROM {CHUNKS_TABLE} WHERE workspace = %s AND ({between}) ORDER BY vector <=> %s LIMIT %s",
-            params,
+            f"SELECT chunk_id FROM {CHUNKS_TABLE} WHERE {where} ORDER BY vector <=> %s LIMIT %s",
+            [*params, vector.astype(np.float32), k],
         )
         return [r[0] for r in rows.fetchall()]
 
-    def band_counts(self, periods: Sequence[tuple[str, str]] = ()) -> dict[str, int]:
-        """Chunks per band, only those dated inside any period (ISO bounds, inclusive) when given."""
-        sql, params = f"SELECT band, count(*) FROM {CHUNKS_TABLE} WHERE workspace = %s", [self.workspace]
+    def band_counts(self, periods: Sequence[tuple[str, str]] = (), folders: Sequence[str] = ()) -> dict[str, int]:
+        """Chunks per band, only those dated inside any period (ISO bounds, inclusive) when given, only
+        those under one of ``folders`` when they are."""
+        where, params = self._within(periods, folders)
+        sql = f"SELECT band, count(*) FROM {CHUNKS_TABLE} WHERE {where} GROUP BY band"
+        return {band: int(n) for band, n in self._db.execute(sql, params).fetchall()}
+
+    def _within(self, periods: Sequence[tuple[str, str]], folders: Sequence[str]) -> tuple[str, list]:
+        """This workspace's rows dated inside any period and under any folder (either may be empty: no limit)."""
+        where, params = ["workspace = %s"], [self.workspace]
         if periods:
-            sql += " AND (" + " OR ".join(["left(date, 10) BETWEEN %s AND %s"] * len(periods)) + ")"
+            where.append("(" + " OR ".join(["left(date, 10) BETWEEN %s AND %s"] * len(periods)) + ")")
             params += [b for period in periods for b in period]
-        return {band: int(n) for band, n in self._db.execute(sql + " GROUP BY band", params).fetchall()}
+        if folders:
+            where.append("(" + " OR ".join(["path = %s OR left(path, %s) = %s"] * len(folders)) + ")")
+            params += [v for f in folders for v in (f, len(f) + 1, f + "/")]
+        return " AND ".join(where), params
 
     def keyword_search(self, query: Sequence[str], k: int) -> list[str]:
         """Chunk ids of the ``k`` best matches for any of the ``query`` terms (PostgreSQL ``ts_rank``)."""

@@ -86,8 +86,16 @@ class ChunkStore(Protocol):
         """Stored unit vectors in the order of ``chunk_ids`` (zeros for unknown ids)."""
         ...
 
-    def nearest_dated(self, vector: np.ndarray, periods: Sequence[tuple[str, str]], k: int) -> list[str]:
-        """The ``k`` chunks dated inside any period (ISO bounds, inclusive) nearest to ``vector``."""
+    def nearest_dated(
+        self, vector: np.ndarray, periods: Sequence[tuple[str, str]], k: int, folders: Sequence[str] = ()
+    ) -> list[str]:
+        """The ``k`` chunks dated inside any period (ISO bounds, inclusive) nearest to ``vector``; with
+        ``folders``, only chunks of notes under one of them (vault-relative, no trailing slash)."""
+        ...
+
+    def band_counts(self, periods: Sequence[tuple[str, str]] = (), folders: Sequence[str] = ()) -> dict[str, int]:
+        """Chunks per band; only those dated inside any period (ISO bounds, inclusive) when ``periods`` are
+        given, only those under one of ``folders`` when they are."""
         ...
 
     def keyword_search(self, query: Sequence[str], k: int) -> list[str]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from lucasrag.vocabulary import BANDS
@@ -24,14 +25,18 @@ from lucasrag_assets.rules.dates import is_stamp
 CONTENT_CUES: tuple[tuple[str, str, str], ...] = (
     (r"\bwhen i was (?:a kid|a child|little|young|small|a boy|a girl|\d{1,2})\b", "archival", "childhood memory"),
     (r"\bas a (?:kid|child|boy|girl|teenager|teen)\b", "archival", "childhood memory"),
+    (r"\bwhen we were (?:kids|children|little|young|small|teenagers)\b", "archival", "childhood memory"),
+    (r"\bas (?:kids|children|teenagers)\b", "archival", "childhood memory"),
     (r"\bgrowing up\b", "archival", "childhood memory"),
-    (r"\bin my (?:childhood|youth|teens|twenties)\b", "archival", "looking back"),
+    (r"\bmy (?:childhood|boyhood|girlhood)\b", "archival", "childhood memory"),
+    (r"\bin my (?:youth|teens|twenties)\b", "archival", "looking back"),
     (r"\bback then\b", "archival", "looking back"),
     (r"\bback in (?:the day|(?:19|20)\d\d)\b", "archival", "looking back"),
     (r"\bin those days\b", "archival", "looking back"),
     (r"\bused to live\b", "archival", "former home"),
+    (r"\b(?:we|i) lived (?:in|on|at|near|by|above)\b", "archival", "former home"),
     (r"\byears ago\b", "archival", "distant past"),
-    (r"\bat school we\b", "archival", "school days"),
+    (r"\b(?:at school we|(?:primary|junior|infant|grammar|nursery) school)\b", "archival", "school days"),
     (r"\bcurrently\b", "present", "present tense marker"),
     (r"\bthese days\b", "present", "present tense marker"),
     (r"\bright now\b", "present", "present tense marker"),
@@ -74,6 +79,10 @@ def past_years(text: str, cutoff: dt.date) -> list[int]:
     return sorted({int(y) for y in _YEAR.findall(text) if int(y) < cutoff.year})
 
 
+#: Folders whose notes are kept memories: a cue like one in the text ("personal/memories/haxby.md").
+MEMORY_FOLDERS = frozenset({"memories", "memory", "memoir", "memoirs", "childhood", "recollections"})
+
+
 @dataclass(frozen=True)
 class ContentEvidence:
     """What an undated note's content says, inspectably (see MIN_ARCHIVAL_CUES)."""
@@ -82,24 +91,44 @@ class ContentEvidence:
     present_cues: tuple[str, ...]
     past_years: tuple[int, ...]
     band: str | None  # the verdict; None: no evidence either way
+    title_cue: str = ""  # an archival cue in the note's title: the note is about that time, which decides
 
 
-def content_evidence(text: str, cutoff: dt.date | None = None) -> ContentEvidence:
-    """Distinct cues per band (a table row counts once however often it fires), past years, verdict."""
-    fired: dict[str, dict[int, str]] = {"archival": {}, "present": {}}
+def _title_cue(title: str) -> str:
+    for rx, band, why in _COMPILED:
+        if band == "archival" and (m := rx.search(title)) is not None:
+            return f"its title: {why}: {m.group(0).lower()!r}"
+    return ""
+
+
+def content_evidence(
+    text: str, cutoff: dt.date | None = None, *, title: str = "", folders: Sequence[str] = ()
+) -> ContentEvidence:
+    """Distinct cues per band (a table row counts once however often it fires), past years, verdict.
+
+    ``title`` (the note's title or file name): an archival cue there decides alone — a note called
+    "Growing up" is about growing up, where the same phrase in a recipe's story is an aside.
+    ``folders``: a folder of kept memories (MEMORY_FOLDERS) counts as one archival cue.
+    """
+    fired: dict[str, dict[object, str]] = {"archival": {}, "present": {}}
     for row, (rx, band, why) in enumerate(_COMPILED):
         if (m := rx.search(text)) is not None:
             fired[band][row] = f"{why}: {m.group(0).lower()!r}"
+    if memory := next((f for f in folders if f.lower() in MEMORY_FOLDERS), None):
+        fired["archival"]["folder"] = f"kept memory: folder {memory!r}"
+    title_cue = _title_cue(title)
     archival, present = tuple(fired["archival"].values()), tuple(fired["present"].values())
     years = tuple(past_years(text, cutoff)) if cutoff is not None else ()
-    enough = len(archival) >= MIN_ARCHIVAL_CUES or (len(archival) >= 1 and bool(years))
-    if enough and len(archival) > len(present):
+    enough = bool(title_cue) or len(archival) >= MIN_ARCHIVAL_CUES or (len(archival) >= 1 and bool(years))
+    if title_cue and not archival:
+        archival = (title_cue,)
+    if enough and (title_cue or len(archival) > len(present)):
         band = "archival"
     elif len(present) > len(archival):
         band = "present"
     else:
         band = None
-    return ContentEvidence(archival, present, years, band)
+    return ContentEvidence(archival, present, years, band, title_cue)
 
 
 def infer_band(text: str, cutoff: dt.date | None = None) -> str | None:
@@ -129,10 +158,12 @@ def decide_band(
     ageing: Ageing = UNKNOWN,
     date_source: str | None = None,
     updated: dt.date | None = None,
+    title: str = "",
+    folders: Sequence[str] = (),
 ) -> BandDecision:
     """Band by authority (see the module docstring). ``ageing``: what the note is (rules/ageing.py);
     ``date_source``: where ``note_date`` was read (``DateReading.source``); ``updated``: its latest
-    ``updated:``/``modified:`` property."""
+    ``updated:``/``modified:`` property; ``title``, ``folders``: see :func:`content_evidence`."""
     if declared_band is not None:
         if declared_band not in BANDS:
             raise ValueError(f"unknown band {declared_band!r}: expected one of {', '.join(BANDS)}")
@@ -143,9 +174,11 @@ def decide_band(
         return _aged(note_date, updated, cutoff, f"time-bound ({ageing.evidence})")
     if note_date is not None and not is_stamp(date_source):
         return _aged(note_date, updated, cutoff, f"dated by {date_source or 'its date'}")
-    evidence = content_evidence(text, cutoff)
+    evidence = content_evidence(text, cutoff, title=title, folders=folders)
     if evidence.band is not None:
         cues = evidence.archival_cues if evidence.band == "archival" else evidence.present_cues
+        if evidence.title_cue and evidence.title_cue not in cues:
+            cues = (evidence.title_cue, *cues)
         return BandDecision(evidence.band, "content", f"its content: {'; '.join(cues)}")
     if note_date is not None:
         return BandDecision("present", "default", f"{date_source} only says when it was written; nothing says it ages")

@@ -80,6 +80,7 @@ def note_names(note: Mapping) -> tuple[str, ...]:
 
 def note_band(note: Mapping, cutoff: dt.date) -> BandDecision:
     """A note's band: its ``band:`` property, what it is (time-bound or timeless), its dates, its text."""
+    path = PurePosixPath(note["path"])
     ageing = note_ageing(
         note["path"],
         kinds=note.get("kinds") or (),
@@ -95,6 +96,8 @@ def note_band(note: Mapping, cutoff: dt.date) -> BandDecision:
         ageing=ageing,
         date_source=note.get("date_source"),
         updated=note.get("updated"),
+        title=" / ".join(dict.fromkeys(filter(None, (note["title"], path.stem)))),
+        folders=path.parent.parts,
     )
 
 

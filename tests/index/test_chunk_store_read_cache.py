@@ -125,3 +125,27 @@ def test_the_caches_follow_another_connections_commits(tmp_path):
         assert reader.keyword_search(["otter"], 5) == ["c0"] and reader.keyword_search(["text"], 5) == ["c1"]
     finally:
         reader.close(), writer.close()
+
+
+FOLDERS = [  # (folders, ids expected among the 2013 chunks): a folder is a path prefix that ends at a slash
+    pytest.param(("journal",), {"c0", "c1"}, id="one-folder-and-its-subfolders"),
+    pytest.param(("journal/2013",), {"c1"}, id="a-subfolder"),
+    pytest.param(("jour",), set(), id="not-a-word-prefix"),
+    pytest.param(("journal", "work"), {"c0", "c1", "c2"}, id="alternatives"),
+    pytest.param(("work/notes.md",), {"c2"}, id="a-note-path-itself"),
+]
+
+
+@pytest.mark.parametrize("folders, expected", FOLDERS)
+def test_nearest_dated_and_band_counts_within_folders(store, folders, expected):
+    paths = ["journal/a.md", "journal/2013/b.md", "work/notes.md", "journalling/c.md", "journal/d.md"]
+    dates = ["2013-01-05", "2013-06-30", "2013-08-01", "2013-09-09", "2019-01-01"]
+    records = [
+        ChunkRecord(f"c{i}", f"d{i}", "personal", p, 0, "t", "archival", "date", d, ())
+        for i, (p, d) in enumerate(zip(paths, dates, strict=True))
+    ]
+    store.add_chunks(records, _vectors(len(records), 7))
+    year = [("2013-01-01", "2013-12-31")]
+    assert set(store.nearest_dated(_vectors(1, 8)[0], year, 10, folders)) == expected
+    assert store.band_counts(year, folders) == ({"archival": len(expected)} if expected else {})
+    assert store.band_counts(year) == {"archival": 4}  # the cache keeps each question apart

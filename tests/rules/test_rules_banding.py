@@ -67,6 +67,11 @@ SINGLE_CUES = [  # each cue fires on its own, but one phrase alone bands nothing
     pytest.param("That was twenty years ago", "archival", id="years-ago"),
     pytest.param("At school we played conkers", "archival", id="at-school-we"),
     pytest.param("back in 1998", "archival", id="back-in-year"),
+    pytest.param("When we were little the beck froze", "archival", id="when-we-were-little"),
+    pytest.param("As kids we built dens", "archival", id="as-kids"),
+    pytest.param("My childhood smelt of coal smoke", "archival", id="my-childhood"),
+    pytest.param("The walk to primary school", "archival", id="primary-school"),
+    pytest.param("We lived in Haxby", "archival", id="we-lived-in"),
     pytest.param("these days", "present", id="these-days"),
     pytest.param("nowadays", "present", id="nowadays"),
     pytest.param("this week I started", "present", id="this-week"),
@@ -106,6 +111,27 @@ MIN_EVIDENCE = [  # both directions, with the cutoff (past years count only befo
     pytest.param("The 1994 edition, £1994 price.", None, id="a-year-alone-is-no-cue"),
     pytest.param("As a kid in Leeds. Back then we walked.", "archival", id="two-cues-no-year"),
 ]
+
+
+TITLES_AND_FOLDERS = [  # (text, title, folders, band): a title about the past decides; a memories folder is one cue
+    pytest.param("Haxby meant the beck and the rec.", "Growing up", (), "archival", id="title-decides"),
+    pytest.param("Happy times.", "Summers as a kid", (), "archival", id="title-decides-even-a-line"),
+    pytest.param("These days I cook. Currently busy.", "When I was a kid", (), "archival", id="title-beats-present"),
+    pytest.param("Brown the meat, add stock.", "Lamb stew", (), None, id="plain-title-no-evidence"),
+    pytest.param("Growing up in Haxby.", "Haxby", ("personal", "memories"), "archival", id="memory-folder-and-a-cue"),
+    pytest.param("The beck and the rec.", "Haxby", ("personal", "memories"), None, id="memory-folder-alone"),
+    pytest.param("Growing up in Haxby.", "Haxby", ("personal",), None, id="ordinary-folder-and-a-cue"),
+    pytest.param("Growing up, parenting notes.", "Parenting", (), None, id="cue-in-text-not-title"),
+]
+
+
+@pytest.mark.parametrize("text, title, folders, band", TITLES_AND_FOLDERS)
+def test_title_and_folder_evidence(text, title, folders, band):
+    assert content_evidence(text, CUTOFF, title=title, folders=folders).band == band
+    decision = decide_band(declared_band=None, note_date=None, text=text, cutoff=CUTOFF, title=title, folders=folders)
+    assert decision.band == (band or "present")
+    if band == "archival" and title != "Haxby":
+        assert decision.reason.startswith("its content: its title:")
 
 
 @pytest.mark.parametrize("text, band", MIN_EVIDENCE)

@@ -135,7 +135,8 @@ def archive_message(withheld: int, outside_periods: bool = False) -> str:
     if outside_periods:
         return (
             f"{withheld} older (archival) {noun} outside the period you named matched; name their period, "
-            f"or use words like 'back then' to include the whole archive."
+            f"or use words like 'back then' to include the whole archive (an assistant: search again with "
+            f"archive=True)."
         )
     return (
         f"{withheld} older (archival) {noun} matched; ask with a year, a decade or words like 'back then' to "

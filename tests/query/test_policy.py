@@ -242,6 +242,7 @@ def test_period_strength_follows_the_finest_period():
 def test_period_hint_names_the_period():
     out = apply_policy([cand("b", "archival")], temporal=OPEN, subjects=SUBJECTS, bridge=[])
     assert out.hints[0].kind == "archive" and "outside the period you named" in out.hints[0].message
+    assert "archive=True" in out.hints[0].message  # both archive hints name the assistant's parameter
 
 
 @pytest.mark.parametrize(("value", "periods", "expected"), [w[1:] for w in WEIGHTS], ids=[w[0] for w in WEIGHTS])

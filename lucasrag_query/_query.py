@@ -221,10 +221,13 @@ async def aquery(
 
     tags_of = _tags_reader(settings) if filters.tags else (lambda path: ())
     admitted: dict[str, list[str]] = {}  # chunk id → why the filters admit it
+    childhood = _childhood(settings) if temporal.periods else None
 
     def public(cands: list[Candidate]) -> list[Candidate]:
         if private.lines:
             cands = [c for c in cands if not private.matches(c.path)]
+        if childhood is not None:  # an undated childhood memory is about the writer's childhood
+            cands = [_placed(c, childhood) for c in cands]
         if not filters.active:
             return cands
         kept = []
@@ -350,6 +353,22 @@ def _tags_reader(settings: Settings):
 
     tags = _read_when_changed(("tags", settings.data), [catalog_path(settings)], load)
     return lambda path: tags.get(path, ())
+
+
+def _childhood(settings: Settings) -> tuple[dt.date, dt.date] | None:
+    """The writer's childhood, from the last ingest's reading of their birth year (``lucasrag.life``)."""
+    from lucasrag.life import life_path, read_life
+
+    life = _read_when_changed(("life", settings.data), [life_path(settings)], lambda: read_life(settings))
+    return life.childhood if life is not None else None
+
+
+def _placed(c: Candidate, childhood: tuple[dt.date, dt.date]) -> Candidate:
+    from lucasrag.life import is_childhood_memory
+
+    if c.date is not None or c.band != "archival" or c.about is not None or not is_childhood_memory(c.text):
+        return c
+    return replace(c, about=childhood)
 
 
 def vault_hints(settings: Settings) -> list[Hint]:

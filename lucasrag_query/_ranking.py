@@ -18,7 +18,7 @@ from lucasrag import lexical
 from lucasrag.settings import Settings
 from lucasrag_query._rescore import RescoreUnavailable, rescore
 from lucasrag_query.options import DEFAULT_OPTIONS, QueryOptions
-from lucasrag_query.policy import Candidate, period_strength, temporal_weight
+from lucasrag_query.policy import Candidate, about_periods, period_strength, temporal_weight
 from lucasrag_query.rerank import LlamaCppReranker, RerankUnavailable, similarity_scores
 from lucasrag_query.temporal import TemporalSignals, mentions_decade
 
@@ -157,6 +157,8 @@ def _temporal(c: Candidate, settings: Settings, temporal: TemporalSignals) -> fl
     weight = temporal_weight(c.date, now=settings.now, temporal=temporal)
     if weight < 1.0 and temporal.periods and mentions_decade(c.text, temporal.periods, settings.now):
         return 1.0  # about the decade asked for, whatever its own date
+    if weight < 1.0 and about_periods(c, temporal.periods):
+        return 1.0  # an undated childhood memory, for a decade of the writer's childhood
     return weight
 
 

@@ -50,6 +50,8 @@ class Candidate:
     charged: tuple[str, ...]
     text: str
     band_rule: str = ""  # which rule set the band (see lucasrag.vocabulary.BandRule)
+    #: the span an undated chunk is about (an undated childhood memory: the writer's childhood, lucasrag.life)
+    about: tuple[date, date] | None = None
 
     @classmethod
     def from_record(cls, r: ChunkRecord) -> Candidate:
@@ -151,8 +153,19 @@ def in_periods(value: str | None, periods: Sequence[tuple[date, date]]) -> bool:
 
 
 def archive_admits(c: Candidate, temporal: TemporalSignals) -> bool:
-    """Whether the archive, as the query opened it, admits the archival chunk ``c``."""
-    return temporal.archival_open and (temporal.whole_archive or in_periods(c.date, temporal.periods))
+    """Whether the archive, as the query opened it, admits the archival chunk ``c``: its date, or for an
+    undated chunk the span it is about, inside a period the query opened."""
+    return temporal.archival_open and (
+        temporal.whole_archive or in_periods(c.date, temporal.periods) or about_periods(c, temporal.periods)
+    )
+
+
+def about_periods(c: Candidate, periods: Sequence[tuple[date, date]]) -> bool:
+    """Whether an undated chunk's ``about`` span overlaps one of ``periods`` longer than a year. A childhood is
+    placed to the decade, not the year: "the 90s" reaches it, "the summer of 2006" does not."""
+    if c.about is None or c.date is not None:
+        return False
+    return any(precision_of(lo, hi) == "decade" and lo <= c.about[1] and c.about[0] <= hi for lo, hi in periods)
 
 
 def apply_policy(

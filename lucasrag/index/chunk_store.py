@@ -125,9 +125,7 @@ class SqliteChunkStore:
         """(chunk ids, dates, paths, vectors) of every dated chunk in table order, read once per open store:
         a query naming a period filters these instead of scanning the table for every question."""
         if self._dated is None:
-            rows = self._db.execute(
-                "SELECT chunk_id, date, path, vector FROM chunks WHERE date IS NOT NULL"
-            ).fetchall()
+            rows = self._db.execute("SELECT chunk_id, date, path, vector FROM chunks WHERE date IS NOT NULL").fetchall()
             ids = [r[0] for r in rows]
             dates = np.array([r[1] for r in rows], dtype=object)
             paths = np.array([r[2] for r in rows], dtype=object)

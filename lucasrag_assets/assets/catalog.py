@@ -21,11 +21,13 @@ from lucasrag.catalog import (
     write_changes,
     write_state,
 )
+from lucasrag.life import Life, find_life, write_life
 from lucasrag.vault_health import unsearchable_warning, vault_health, write_health
 from lucasrag.vocabulary import WORKSPACES
 from lucasrag_assets.assets._metadata import markdown_table
 from lucasrag_assets.resources import LucasragSettings
 from lucasrag_assets.rules.changes import note_changes
+from lucasrag_assets.rules.chunk_table import note_names
 from lucasrag_assets.rules.routing.evidence import routing_text
 from lucasrag_assets.rules.routing.router import WORKSPACE_PROTOTYPES
 
@@ -50,6 +52,21 @@ def care_pairs(chunks: pl.DataFrame) -> pl.DataFrame:
         .join(grouped, on="path", how="left", maintain_order="left")
         .with_columns(pl.col("care").fill_null([]))
         .cast({"care": pl.List(pl.Struct(CARE_PAIR_SCHEMA))})
+    )
+
+
+def writer_life(routed: pl.DataFrame, now) -> Life | None:
+    """The writer's birth year from the indexed notes (``lucasrag.life``). Only notes that say "born" are
+    read in Python: polars finds them, so a 100,000-note vault costs one vectorised scan."""
+    said = routed.filter(
+        pl.col("body").str.contains(r"(?i)\bborn\b") | pl.col("properties").str.contains(r"(?im)^\s*(born|birth|dob)")
+    )
+    return find_life(
+        (
+            (row["path"], row["body"], note_names(row))
+            for row in said.select("path", "body", "title", "aliases", "tags", "properties").iter_rows(named=True)
+        ),
+        now,
     )
 
 
@@ -191,6 +208,8 @@ def note_catalog(
         undated_warnings=frame.filter(pl.col("warnings").list.len() > 0).height,
     )
     write_health(settings, health)  # the query side's "mostly unsearchable" hint reads this
+    life = writer_life(routed_documents, settings.now)
+    write_life(settings, life)  # the query side places undated childhood memories by it
     context.add_output_metadata(
         {
             "rows": frame.height,

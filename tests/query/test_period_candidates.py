@@ -81,3 +81,14 @@ def test_band_counts_bound_the_over_fetch(ingested):
         assert eligible_count(store, detect_temporal("in 2013", now=now)) == present + in_2013.get("archival", 0)
     finally:
         store.close()
+
+
+def test_a_decade_reaches_the_undated_childhood_memories_of_a_writer_born_in_it(ingested):
+    """The sample's writer was born in 1990 (personal/facts.md); "Growing up" names no year."""
+    from lucasrag.life import read_life
+
+    assert read_life(ingested).born == 1990
+    nineties = [r.path for r in query("what was I doing in the 90s?", settings=ingested, top_k=5).results]
+    assert "personal/growing up.md" in nineties and "personal/summers at the caravan.md" in nineties
+    later = query("what did I do in 2019?", settings=ingested, top_k=10).results
+    assert all(r.path != "personal/growing up.md" for r in later)  # 2019 is not the writer's childhood

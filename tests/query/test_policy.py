@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+from dataclasses import replace
 from datetime import date
 
 import pytest
@@ -257,3 +258,36 @@ def test_newer_scores_higher_and_temporal_weight():
     assert temporal_weight("1995-01-01", now=NOW, temporal=cue_only) == 1.0
     assert temporal_weight("2013-05-05", now=NOW, temporal=OPEN) == 1.0
     assert temporal_weight("2025-01-01", now=NOW, temporal=CLOSED) == recency_weight("2025-01-01", now=NOW)
+
+
+CHILDHOOD_1990 = (date(1990, 1, 1), date(2007, 12, 31))
+NINETIES = TemporalSignals(True, ("the 90s",), ((date(1990, 1, 1), date(1999, 12, 31)),))
+YEAR_2015 = TemporalSignals(True, ("2015",), ((date(2015, 1, 1), date(2015, 12, 31)),))
+YEAR_1996 = TemporalSignals(True, ("1996",), ((date(1996, 1, 1), date(1996, 12, 31)),))
+PLACED = [  # (id, candidate, temporal, kept): an undated chunk's ``about`` span stands in for its date
+    ("childhood-in-the-90s", replace(cand("m", "archival", day=None), about=CHILDHOOD_1990), NINETIES, True),
+    ("childhood-not-in-2015", replace(cand("m", "archival", day=None), about=CHILDHOOD_1990), YEAR_2015, False),
+    (
+        "placed-to-the-decade-not-a-year-in-it",
+        replace(cand("m", "archival", day=None), about=CHILDHOOD_1990),
+        YEAR_1996,
+        False,
+    ),
+    ("unplaced-undated", cand("m", "archival", day=None), NINETIES, False),
+    ("a-date-wins-over-about", replace(cand("m", "archival", day="2015-05-01"), about=CHILDHOOD_1990), NINETIES, False),
+    ("closed-archive", replace(cand("m", "archival", day=None), about=CHILDHOOD_1990), CLOSED, False),
+]
+
+
+@pytest.mark.parametrize(("candidate", "temporal", "kept"), [p[1:] for p in PLACED], ids=[p[0] for p in PLACED])
+def test_an_undated_chunk_is_admitted_by_the_span_it_is_about(candidate, temporal, kept):
+    out = apply_policy([candidate], temporal=temporal, subjects=SUBJECTS, bridge=[])
+    assert bool(out.kept) is kept
+
+
+def test_a_placed_charged_chunk_follows_the_archive_rule_like_a_dated_one():
+    charged = replace(cand("m", "archival", charged=("Grandad Tom",), day=None), about=CHILDHOOD_1990)
+    dated = cand("d", "archival", charged=("Grandad Tom",), day="1995-07-01")
+    for temporal in (NINETIES, YEAR_2015):
+        outs = [apply_policy([c], temporal=temporal, subjects=SUBJECTS, bridge=[]) for c in (charged, dated)]
+        assert bool(outs[0].kept) == bool(outs[1].kept)

@@ -1,0 +1,197 @@
+"""Every kind of one-note change at scale — edit, add, delete, a note moving workspace — from saving the
+file to a query that shows it, in a long-lived process (what ``lucasrag watch``, ``mcp --watch`` and the
+sensor's in-process run do), with the index step split by LightRAG store (a benchmark, not a test).
+
+    python benchmarks/change_kinds.py --work /tmp/scale --notes 10000 [--rounds 2] [--json out.json]
+
+Reads the vault and data folder ``benchmarks/scale.py --work DIR`` left (``vault-n<N>-s7``, ``data-n<N>-s7``);
+the vault is edited (a note is appended to, a note is added and deleted, a note's ``workspace:`` is set), so
+give it a copy you do not mind. Each round: the change is saved, ``run_ingest`` runs in this process, and a
+``query()`` checks the outcome (the new word is found first; the deleted note's word is found nowhere; the
+moved note is found in its new workspace). Printed per kind: save → searchable seconds, the slowest Dagster
+steps, and the seconds each LightRAG store spent writing its files (``index_done_callback``) with their
+sizes on disk — the part of a change that grows with the vault on the embedded profile.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import statistics
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+NOW = "2026-06-01"
+
+#: seconds per (store class, namespace) spent in index_done_callback during the current change
+STORE_SECONDS: dict[str, float] = defaultdict(float)
+
+
+def time_store_writes() -> None:
+    """Wrap every LightRAG storage class's ``index_done_callback`` so each write is timed by store."""
+    import lightrag.kg.json_doc_status_impl as doc_status
+    import lightrag.kg.json_kv_impl as kv
+    import lightrag.kg.nano_vector_db_impl as nano
+    import lightrag.kg.networkx_impl as nx
+
+    for cls in (kv.JsonKVStorage, doc_status.JsonDocStatusStorage, nano.NanoVectorDBStorage, nx.NetworkXStorage):
+        original = cls.index_done_callback
+
+        async def timed(self, _original=original, _name=cls.__name__):
+            t0 = time.perf_counter()
+            try:
+                return await _original(self)
+            finally:
+                STORE_SECONDS[f"{_name}:{self.namespace}"] += time.perf_counter() - t0
+
+        cls.index_done_callback = timed
+
+
+def _unique(tag: str) -> str:
+    return f"zorbel{tag}{int(time.time() * 1000) % 10_000_000}"
+
+
+def pick_note(settings, workspace: str) -> Path:
+    """An indexed, present, uncharged note of ``workspace`` that declares no workspace of its own."""
+    import polars as pl
+
+    from lucasrag.catalog import read_catalog
+
+    catalog = read_catalog(settings).filter(
+        (pl.col("status") == "indexed")
+        & (pl.col("band") == "present")
+        & (pl.col("charged").list.len() == 0)
+        & (pl.col("workspace") == workspace)
+    )
+    for path in catalog.sort("path")["path"]:
+        text = (settings.vault / path).read_text(encoding="utf-8")
+        if "workspace:" not in text:
+            return settings.vault / path
+    raise SystemExit(f"no {workspace} note to change")
+
+
+def found_first(settings, word: str, workspaces=None) -> bool:
+    from lucasrag_query import query
+
+    result = query(f"{word} gasket", settings=settings, workspaces=workspaces)
+    return bool(result.results) and word in result.results[0].text
+
+
+def found_anywhere(settings, word: str) -> bool:
+    from lucasrag_query import query
+
+    return any(word in r.text for r in query(f"{word} gasket", settings=settings, top_k=25).results)
+
+
+def one_change(settings, kind: str, state: dict) -> dict:
+    from lucasrag_assets.ingest import run_ingest
+
+    STORE_SECONDS.clear()
+    word = _unique(kind)
+    if kind == "edit":
+        note = state["edit_note"]
+        t0 = time.perf_counter()
+        with note.open("a", encoding="utf-8") as fh:
+            fh.write(f"\n\nThe {word} gasket sealed the pump after the benchmark.\n")
+        check = lambda: found_first(settings, word)  # noqa: E731
+    elif kind == "add":
+        note = settings.vault / "journal" / f"2026-05-20 {word}.md"
+        state["added"] = (note, word)
+        t0 = time.perf_counter()
+        note.write_text(f"# Pump notes\n\nToday the {word} gasket sealed the pump at last; I went home happy.\n")
+        check = lambda: found_first(settings, word)  # noqa: E731
+    elif kind == "delete":
+        note, word = state.pop("added")
+        t0 = time.perf_counter()
+        note.unlink()
+        check = lambda: not found_anywhere(settings, word)  # noqa: E731
+    elif kind == "move":
+        note, target = state["move_note"], state["move_to"]
+        text = re.sub(r"\Aworkspace: \w+\n", "", note.read_text(encoding="utf-8").removeprefix("---\n"))
+        head = "---\n" if note.read_text(encoding="utf-8").startswith("---\n") else "---\n---\n"
+        t0 = time.perf_counter()
+        # the note's own frontmatter kept: only its workspace changes (a person's declared workspace)
+        note.write_text(f"---\nworkspace: {target}\n{head[4:]}{text}\n\nThe {word} gasket moved with it.\n")
+        state["move_to"], state["move_from"] = state["move_from"], target  # the next round moves it back
+        check = lambda: found_first(settings, word, [target])  # noqa: E731
+    else:
+        raise ValueError(kind)
+    summary = run_ingest(settings)
+    t1 = time.perf_counter()
+    ok = check()
+    t2 = time.perf_counter()
+    steps = dict(sorted(summary.step_seconds.items(), key=lambda kv: -kv[1])[:4])
+    return {
+        "kind": kind,
+        "ingest_s": t1 - t0,
+        "query_s": t2 - t1,
+        "total_s": t2 - t0,
+        "ok": ok,
+        "steps": steps,
+        "stores": dict(sorted(STORE_SECONDS.items(), key=lambda kv: -kv[1])[:6]),
+    }
+
+
+def store_sizes(settings) -> dict[str, float]:
+    """MB on disk per store file, summed over the four workspaces."""
+    sizes: dict[str, float] = defaultdict(float)
+    for path in (settings.data / "indexes").rglob("*"):
+        if path.is_file():
+            sizes[path.name] += path.stat().st_size / 1e6
+    return dict(sorted(sizes.items(), key=lambda kv: -kv[1]))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--work", type=Path, required=True, help="the --work folder of benchmarks/scale.py")
+    ap.add_argument("--notes", type=int, required=True)
+    ap.add_argument("--rounds", type=int, default=2)
+    ap.add_argument("--json", type=Path)
+    args = ap.parse_args()
+
+    import datetime as dt
+
+    from lucasrag.settings import Settings
+    from lucasrag_assets.ingest import run_ingest
+
+    vault, data = args.work / f"vault-n{args.notes}-s7", args.work / f"data-n{args.notes}-s7"
+    os.environ["DAGSTER_HOME"] = str(data / "dagster")
+    settings = Settings(vault=vault.resolve(), data=data.resolve(), now=dt.date.fromisoformat(NOW))
+    time_store_writes()
+    run_ingest(settings)  # warm: imports, the model, the instance (and anything left from an earlier run)
+    state = {
+        "edit_note": pick_note(settings, "personal"),
+        "move_note": pick_note(settings, "technical"),
+        "move_from": "technical",
+        "move_to": "personal",
+    }
+    rows = [one_change(settings, kind, state) for _ in range(args.rounds) for kind in ("edit", "add", "delete", "move")]
+    load = os.getloadavg()[0]
+    print(f"{args.notes} notes, load {load:.1f}; save → searchable (s), in process")
+    for kind in ("edit", "add", "delete", "move"):
+        mine = [r for r in rows if r["kind"] == kind]
+        totals = ", ".join(f"{r['total_s']:.2f}" for r in mine)
+        print(f"  {kind:6s} {totals}   ok {all(r['ok'] for r in mine)}")
+        last = mine[-1]
+        print("         steps:  " + ", ".join(f"{k} {v:.2f}" for k, v in last["steps"].items()))
+        print("         stores: " + ", ".join(f"{k} {v:.2f}" for k, v in last["stores"].items()))
+    sizes = store_sizes(settings)
+    print("  store files (MB, four workspaces): " + ", ".join(f"{k} {v:.1f}" for k, v in list(sizes.items())[:8]))
+    medians = {
+        k: statistics.median(r["total_s"] for r in rows if r["kind"] == k) for k in ("edit", "add", "delete", "move")
+    }
+    if args.json:
+        args.json.write_text(
+            json.dumps({"notes": args.notes, "load": load, "rows": rows, "sizes": sizes, "medians": medians}, indent=1)
+        )
+
+
+if __name__ == "__main__":
+    main()

@@ -221,13 +221,17 @@ async def aquery(
 
     tags_of = _tags_reader(settings) if filters.tags else (lambda path: ())
     admitted: dict[str, list[str]] = {}  # chunk id → why the filters admit it
-    childhood = _childhood(settings) if temporal.periods else None
+    life = _life(settings) if temporal.periods else None
+    childhood = life.childhood if life is not None else None
+
+    def place(cands: list[Candidate]) -> list[Candidate]:
+        """An undated childhood memory is about the writer's childhood (for the period gate and time fit)."""
+        return cands if childhood is None else [_placed(c, childhood) for c in cands]
 
     def public(cands: list[Candidate]) -> list[Candidate]:
         if private.lines:
             cands = [c for c in cands if not private.matches(c.path)]
-        if childhood is not None:  # an undated childhood memory is about the writer's childhood
-            cands = [_placed(c, childhood) for c in cands]
+        cands = place(cands)
         if not filters.active:
             return cands
         kept = []
@@ -262,7 +266,7 @@ async def aquery(
         )
     )
     reached = {cid for _, ids in fetched for cid in ids}
-    fetched = [uncharged(per_ws) for per_ws, _ in fetched]
+    fetched = [place(uncharged(per_ws)) for per_ws, _ in fetched]
     everything = public([c for per_ws in fetched for c in per_ws])
     outcome = apply_policy(everything, temporal=gate, subjects=subjects, bridge=bridge, care_temporal=care_gate)
     kept_ids = {c.chunk_id for c in outcome.kept}
@@ -302,9 +306,13 @@ async def aquery(
             c.date,
             round(score, 4),
             c.text,
-            _with_filters(
-                why_surfaced(ranked.signals.get(c.chunk_id, {}), len(pool), matched_words(text, c.text, c.date)),
-                admitted.get(c.chunk_id),
+            _with_placement(
+                _with_filters(
+                    why_surfaced(ranked.signals.get(c.chunk_id, {}), len(pool), matched_words(text, c.text, c.date)),
+                    admitted.get(c.chunk_id),
+                ),
+                c,
+                life,
             ),
             0 if chunks else per_note[c.path] - 1,
         )
@@ -355,12 +363,22 @@ def _tags_reader(settings: Settings):
     return lambda path: tags.get(path, ())
 
 
-def _childhood(settings: Settings) -> tuple[dt.date, dt.date] | None:
-    """The writer's childhood, from the last ingest's reading of their birth year (``lucasrag.life``)."""
+def _life(settings: Settings):
+    """The last ingest's reading of the writer's birth year (``lucasrag.life.Life``), or None."""
     from lucasrag.life import life_path, read_life
 
-    life = _read_when_changed(("life", settings.data), [life_path(settings)], lambda: read_life(settings))
-    return life.childhood if life is not None else None
+    return _read_when_changed(("life", settings.data), [life_path(settings)], lambda: read_life(settings))
+
+
+def _with_placement(why: dict, c: Candidate, life) -> dict:
+    """Say so when an undated chunk was placed in time by the writer's childhood (see ``lucasrag.life``)."""
+    if c.about is None or life is None:
+        return why
+    lo, hi = c.about
+    return {
+        **why,
+        "placed": f"an undated childhood memory, placed in your childhood ({lo.year}–{hi.year}; {life.evidence})",
+    }
 
 
 def _placed(c: Candidate, childhood: tuple[dt.date, dt.date]) -> Candidate:

@@ -88,7 +88,11 @@ def test_a_decade_reaches_the_undated_childhood_memories_of_a_writer_born_in_it(
     from lucasrag.life import read_life
 
     assert read_life(ingested).born == 1990
-    nineties = [r.path for r in query("what was I doing in the 90s?", settings=ingested, top_k=5).results]
-    assert "personal/growing up.md" in nineties and "personal/summers at the caravan.md" in nineties
+    results = query("what was I doing in the 90s?", settings=ingested, top_k=5).results
+    placed = {r.path: r.why.get("placed") for r in results}
+    assert "personal/growing up.md" in placed and "personal/summers at the caravan.md" in placed
+    assert "born 14 May 1990" in placed["personal/growing up.md"]  # the result says how it was placed
+    memories = ("personal/growing up.md", "personal/summers at the caravan.md")
+    assert all(why is None for path, why in placed.items() if path not in memories)  # the others by their dates
     later = query("what did I do in 2019?", settings=ingested, top_k=10).results
     assert all(r.path != "personal/growing up.md" for r in later)  # 2019 is not the writer's childhood

@@ -51,6 +51,11 @@ def without_private_links(routed: pl.DataFrame, notes: pl.DataFrame) -> pl.DataF
     """Each routed note's wikilinks without the ones that reach a private note, those in ``private_links``
     (the index keys its graph on them: a note that becomes private is dropped from its linkers' graphs)."""
     names = private_link_names(notes.filter(pl.col("status") == "private")["path"].to_list())
+    if not names:  # no private note: every link is kept (0.5 s of Python at 20,000 notes otherwise)
+        return routed.with_columns(
+            pl.col("links").fill_null(pl.lit([], pl.List(pl.String))).cast(pl.List(pl.String)),
+            pl.lit([], pl.List(pl.String)).alias("private_links"),
+        )
     pairs = [split_private_links(links or (), names) for links in routed["links"].to_list()]
     return routed.with_columns(
         pl.Series("links", [kept for kept, _ in pairs], dtype=pl.List(pl.String)),

@@ -34,26 +34,6 @@ NOW = "2026-06-01"
 STORE_SECONDS: dict[str, float] = defaultdict(float)
 
 
-def time_store_writes() -> None:
-    """Wrap every LightRAG storage class's ``index_done_callback`` so each write is timed by store."""
-    import lightrag.kg.json_doc_status_impl as doc_status
-    import lightrag.kg.json_kv_impl as kv
-    import lightrag.kg.nano_vector_db_impl as nano
-    import lightrag.kg.networkx_impl as nx
-
-    for cls in (kv.JsonKVStorage, doc_status.JsonDocStatusStorage, nano.NanoVectorDBStorage, nx.NetworkXStorage):
-        original = cls.index_done_callback
-
-        async def timed(self, _original=original, _name=cls.__name__):
-            t0 = time.perf_counter()
-            try:
-                return await _original(self)
-            finally:
-                STORE_SECONDS[f"{_name}:{self.namespace}"] += time.perf_counter() - t0
-
-        cls.index_done_callback = timed
-
-
 def _unique(tag: str) -> str:
     return f"zorbel{tag}{int(time.time() * 1000) % 10_000_000}"
 
@@ -158,13 +138,14 @@ def main() -> None:
 
     import datetime as dt
 
+    from lucasrag.index import time_store_writes
     from lucasrag.settings import Settings
     from lucasrag_assets.ingest import run_ingest
 
     vault, data = args.work / f"vault-n{args.notes}-s7", args.work / f"data-n{args.notes}-s7"
     os.environ["DAGSTER_HOME"] = str(data / "dagster")
     settings = Settings(vault=vault.resolve(), data=data.resolve(), now=dt.date.fromisoformat(NOW))
-    time_store_writes()
+    time_store_writes(lambda store, seconds: STORE_SECONDS.__setitem__(store, STORE_SECONDS[store] + seconds))
     run_ingest(settings)  # warm: imports, the model, the instance (and anything left from an earlier run)
     state = {
         "edit_note": pick_note(settings, "personal"),

@@ -20,10 +20,11 @@ Opening a workspace (the store kinds follow ``Settings.profile``, one table in
 
 Writing a workspace: ``sync_workspace(...)`` → ``SyncReport`` (incremental by document);
 ``in_line_report(settings, ws, rows_digest)`` → the ``SyncReport`` of a sync with nothing to do, or ``None``;
-``read_graph_counts(settings, ws)`` reads the graph counts its last run recorded.
+``read_graph_counts(settings, ws)`` reads the graph counts its last run recorded;
+``time_store_writes(record)`` times each embedded LightRAG store's flush (benchmarks only).
 """
 
-from lucasrag.index._lightrag import GraphStats, Hit, WorkspaceIndex
+from lucasrag.index._lightrag import GraphStats, Hit, WorkspaceIndex, time_store_writes
 from lucasrag.index.graph_counts import read_graph_counts
 from lucasrag.index.protocol import ChunkStore
 from lucasrag.index.stores import (
@@ -57,4 +58,5 @@ __all__ = [
     "open_workspace_index",
     "read_graph_counts",
     "sync_workspace",
+    "time_store_writes",
 ]

@@ -88,6 +88,10 @@ SYMBOLS: dict[str, str] = {
     "lightrag.utils:EmbeddingFunc": "the embedding seam",
     "lightrag.utils:Tokenizer": "MiniLM's tokenizer for LightRAG's token counts",
     "lightrag:QueryParam": "naive_query (baselines)",
+    "lightrag.kg.json_kv_impl:JsonKVStorage.index_done_callback": "_store_timing (benchmarks): a store's flush",
+    "lightrag.kg.json_doc_status_impl:JsonDocStatusStorage.index_done_callback": "_store_timing (benchmarks)",
+    "lightrag.kg.nano_vector_db_impl:NanoVectorDBStorage.index_done_callback": "_store_timing (benchmarks)",
+    "lightrag.kg.networkx_impl:NetworkXStorage.index_done_callback": "_store_timing (benchmarks)",
 }
 
 #: module:callable → keyword parameters the adapter passes (or, for patches, replaces with the same).

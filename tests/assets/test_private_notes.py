@@ -22,6 +22,7 @@ import pytest
 from typer.testing import CliRunner
 
 from lucasrag.embedding_cache import text_hash
+from lucasrag.life import read_life
 from lucasrag_assets.ingest import run_ingest
 from lucasrag_assets.io_manager import asset_value_path
 from lucasrag_cli import app
@@ -34,7 +35,7 @@ pytestmark = pytest.mark.slow
 # Long, unlikely words with first letters no other canary shares (see _needles), stem-proof endings.
 PRIVATE = {  # path → (text, its canaries)
     "therapy/session one.md": (
-        "Vaxildrokent spoke with Qorintrakel Pelmavikost about the qxvormlakint again.\n",
+        "Vaxildrokent spoke with Qorintrakel Pelmavikost about the qxvormlakint again. I was born in 1931.\n",
         ["vaxildrokent", "qorintrakel", "pelmavikost", "qxvormlakint"],
     ),
     "journal/2025-01-02 dreams.secret.md": ("Zubrantikolm in the dream, then the sea.\n", ["zubrantikolm"]),
@@ -155,6 +156,8 @@ def test_private_notes_leave_no_trace(profile_fresh_vault):
     seen = _surfaces(settings, secret)
     assert not [w for w in secret if any(n in seen for n in _needles(w))]
     assert "glimmerstrond" in _surfaces(settings, ["glimmerstrond"])
+    life = read_life(settings)  # the writer's birth year is read from indexed notes only
+    assert life is None or (life.born != 1931 and "therapy/" not in life.evidence), life
     rows = {r["path"]: r for r in json.loads(CliRunner().invoke(app, ["notes", "--json"], env={
         "LUCASRAG_VAULT": str(vault), "LUCASRAG_DATA": str(settings.data)}).stdout)}  # fmt: skip
     for rel in PRIVATE:

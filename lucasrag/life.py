@@ -27,14 +27,19 @@ from pathlib import Path
 
 from lucasrag.settings import Settings
 
-#: What a childhood memory says of itself (the banding cues' childhood rows say the same; a test keeps them
-#: in step). Matched case-insensitively.
-CHILDHOOD = re.compile(
-    r"\b(?:when (?:i|we) (?:was|were) (?:a kid|a child|kids|children|little|young|small|a boy|a girl)"
-    r"|as (?:a kid|a child|a boy|a girl|kids|children)|growing up|my (?:childhood|boyhood|girlhood)"
-    r"|(?:primary|junior|infant|nursery) school)\b",
-    re.IGNORECASE,
+#: What a childhood memory says of itself, as (regex, why) rows matched case-insensitively. The banding
+#: rules count each row as one content cue (``lucasrag_assets.rules.banding.CONTENT_CUES``); here any of
+#: them marks a passage as a childhood memory.
+CHILDHOOD_CUES: tuple[tuple[str, str], ...] = (
+    (r"\bwhen i was (?:a kid|a child|little|young|small|a boy|a girl|\d{1,2})\b", "childhood memory"),
+    (r"\bas a (?:kid|child|boy|girl|teenager|teen)\b", "childhood memory"),
+    (r"\bwhen we were (?:kids|children|little|young|small|teenagers)\b", "childhood memory"),
+    (r"\bas (?:kids|children|teenagers)\b", "childhood memory"),
+    (r"\bgrowing up\b", "childhood memory"),
+    (r"\bmy (?:childhood|boyhood|girlhood)\b", "childhood memory"),
 )
+SCHOOL_CUE: tuple[str, str] = (r"\b(?:at school we|(?:primary|junior|infant|grammar|nursery) school)\b", "school days")
+CHILDHOOD = re.compile("|".join(rx for rx, _ in (*CHILDHOOD_CUES, SCHOOL_CUE)), re.IGNORECASE)
 #: Years of childhood counted from the birth year (born … born + 17).
 CHILDHOOD_YEARS = 18
 
@@ -122,7 +127,9 @@ def read_life(settings: Settings) -> Life | None:
 
 __all__ = [
     "CHILDHOOD",
+    "CHILDHOOD_CUES",
     "CHILDHOOD_YEARS",
+    "SCHOOL_CUE",
     "Life",
     "find_life",
     "is_about_the_writer",

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from lucasrag.deference import deference_path, load_deference
 from lucasrag.lexical import fuse_rankings, query_terms
+from lucasrag.life import Life, is_childhood_memory, life_path, read_life
 from lucasrag.privacy import PRIVATE_FILE, load_privacy, private_now
 from lucasrag.settings import Settings
 from lucasrag.vocabulary import WORKSPACES, check_workspace
@@ -88,20 +89,12 @@ def _iso(periods) -> list[tuple[str, str]]:
     return [(a.isoformat(), b.isoformat()) for a, b in periods]
 
 
-def _span_iso(span: tuple[dt.date, dt.date]) -> tuple[str, str]:
-    """A date filter's range as ISO bounds the stores compare as text (an open end: the widest date)."""
-    return (
-        "0000-01-01" if span[0] == dt.date.min else span[0].isoformat(),
-        "9999-12-31" if span[1] == dt.date.max else span[1].isoformat(),
-    )
-
-
 def eligible_count(store, gate: TemporalSignals, filters: Filters | None = None) -> int:
     """How many of a store's chunks the band rule can keep (care aside): the present ones,
     plus the archival ones the archive admits; with a date filter, only those dated inside it (the
     archive is open for it), under its folders if it has them. Over-fetching past it cannot find more."""
-    if filters is not None and (span := filters.period) is not None:
-        return sum(store.band_counts([_span_iso(span)], filters.folders).values())
+    if filters is not None and (span := filters.iso_period) is not None:
+        return sum(store.band_counts([span], filters.folders).values())
     counts = store.band_counts()
     present = sum(n for band, n in counts.items() if band != "archival")
     if not gate.archival_open:
@@ -132,8 +125,8 @@ async def _fetch(
     its folders) pass: their nearest are the whole share, so the filter costs no
     extra rounds.
     Returns the candidates and the ids of those reached through the entity graph."""
-    if filters is not None and (span := filters.period) is not None:
-        dated = ws.store.nearest_dated(vector, [_span_iso(span)], need, filters.folders)
+    if filters is not None and (span := filters.iso_period) is not None:
+        dated = ws.store.nearest_dated(vector, [span], need, filters.folders)
     else:  # half the share at most, so the best matches outside the period still compete
         dated = ws.store.nearest_dated(vector, _iso(periods), need // 2)
     target = need if eligible is None else min(need, eligible)
@@ -231,7 +224,6 @@ async def aquery(
     def public(cands: list[Candidate]) -> list[Candidate]:
         if private.lines:
             cands = [c for c in cands if not private.matches(c.path)]
-        cands = place(cands)
         if not filters.active:
             return cands
         kept = []
@@ -243,7 +235,7 @@ async def aquery(
 
     def keep(cands: list[Candidate]) -> list[Candidate]:
         return apply_policy(
-            public(cands), temporal=gate, subjects=subjects, bridge=bridge, care_temporal=care_gate
+            public(place(cands)), temporal=gate, subjects=subjects, bridge=bridge, care_temporal=care_gate
         ).kept
 
     t0 = time.perf_counter()
@@ -363,14 +355,12 @@ def _tags_reader(settings: Settings):
     return lambda path: tags.get(path, ())
 
 
-def _life(settings: Settings):
-    """The last ingest's reading of the writer's birth year (``lucasrag.life.Life``), or None."""
-    from lucasrag.life import life_path, read_life
-
+def _life(settings: Settings) -> Life | None:
+    """The last ingest's reading of the writer's birth year, or None."""
     return _read_when_changed(("life", settings.data), [life_path(settings)], lambda: read_life(settings))
 
 
-def _with_placement(why: dict, c: Candidate, life) -> dict:
+def _with_placement(why: dict, c: Candidate, life: Life | None) -> dict:
     """Say so when an undated chunk was placed in time by the writer's childhood (see ``lucasrag.life``)."""
     if c.about is None or life is None:
         return why
@@ -382,8 +372,6 @@ def _with_placement(why: dict, c: Candidate, life) -> dict:
 
 
 def _placed(c: Candidate, childhood: tuple[dt.date, dt.date]) -> Candidate:
-    from lucasrag.life import is_childhood_memory
-
     if c.date is not None or c.band != "archival" or c.about is not None or not is_childhood_memory(c.text):
         return c
     return replace(c, about=childhood)

@@ -47,6 +47,13 @@ class Filters:
             return None
         return self.after or dt.date.min, self.before or dt.date.max
 
+    @property
+    def iso_period(self) -> tuple[str, str] | None:
+        """:attr:`period` as ISO bounds the stores compare as text (an open end: the widest date)."""
+        if (span := self.period) is None:
+            return None
+        return _bound(span[0]) or "0000-01-01", _bound(span[1]) or "9999-12-31"
+
     def admits(self, path: str, date: str | None, tags_of: Callable[[str], Sequence[str]]) -> list[str] | None:
         """Why each filter admits the note at ``path`` (dated ``date``, ISO), or None if one does not."""
         why = []

@@ -15,6 +15,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from lucasrag.life import CHILDHOOD_CUES, SCHOOL_CUE
 from lucasrag.vocabulary import BANDS
 from lucasrag_assets.rules.ageing import Ageing
 from lucasrag_assets.rules.dates import is_stamp
@@ -23,12 +24,7 @@ from lucasrag_assets.rules.dates import is_stamp
 #: Only consulted when neither frontmatter nor a date decides, so the table can be
 #: a little greedy: a dated diary entry saying "these days" is banded by its date.
 CONTENT_CUES: tuple[tuple[str, str, str], ...] = (
-    (r"\bwhen i was (?:a kid|a child|little|young|small|a boy|a girl|\d{1,2})\b", "archival", "childhood memory"),
-    (r"\bas a (?:kid|child|boy|girl|teenager|teen)\b", "archival", "childhood memory"),
-    (r"\bwhen we were (?:kids|children|little|young|small|teenagers)\b", "archival", "childhood memory"),
-    (r"\bas (?:kids|children|teenagers)\b", "archival", "childhood memory"),
-    (r"\bgrowing up\b", "archival", "childhood memory"),
-    (r"\bmy (?:childhood|boyhood|girlhood)\b", "archival", "childhood memory"),
+    *((rx, "archival", why) for rx, why in CHILDHOOD_CUES),
     (r"\bin my (?:youth|teens|twenties)\b", "archival", "looking back"),
     (r"\bback then\b", "archival", "looking back"),
     (r"\bback in (?:the day|(?:19|20)\d\d)\b", "archival", "looking back"),
@@ -36,7 +32,7 @@ CONTENT_CUES: tuple[tuple[str, str, str], ...] = (
     (r"\bused to live\b", "archival", "former home"),
     (r"\b(?:we|i) lived (?:in|on|at|near|by|above)\b", "archival", "former home"),
     (r"\byears ago\b", "archival", "distant past"),
-    (r"\b(?:at school we|(?:primary|junior|infant|grammar|nursery) school)\b", "archival", "school days"),
+    (SCHOOL_CUE[0], "archival", SCHOOL_CUE[1]),
     (r"\bcurrently\b", "present", "present tense marker"),
     (r"\bthese days\b", "present", "present tense marker"),
     (r"\bright now\b", "present", "present tense marker"),
@@ -120,8 +116,7 @@ def content_evidence(
     archival, present = tuple(fired["archival"].values()), tuple(fired["present"].values())
     years = tuple(past_years(text, cutoff)) if cutoff is not None else ()
     enough = bool(title_cue) or len(archival) >= MIN_ARCHIVAL_CUES or (len(archival) >= 1 and bool(years))
-    if title_cue and not archival:
-        archival = (title_cue,)
+    archival = (title_cue, *archival) if title_cue else archival  # the deciding cue names the reason first
     if enough and (title_cue or len(archival) > len(present)):
         band = "archival"
     elif len(present) > len(archival):
@@ -177,8 +172,6 @@ def decide_band(
     evidence = content_evidence(text, cutoff, title=title, folders=folders)
     if evidence.band is not None:
         cues = evidence.archival_cues if evidence.band == "archival" else evidence.present_cues
-        if evidence.title_cue and evidence.title_cue not in cues:
-            cues = (evidence.title_cue, *cues)
         return BandDecision(evidence.band, "content", f"its content: {'; '.join(cues)}")
     if note_date is not None:
         return BandDecision("present", "default", f"{date_source} only says when it was written; nothing says it ages")

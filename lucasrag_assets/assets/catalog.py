@@ -58,8 +58,9 @@ def care_pairs(chunks: pl.DataFrame) -> pl.DataFrame:
 def writer_life(routed: pl.DataFrame, now) -> Life | None:
     """The writer's birth year from the indexed notes (``lucasrag.life``). Only notes that say "born" are
     read in Python: polars finds them, so a 100,000-note vault costs one vectorised scan."""
+    # a coarse net: every property find_life reads (born, birthday, birth_date, date_of_birth, dob) contains one
     said = routed.filter(
-        pl.col("body").str.contains(r"(?i)\bborn\b") | pl.col("properties").str.contains(r"(?im)^\s*(born|birth|dob)")
+        pl.col("body").str.contains(r"(?i)\bborn\b") | pl.col("properties").str.contains(r"(?i)born|birth|dob")
     )
     return find_life(
         (

@@ -148,8 +148,7 @@ def _damaged_file(folder: Path) -> str:
             json.loads(path.read_text(encoding="utf-8"))
         except (ValueError, OSError) as exc:
             return f"{path}: {exc}"
-    sqlite = folder / SQLITE_FILE
-    if sqlite.is_file():
+    for sqlite in sorted(folder.glob("*.sqlite")):  # the chunk store and LightRAG's rows (lightrag.sqlite)
         try:
             with sqlite3.connect(f"file:{sqlite}?mode=ro", uri=True) as db:
                 result = db.execute("PRAGMA quick_check").fetchone()[0]

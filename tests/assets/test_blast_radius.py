@@ -45,6 +45,13 @@ def _texts(records: dict[str, list[tuple]], workspace: str) -> str:
     return " ".join(text for *_, text in records[workspace])
 
 
+def _lightrag_bytes(settings) -> dict[str, bytes]:
+    """The bytes of personal's LightRAG files: its rows (lightrag.sqlite), document status and graph."""
+    folder = settings.workspace_dir("personal")
+    files = [*folder.glob("*.json"), *folder.glob("*.graphml"), folder / "lightrag.sqlite"]
+    return {p.name: p.read_bytes() for p in files}
+
+
 @pytest.mark.parametrize("multiprocess", [False, True], ids=["in-process", "multiprocess"])
 def test_a_failed_workspace_step_leaves_the_others_to_complete(
     notes_vault, tmp_path, settings_for, index_records, multiprocess
@@ -55,7 +62,7 @@ def test_a_failed_workspace_step_leaves_the_others_to_complete(
     settings = settings_for(vault, tmp_path / "data")
     run_ingest(settings)
     before = index_records(settings)
-    lightrag_before = {p.name: p.read_bytes() for p in settings.workspace_dir("personal").glob("*.json")}
+    lightrag_before = _lightrag_bytes(settings)
     for rel, line in ADDED.items():
         (vault / rel).write_text(NOTES[rel] + "\n" + line + "\n")
 
@@ -79,7 +86,7 @@ def test_a_failed_workspace_step_leaves_the_others_to_complete(
         ws = WORKSPACE_OF[rel]
         assert (line in _texts(during, ws)) == (ws != "personal"), ws
     assert during["personal"] == before["personal"]  # its last complete state, LightRAG's files included
-    assert {p.name: p.read_bytes() for p in settings.workspace_dir("personal").glob("*.json")} == lightrag_before
+    assert _lightrag_bytes(settings) == lightrag_before
     for rel, line in ADDED.items():
         word = line.rstrip(".").split()[-1]
         found = " ".join(r.text for r in query(word, settings=settings).results)

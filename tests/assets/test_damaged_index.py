@@ -62,7 +62,7 @@ def test_a_damaged_workspace_is_named_the_others_answer_and_rebuild_heals(
     assert all(before.values())
 
     _truncate(settings.workspace_dir("personal") / "chunks.sqlite")
-    _truncate(settings.workspace_dir("technical") / "kv_store_text_chunks.json")
+    _truncate(settings.workspace_dir("technical") / "lightrag.sqlite")
     _truncate(settings.data / "embeddings.sqlite")
 
     rc, result = cli_query(settings, repo)
@@ -70,7 +70,7 @@ def test_a_damaged_workspace_is_named_the_others_answer_and_rebuild_heals(
     assert {r["workspace"] for r in result["results"]} == {"administrative", "creative"}
     damaged = {h["message"] for h in result["hints"] if h["kind"] == "damaged"}
     assert any("personal index is damaged" in m and "chunks.sqlite" in m for m in damaged), damaged
-    assert any("technical index is damaged" in m and "kv_store_text_chunks.json" in m for m in damaged), damaged
+    assert any("technical index is damaged" in m and "lightrag.sqlite" in m for m in damaged), damaged
     assert all("`lucasrag ingest --rebuild " in m for m in damaged)
     rc, message = cli_query(settings, repo, "personal")  # nothing left to answer from: a clear error
     assert rc == 1 and "the personal index is damaged" in message and "--rebuild personal" in message, message

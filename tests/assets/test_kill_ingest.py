@@ -29,6 +29,7 @@ from pathlib import Path
 
 import pytest
 
+from lucasrag.index._lightrag._sqlite_file import stored_keys
 from lucasrag.settings import ENV_VARS, SECRET_FIELDS, Settings
 from lucasrag.vocabulary import WORKSPACES
 
@@ -103,13 +104,14 @@ def _lucasrag_rows(settings: Settings) -> dict:
 
 
 def _lightrag_files(settings: Settings) -> dict:
-    """Every key of every LightRAG JSON store and the graphml's nodes and edges, per workspace."""
+    """Every key of every LightRAG store (lightrag.sqlite, the JSON files) and the graphml's nodes and edges,
+    per workspace."""
     import networkx as nx
 
     out = {}
     for ws in WORKSPACES:
         folder = settings.workspace_dir(ws)
-        stores = {}
+        stores: dict = stored_keys(folder)
         for path in sorted(folder.glob("*.json")):
             data = json.loads(path.read_text())
             keys = [row["__id__"] for row in data["data"]] if path.name.startswith("vdb_") else list(data)
@@ -328,7 +330,7 @@ def test_a_note_written_by_a_stopped_run_then_deleted_leaves_no_orphan_rows(tmp_
     finally:
         fault.release()
     assert info.value.workspaces == ("technical",)
-    full_docs = json.loads((settings.workspace_dir("technical") / "kv_store_full_docs.json").read_text())
+    full_docs = stored_keys(settings.workspace_dir("technical"))["kv:full_docs"]
     assert doc_id("tech/orphan zebra rack.md") in full_docs  # the fault landed after LightRAG's flush
 
     added.unlink()
@@ -381,9 +383,9 @@ def test_an_older_run_s_later_steps_after_a_newer_run_end_in_the_newer_state(tmp
 KILL_AT_SAVE = """
 import os, sys
 from lightrag.kg.json_doc_status_impl import JsonDocStatusStorage
-from lightrag.kg.json_kv_impl import JsonKVStorage
-from lightrag.kg.nano_vector_db_impl import NanoVectorDBStorage
 from lightrag.kg.networkx_impl import NetworkXStorage
+from lucasrag.index._lightrag._sqlite_kv import SqliteKVStorage
+from lucasrag.index._lightrag._sqlite_vectors import SqliteVectorStorage
 
 kill_at, seen = int(os.environ["KILL_AT_SAVE"]), [0]
 
@@ -397,7 +399,7 @@ def counted(cls):
         return await save(self)
     cls.index_done_callback = index_done_callback
 
-for cls in (JsonKVStorage, JsonDocStatusStorage, NanoVectorDBStorage, NetworkXStorage):
+for cls in (SqliteKVStorage, JsonDocStatusStorage, SqliteVectorStorage, NetworkXStorage):
     counted(cls)
 sys.argv = ["lucasrag", "ingest"]
 from lucasrag_cli import app

@@ -83,4 +83,4 @@ def test_each_workspace_has_its_own_folder(ingested):
     for ws in WORKSPACES:
         folder = ingested.workspace_dir(ws)
         assert (folder / "chunks.sqlite").is_file()
-        assert (folder / "vdb_chunks.json").is_file()
+        assert (folder / "lightrag.sqlite").is_file()

@@ -2,12 +2,12 @@
 its JSON stores in process-wide dicts keyed by workspace name)."""
 
 import asyncio
-import json
 
 import numpy as np
 
 from lucasrag.embedding import get_embedder
 from lucasrag.index import open_workspace_index
+from lucasrag.index._lightrag._sqlite_file import stored_keys
 from lucasrag.vocabulary import ChunkRecord
 
 
@@ -29,8 +29,7 @@ def test_second_data_folder_does_not_inherit_the_first(tmp_path, settings_for):
     second = settings_for(tmp_path / "v", tmp_path / "b")
     _write(first, "chunk-a", "Postgres vacuum tuning")
     _write(second, "chunk-b", "Rust lifetimes")
-    stored = json.loads((second.index_dir / "technical" / "kv_store_text_chunks.json").read_text())
-    assert set(stored) == {"chunk-b"}
-    stored = json.loads((first.index_dir / "technical" / "kv_store_text_chunks.json").read_text())
-    assert set(stored) == {"chunk-a"}
+    assert stored_keys(second.index_dir / "technical")["kv:text_chunks"] == ["chunk-b"]
+    assert stored_keys(first.index_dir / "technical")["kv:text_chunks"] == ["chunk-a"]
+    assert stored_keys(second.index_dir / "technical")["vectors:chunks"] == ["chunk-b"]
     assert np.isfinite(get_embedder().embed(["x"])).all()

@@ -77,6 +77,27 @@ def test_storage_class(name, module):
     assert hasattr(importlib.import_module(module), name)
 
 
+@pytest.mark.parametrize(("name", "spec"), list(_contract.OWN_STORAGES.items()))
+def test_own_storage_class_is_found_by_name_and_implements_the_base(name, spec):
+    """LightRAG resolves our name through its registry to our class, which implements every abstract method
+    of LightRAG's base class and takes the fields LightRAG constructs storages with."""
+    from lightrag.kg import STORAGE_IMPLEMENTATIONS, verify_storage_implementation
+    from lightrag.kg.factory import get_storage_class
+
+    from lucasrag.index._lightrag._setup import _OWN_STORAGES, register_own_storages
+
+    register_own_storages()
+    base_name, fields = spec
+    base = _resolve(base_name)
+    cls = get_storage_class(name)
+    kind, module = _OWN_STORAGES[name]
+    assert cls.__module__ == module and issubclass(cls, base)
+    assert name in STORAGE_IMPLEMENTATIONS[kind]["implementations"]
+    verify_storage_implementation(kind, name)
+    assert not getattr(cls, "__abstractmethods__", None), f"{name} leaves {cls.__abstractmethods__} unimplemented"
+    assert set(fields) <= {f.name for f in dataclasses.fields(cls)}, f"{base_name} now has other fields"
+
+
 @pytest.mark.parametrize(("variable", "module"), list(_contract.ENVIRONMENT.items()))
 def test_environment_variable_is_read_where_expected(variable, module):
     source = Path(inspect.getfile(importlib.import_module(module))).read_text()

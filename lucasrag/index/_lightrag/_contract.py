@@ -13,9 +13,14 @@ private symbol              ``shared_storage._shared_dicts`` / ``_namespace_data
                             ``"<workspace>:<namespace>"``
 private symbol              ``LightRAG._build_global_config()``                         ``_graph_llm.extract_with_llm``
 private symbol              ``NetworkXStorage._get_graph()``                            ``_graph_read.graph_counts``
-copied algorithm            ``NanoVectorDBStorage.query`` / ``.client_storage`` and     ``_nano_rank.NanoRanker``
-                            ``NanoVectorDB._cosine_query`` (float64 dot, ``argsort``,   (``test_nano_rank.py``)
-                            threshold cut), reproduced bit for bit on one BLAS thread
+storage registry            ``kg.STORAGES`` / ``STORAGE_IMPLEMENTATIONS`` /              ``_setup.register_own_storages``
+                            ``STORAGE_ENV_REQUIREMENTS``, ``kg.factory.get_storage_class``  (``OWN_STORAGES``)
+                            importing a registered module by its path
+base classes                ``BaseKVStorage`` / ``BaseVectorStorage``: their abstract     ``_sqlite_kv``,
+                            methods and dataclass fields (``OWN_STORAGES``)              ``_sqlite_vectors``
+copied record format        ``JsonKVStorage`` rows (``_id``, ``create_time``, ...) and  ``_sqlite_kv``,
+                            nano-vectordb's file (``data``, base64 ``matrix``), read    ``_sqlite_vectors``
+                            once from an earlier version's folder                        (``test_sqlite_stores.py``)
 private symbol              ``Neo4JStorage._driver`` / ``._DATABASE`` /                 ``graph_counts``, batch deletes
                             ``._get_workspace_label()``
 private symbol              ``ClientManager.get_config`` / ``._build_vector_signature``  ``_production`` pools
@@ -73,10 +78,11 @@ SYMBOLS: dict[str, str] = {
     "lightrag.kg.postgres_impl:PostgreSQLDB.check_tables": "the pool patch",
     "lightrag.kg.nano_vector_db_impl:NanoVectorDBStorage.get_vectors_by_ids": "search: graph chunks nearest the query",
     "lightrag.kg.postgres_impl:PGVectorStorage.get_vectors_by_ids": "search: graph chunks nearest the query",
-    "lightrag.kg.nano_vector_db_impl:NanoVectorDBStorage.client_storage": "_nano_rank: the live matrix and rows",
-    "lightrag.kg.nano_vector_db_impl:NanoVectorDBStorage.query": "_nano_rank reproduces its ranking bit for bit",
-    "nano_vectordb.dbs:normalize": "_nano_rank: the question normalised as nano-vectordb does",
-    "nano_vectordb.dbs:NanoVectorDB._cosine_query": "_nano_rank reproduces it (float64 dot, argsort, threshold)",
+    "lightrag.kg:STORAGES": "register_own_storages: our storage classes by name",
+    "lightrag.kg:STORAGE_IMPLEMENTATIONS": "register_own_storages: the names LightRAG accepts per storage type",
+    "lightrag.kg:STORAGE_ENV_REQUIREMENTS": "register_own_storages: our storages need no environment",
+    "lightrag.kg.factory:get_storage_class": "LightRAG resolves a storage name through the registry",
+    "lightrag.base:BaseVectorStorage._validate_embedding_func": "_sqlite_vectors.__post_init__",
     "lightrag.utils:GRAPH_FIELD_SEP": "joined source ids, descriptions, file paths",
     "lightrag.utils:normalize_entity_name": "node names as LightRAG's merge writes them",
     "lightrag.utils:compute_mdhash_id": "entities_vdb ids (ent-md5(name))",
@@ -88,9 +94,7 @@ SYMBOLS: dict[str, str] = {
     "lightrag.utils:EmbeddingFunc": "the embedding seam",
     "lightrag.utils:Tokenizer": "MiniLM's tokenizer for LightRAG's token counts",
     "lightrag:QueryParam": "naive_query (baselines)",
-    "lightrag.kg.json_kv_impl:JsonKVStorage.index_done_callback": "_store_timing (benchmarks): a store's flush",
     "lightrag.kg.json_doc_status_impl:JsonDocStatusStorage.index_done_callback": "_store_timing (benchmarks)",
-    "lightrag.kg.nano_vector_db_impl:NanoVectorDBStorage.index_done_callback": "_store_timing (benchmarks)",
     "lightrag.kg.networkx_impl:NetworkXStorage.index_done_callback": "_store_timing (benchmarks)",
 }
 
@@ -176,7 +180,8 @@ PATCHES: dict[str, tuple[str, ...]] = {
     "lightrag.kg.neo4j_impl:Neo4JStorage.remove_edges": ("self", "edges"),
 }
 
-#: Storage class names per profile (``_setup._BACKENDS``).
+#: LightRAG's storage class names per profile (``_setup._BACKENDS``; the JSON key-value and nano-vectordb
+#: ones write the files an earlier version's folder holds, read once by ours).
 STORAGE_CLASSES: dict[str, str] = {
     "JsonKVStorage": "lightrag.kg.json_kv_impl",
     "NanoVectorDBStorage": "lightrag.kg.nano_vector_db_impl",
@@ -186,6 +191,16 @@ STORAGE_CLASSES: dict[str, str] = {
     "PGVectorStorage": "lightrag.kg.postgres_impl",
     "Neo4JStorage": "lightrag.kg.neo4j_impl",
     "PGDocStatusStorage": "lightrag.kg.postgres_impl",
+}
+
+#: Our storage classes (``_setup._OWN_STORAGES``): name → (LightRAG base class, the dataclass fields
+#: LightRAG constructs it with).
+OWN_STORAGES: dict[str, tuple[str, tuple[str, ...]]] = {
+    "SqliteKVStorage": ("lightrag.base:BaseKVStorage", ("namespace", "workspace", "global_config", "embedding_func")),
+    "SqliteVectorStorage": (
+        "lightrag.base:BaseVectorStorage",
+        ("namespace", "workspace", "global_config", "embedding_func", "cosine_better_than_threshold", "meta_fields"),
+    ),
 }
 
 #: The rows ``_graph_write`` writes in the formats of LightRAG's own merge

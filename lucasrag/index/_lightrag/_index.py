@@ -15,7 +15,6 @@ from lucasrag.embedding import DIM, get_embedder
 from lucasrag.index._lightrag._graph_llm import LlmExtraction
 from lucasrag.index._lightrag._graph_read import GRAPH_RELATED_CHUNKS, GraphReader
 from lucasrag.index._lightrag._graph_write import GraphWriter
-from lucasrag.index._lightrag._nano_rank import NanoRanker
 from lucasrag.index._lightrag._production import _configure_production, _loop_lock, _require_services
 from lucasrag.index._lightrag._setup import (
     _backend,
@@ -24,6 +23,7 @@ from lucasrag.index._lightrag._setup import (
     _quiet_lightrag,
     _VectorCache,
     embedding_model_name,
+    register_own_storages,
 )
 from lucasrag.settings import Settings
 from lucasrag.vocabulary import ChunkRecord
@@ -43,7 +43,7 @@ class WorkspaceIndex(GraphWriter, GraphReader, LlmExtraction):
         self._rag = rag
         self.workspace = workspace
         self._vectors = vectors
-        self._nano = NanoRanker(rag.chunks_vdb) if prefix_ranked else None  # see _vector_rows
+        self._prefix_ranked = prefix_ranked  # see _vector_rows
         self._anchors_before: dict[str, tuple[list[str], list[list[str]]]] = {}  # see GraphWriter.delete_graph
 
     @classmethod
@@ -52,6 +52,7 @@ class WorkspaceIndex(GraphWriter, GraphReader, LlmExtraction):
         from lightrag.utils import EmbeddingFunc, Tokenizer
 
         _quiet_lightrag()
+        register_own_storages()
         backend = _backend(settings.profile)
         vectors = _VectorCache(settings.embedding_model)
         # Chunking counts tokens with the MiniLM word pieces (the same BERT uncased vocabulary in bge).
@@ -173,8 +174,6 @@ class WorkspaceIndex(GraphWriter, GraphReader, LlmExtraction):
                 await store.index_done_callback()
         await asyncio.gather(rag.full_entities.index_done_callback(), rag.full_relations.index_done_callback())
         self._vectors.clear()
-        if self._nano is not None:
-            self._nano.forget()
 
     async def search(
         self,
@@ -223,15 +222,15 @@ class WorkspaceIndex(GraphWriter, GraphReader, LlmExtraction):
         self, text: str, vector: np.ndarray, top_k: int, ranking: dict | None, ahead: int
     ) -> list[tuple[str, str]]:
         """(chunk id, text) of the vector store's ``top_k`` rows, from ``ranking`` when it already holds
-        that many. With a ranking on the embedded profile (the federated query), nano-vectordb's ranking
-        is reproduced without its per-call costs (``_nano_rank``); otherwise LightRAG's query answers
-        (the benchmarks' flat baseline stays plain LightRAG)."""
-        if ranking is None or self._nano is None:
+        that many. With a ranking on the embedded profile (the federated query), the store ranks once for
+        every round (``_sqlite_vectors``: exact, so a smaller k's rows are a prefix); otherwise LightRAG's
+        query answers (the benchmarks' flat baseline goes through LightRAG's storage API)."""
+        if ranking is None or not self._prefix_ranked:
             rows = await self._rag.chunks_vdb.query(text, top_k=top_k, query_embedding=vector.tolist())
             return [(r["id"], r.get("content") or "") for r in rows]
         if ranking.get("k", 0) < top_k:
             k = max(top_k, ahead)
-            ranking["rows"] = await self._nano.rank(vector, k)
+            ranking["rows"] = await self._rag.chunks_vdb.ranked_contents(vector, k)
             ranking["k"] = k
         return ranking["rows"][:top_k]
 

@@ -24,16 +24,16 @@ class _Backend:
     servers: bool
     #: JSON files LightRAG caches process-wide by workspace name (see _load_fresh_if_moved)
     process_wide_json: bool
-    #: the vector store sorts every score and cuts the top k, so a smaller k's rows are a prefix of a
-    #: larger one's (nano-vectordb); an approximate index (pgvector's HNSW) promises no such thing
+    #: the vector store ranks every row exactly (ties by id), so a smaller k's rows are a prefix of a
+    #: larger one's (``_sqlite_vectors``); an approximate index (pgvector's HNSW) promises no such thing
     prefix_ranked: bool
 
 
 _BACKENDS = {
     "embedded": _Backend(
         {
-            "kv_storage": "JsonKVStorage",
-            "vector_storage": "NanoVectorDBStorage",
+            "kv_storage": "SqliteKVStorage",  # ours, updated by row (_sqlite_file)
+            "vector_storage": "SqliteVectorStorage",
             "graph_storage": "NetworkXStorage",
             "doc_status_storage": "JsonDocStatusStorage",
         },
@@ -53,6 +53,26 @@ _BACKENDS = {
         prefix_ranked=False,
     ),
 }
+
+
+#: Our storage classes for LightRAG: name → (LightRAG's storage type, module).
+_OWN_STORAGES = {
+    "SqliteKVStorage": ("KV_STORAGE", "lucasrag.index._lightrag._sqlite_kv"),
+    "SqliteVectorStorage": ("VECTOR_STORAGE", "lucasrag.index._lightrag._sqlite_vectors"),
+}
+
+
+def register_own_storages() -> None:
+    """Name our storage classes in LightRAG's registries, so ``LightRAG(kv_storage="SqliteKVStorage")``
+    finds them as it finds its own (LightRAG imports a registered module by its path)."""
+    from lightrag import kg
+
+    for name, (kind, module) in _OWN_STORAGES.items():
+        kg.STORAGES[name] = module
+        kg.STORAGE_ENV_REQUIREMENTS.setdefault(name, [])
+        implementations = kg.STORAGE_IMPLEMENTATIONS[kind]["implementations"]
+        if name not in implementations:
+            implementations.append(name)
 
 
 def embedding_model_name(model_id: str) -> str:

@@ -1,20 +1,22 @@
 """For benchmarks: how long each of LightRAG's embedded stores takes to write its files (``index_done_callback``,
-the flush that rewrites a JSON, nano-vectordb or graphml file whole). Not used by the product."""
+the flush that writes their rows to lightrag.sqlite, or rewrites a JSON or graphml file whole). Not used by
+the product."""
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from importlib import import_module
 
-from lucasrag.index._lightrag._contract import STORAGE_CLASSES
-from lucasrag.index._lightrag._setup import _BACKENDS
+from lucasrag.index._lightrag._setup import _BACKENDS, register_own_storages
 
 
 def time_store_writes(record: Callable[[str, float], None]) -> None:
     """From now on, call ``record("<StoreClass>:<namespace>", seconds)`` after every flush of an embedded store."""
+    from lightrag.kg.factory import get_storage_class
+
+    register_own_storages()
     for name in _BACKENDS["embedded"].storages.values():
-        cls = getattr(import_module(STORAGE_CLASSES[name]), name)
+        cls = get_storage_class(name)
         original = cls.index_done_callback
         if getattr(original, "_timed", False):
             continue

@@ -1,0 +1,114 @@
+"""The embedded profile's LightRAG rows in one SQLite file per workspace, updated row by row.
+
+LightRAG's own embedded storages (JSON key-value files, nano-vectordb) keep a store in memory and
+rewrite its whole file on every flush, and read it whole on every open: a one-note change at 20,000
+notes rewrote 150 MB and reread as much (docs/scale.md). Here the key-value stores
+(``_sqlite_kv.SqliteKVStorage``) and the vector stores (``_sqlite_vectors.SqliteVectorStorage``) keep
+their rows in ``lightrag.sqlite`` beside the chunk store: a flush writes the changed rows in one
+transaction, an open reads nothing until a row is asked for.
+
+A folder written by an earlier version holds the JSON files instead; the first open of a store copies
+its file's rows in (one transaction, marked in ``imported``) and removes the file.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+#: The file, in the workspace's folder of the index directory.
+LIGHTRAG_SQLITE = "lightrag.sqlite"
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS kv (
+    namespace TEXT NOT NULL, id TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY (namespace, id)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS vectors (
+    namespace TEXT NOT NULL, id TEXT NOT NULL, vector BLOB NOT NULL, record TEXT NOT NULL,
+    seq INTEGER NOT NULL, PRIMARY KEY (namespace, id)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS vectors_by_seq ON vectors (namespace, seq);
+CREATE TABLE IF NOT EXISTS vector_deletes (
+    namespace TEXT NOT NULL, id TEXT NOT NULL, seq INTEGER NOT NULL, PRIMARY KEY (namespace, id)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS imported (namespace TEXT PRIMARY KEY, source TEXT NOT NULL);
+"""
+
+#: SQLite binds at most this many parameters per statement in older builds: ids are read in slices.
+_SLICE = 500
+
+
+def store_folder(global_config: dict, workspace: str) -> Path:
+    """The workspace's folder of LightRAG's working directory (where its JSON files were)."""
+    folder = Path(global_config["working_dir"]) / workspace if workspace else Path(global_config["working_dir"])
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def connect(folder: Path) -> sqlite3.Connection:
+    """A connection to the folder's ``lightrag.sqlite``, its tables made.
+
+    The rollback journal, as the chunk store's: the file's modification time changes only when a
+    transaction commits, which is what tells a query process to reopen (``stores.index_stamp``).
+    ``secure_delete``: a deleted row's text is overwritten, so a note that turned private leaves none."""
+    db = sqlite3.connect(folder / LIGHTRAG_SQLITE, check_same_thread=False, timeout=60, isolation_level=None)
+    db.execute("PRAGMA secure_delete = ON")
+    db.executescript(_SCHEMA)
+    return db
+
+
+class Transaction:
+    """``with Transaction(db):`` — one IMMEDIATE transaction, committed on success, rolled back on error."""
+
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self._db = db
+
+    def __enter__(self) -> sqlite3.Connection:
+        self._db.execute("BEGIN IMMEDIATE")
+        return self._db
+
+    def __exit__(self, kind, *_exc) -> None:
+        self._db.execute("COMMIT" if kind is None else "ROLLBACK")
+
+
+def slices(ids: Iterable[str]) -> Iterator[list[str]]:
+    """``ids`` in lists of at most ``_SLICE`` (one ``IN (...)`` statement each)."""
+    ids = list(ids)
+    for start in range(0, len(ids), _SLICE):
+        yield ids[start : start + _SLICE]
+
+
+def marks(n: int) -> str:
+    return ",".join("?" * n)
+
+
+def import_once(db: sqlite3.Connection, namespace: str, legacy: Path, copy) -> None:
+    """Copy the rows of an earlier version's JSON file ``legacy`` in with ``copy(db, data)``, once per
+    namespace, in one transaction; then remove the file (a kill before the removal leaves a file the
+    next open removes: the marker says its rows are in)."""
+    if db.execute("SELECT 1 FROM imported WHERE namespace = ?", (namespace,)).fetchone() is None:
+        with Transaction(db):
+            if db.execute("SELECT 1 FROM imported WHERE namespace = ?", (namespace,)).fetchone() is None:
+                if legacy.is_file():
+                    copy(db, json.loads(legacy.read_text(encoding="utf-8")))
+                db.execute("INSERT INTO imported VALUES (?, ?)", (namespace, legacy.name if legacy.is_file() else ""))
+    if legacy.is_file():
+        os.unlink(legacy)
+
+
+def stored_keys(folder: Path) -> dict[str, list[str]]:
+    """Every key of every store in the folder's ``lightrag.sqlite``, sorted: ``{"kv:text_chunks": [...],
+    "vectors:chunks": [...]}`` (for checks that compare two indexes; empty without the file)."""
+    path = folder / LIGHTRAG_SQLITE
+    if not path.is_file():
+        return {}
+    out: dict[str, list[str]] = {}
+    with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as db:
+        for table in ("kv", "vectors"):
+            for namespace, id in db.execute(f"SELECT namespace, id FROM {table} ORDER BY namespace, id"):
+                out.setdefault(f"{table}:{namespace}", []).append(id)
+    return out

@@ -104,23 +104,16 @@ def _lucasrag_rows(settings: Settings) -> dict:
 
 
 def _lightrag_files(settings: Settings) -> dict:
-    """Every key of every LightRAG store (lightrag.sqlite, the JSON files) and the graphml's nodes and edges,
-    per workspace."""
-    import networkx as nx
-
+    """Every key of every LightRAG store per workspace: lightrag.sqlite's key-value, vector and graph rows
+    (nodes, edges) and the document-status JSON file."""
     out = {}
     for ws in WORKSPACES:
         folder = settings.workspace_dir(ws)
         stores: dict = stored_keys(folder)
         for path in sorted(folder.glob("*.json")):
-            data = json.loads(path.read_text())
-            keys = [row["__id__"] for row in data["data"]] if path.name.startswith("vdb_") else list(data)
+            keys = list(json.loads(path.read_text()))
             assert len(keys) == len(set(keys)), f"{ws}/{path.name}: duplicate keys"
             stores[path.name] = sorted(keys)
-        graphml = folder / "graph_chunk_entity_relation.graphml"
-        if graphml.exists():
-            graph = nx.read_graphml(graphml)
-            stores["graph"] = (sorted(graph.nodes), sorted(tuple(sorted(e)) for e in graph.edges))
         out[ws] = stores
     assert any(out.values()), "no LightRAG store found"
     return out
@@ -383,7 +376,7 @@ def test_an_older_run_s_later_steps_after_a_newer_run_end_in_the_newer_state(tmp
 KILL_AT_SAVE = """
 import os, sys
 from lightrag.kg.json_doc_status_impl import JsonDocStatusStorage
-from lightrag.kg.networkx_impl import NetworkXStorage
+from lucasrag.index._lightrag._sqlite_graph import SqliteGraphStorage
 from lucasrag.index._lightrag._sqlite_kv import SqliteKVStorage
 from lucasrag.index._lightrag._sqlite_vectors import SqliteVectorStorage
 
@@ -399,7 +392,7 @@ def counted(cls):
         return await save(self)
     cls.index_done_callback = index_done_callback
 
-for cls in (SqliteKVStorage, JsonDocStatusStorage, SqliteVectorStorage, NetworkXStorage):
+for cls in (SqliteKVStorage, JsonDocStatusStorage, SqliteVectorStorage, SqliteGraphStorage):
     counted(cls)
 sys.argv = ["lucasrag", "ingest"]
 from lucasrag_cli import app

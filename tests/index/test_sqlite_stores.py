@@ -217,6 +217,78 @@ def test_a_damaged_json_file_of_an_earlier_version_is_an_error_naming_it(tmp_pat
     assert (folder / "kv_store_full_docs.json").is_file()  # kept: nothing was copied
 
 
+def _graph_state(graph) -> tuple:
+    return (
+        sorted((n, sorted(a.items())) for n, a in graph.nodes(data=True)),
+        sorted((*sorted((u, v)), sorted(a.items())) for u, v, a in graph.edges(data=True)),
+    )
+
+
+def test_the_graph_is_written_by_row_and_another_reader_follows_each_flush(tmp_path):
+    """A node's new attributes reach the reader, a removed node takes its edges with it, and a reader
+    opened before the writes ends with the writer's graph; so does a fresh open."""
+    settings = _settings(tmp_path)
+
+    async def run() -> None:
+        writer = await open_workspace_index(settings, "personal")
+        reader = await open_workspace_index(settings, "personal")
+        try:
+            w, r = writer._rag.chunk_entity_relation_graph, reader._rag.chunk_entity_relation_graph
+            assert await r.get_node("Ana") is None  # the reader has its graph (empty) before any write
+            await w.upsert_nodes_batch(
+                [("Ana", {"entity_type": "person", "note": "x"}), ("Lisbon", {"entity_type": "place"})]
+            )
+            await w.upsert_edge("Lisbon", "Ana", {"weight": 1.0, "description": "lives in"})
+            await w.upsert_edge("Ana", "Bo", {"weight": 2.0})  # Bo comes with its edge
+            await w.index_done_callback()
+            assert (await r.get_node("Ana"))["note"] == "x" and await r.has_edge("Ana", "Lisbon")
+            assert await r.node_degree("Ana") == 2
+            await w.upsert_node("Ana", {"entity_type": "friend"})  # networkx merges: "note" stays
+            await w.remove_nodes(["Bo"])
+            await w.upsert_edge("Ana", "Cy", {"weight": 3.0})
+            await w.remove_edges([("Ana", "Cy")])
+            await w.index_done_callback()
+            assert await r.get_node("Ana") == await w.get_node("Ana") == {"entity_type": "friend", "note": "x"}
+            assert not await r.has_node("Bo") and not await r.has_edge("Ana", "Bo") and await r.has_node("Cy")
+            assert _graph_state(await r._get_graph()) == _graph_state(await w._get_graph())
+            again = await open_workspace_index(settings, "personal")
+            try:
+                assert _graph_state(await again._rag.chunk_entity_relation_graph._get_graph()) == _graph_state(
+                    await w._get_graph()
+                )
+            finally:
+                await again.close()
+        finally:
+            await writer.close()
+            await reader.close()
+
+    asyncio.run(run())
+
+
+def test_an_earlier_versions_graphml_is_copied_in_once_and_removed(tmp_path):
+    import networkx as nx
+
+    settings = _settings(tmp_path)
+    folder = settings.index_dir / "personal"
+    folder.mkdir(parents=True)
+    old = nx.Graph()
+    old.add_node("Ana", entity_type="person", source_id="c1")
+    old.add_node("Lisbon", entity_type="place", source_id="c1")
+    old.add_edge("Ana", "Lisbon", weight=1.5, description="lives in")
+    nx.write_graphml(old, folder / "graph_chunk_entity_relation.graphml")
+
+    async def read() -> tuple:
+        index = await open_workspace_index(settings, "personal")
+        try:
+            return _graph_state(await index._rag.chunk_entity_relation_graph._get_graph())
+        finally:
+            await index.close()
+
+    assert asyncio.run(read()) == _graph_state(old)
+    assert not (folder / "graph_chunk_entity_relation.graphml").exists()
+    assert asyncio.run(read()) == _graph_state(old)
+
+
 def test_ranking_runs_on_one_blas_thread_and_the_process_keeps_its_count(tmp_path):
     """The product runs on one BLAS thread (``lucasrag.blas.one_blas_thread``: on a busy machine OpenBLAS's
     hand-off costs more than the product) and the process keeps its own thread count."""

@@ -17,10 +17,14 @@ storage registry            ``kg.STORAGES`` / ``STORAGE_IMPLEMENTATIONS`` /     
                             ``STORAGE_ENV_REQUIREMENTS``, ``kg.factory.get_storage_class``  (``OWN_STORAGES``)
                             importing a registered module by its path
 base classes                ``BaseKVStorage`` / ``BaseVectorStorage``: their abstract     ``_sqlite_kv``,
-                            methods and dataclass fields (``OWN_STORAGES``)              ``_sqlite_vectors``
+                            methods and dataclass fields; ``NetworkXStorage``: every     ``_sqlite_vectors``,
+                            graph write goes through ``upsert_*`` / ``delete_node`` /    ``_sqlite_graph``
+                            ``remove_*``, every read through ``_get_graph``
+                            (``OWN_STORAGES``)
 copied record format        ``JsonKVStorage`` rows (``_id``, ``create_time``, ...) and  ``_sqlite_kv``,
-                            nano-vectordb's file (``data``, base64 ``matrix``), read    ``_sqlite_vectors``
-                            once from an earlier version's folder                        (``test_sqlite_stores.py``)
+                            nano-vectordb's file (``data``, base64 ``matrix``), the     ``_sqlite_vectors``,
+                            GraphML file, read once from an earlier version's folder     ``_sqlite_graph``
+                                                                                        (``test_sqlite_stores.py``)
 private symbol              ``Neo4JStorage._driver`` / ``._DATABASE`` /                 ``graph_counts``, batch deletes
                             ``._get_workspace_label()``
 private symbol              ``ClientManager.get_config`` / ``._build_vector_signature``  ``_production`` pools
@@ -70,7 +74,7 @@ SYMBOLS: dict[str, str] = {
     "lightrag.kg.shared_storage:get_namespace_data": "extract_with_llm: the pipeline status",
     "lightrag.kg.shared_storage:get_namespace_lock": "extract_with_llm: the pipeline status lock",
     "lightrag:LightRAG._build_global_config": "extract_with_llm: the config LightRAG's own pipeline passes",
-    "lightrag.kg.networkx_impl:NetworkXStorage._get_graph": "graph_counts without copying every node",
+    "lightrag.kg.networkx_impl:NetworkXStorage._get_graph": "graph_counts; _sqlite_graph replaces it (every read)",
     "lightrag.kg.neo4j_impl:Neo4JStorage._get_workspace_label": "graph_counts, batched deletes: the workspace label",
     "lightrag.kg.postgres_impl:ClientManager.get_config": "the pool patch: LightRAG's own PostgreSQL config",
     "lightrag.kg.postgres_impl:ClientManager._build_vector_signature": "the pool patch: one pool per vector table",
@@ -83,6 +87,8 @@ SYMBOLS: dict[str, str] = {
     "lightrag.kg:STORAGE_ENV_REQUIREMENTS": "register_own_storages: our storages need no environment",
     "lightrag.kg.factory:get_storage_class": "LightRAG resolves a storage name through the registry",
     "lightrag.base:BaseVectorStorage._validate_embedding_func": "_sqlite_vectors.__post_init__",
+    "lightrag.kg.networkx_impl:NetworkXStorage._gate": "_sqlite_graph: no read while a flush writes",
+    "lightrag.utils:validate_workspace": "_sqlite_graph.__post_init__, as NetworkXStorage's",
     "lightrag.utils:GRAPH_FIELD_SEP": "joined source ids, descriptions, file paths",
     "lightrag.utils:normalize_entity_name": "node names as LightRAG's merge writes them",
     "lightrag.utils:compute_mdhash_id": "entities_vdb ids (ent-md5(name))",
@@ -200,6 +206,10 @@ OWN_STORAGES: dict[str, tuple[str, tuple[str, ...]]] = {
     "SqliteVectorStorage": (
         "lightrag.base:BaseVectorStorage",
         ("namespace", "workspace", "global_config", "embedding_func", "cosine_better_than_threshold", "meta_fields"),
+    ),
+    "SqliteGraphStorage": (
+        "lightrag.kg.networkx_impl:NetworkXStorage",
+        ("namespace", "workspace", "global_config", "embedding_func"),
     ),
 }
 

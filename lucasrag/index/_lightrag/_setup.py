@@ -34,7 +34,7 @@ _BACKENDS = {
         {
             "kv_storage": "SqliteKVStorage",  # ours, updated by row (_sqlite_file)
             "vector_storage": "SqliteVectorStorage",
-            "graph_storage": "NetworkXStorage",
+            "graph_storage": "SqliteGraphStorage",
             "doc_status_storage": "JsonDocStatusStorage",
         },
         servers=False,
@@ -59,6 +59,7 @@ _BACKENDS = {
 _OWN_STORAGES = {
     "SqliteKVStorage": ("KV_STORAGE", "lucasrag.index._lightrag._sqlite_kv"),
     "SqliteVectorStorage": ("VECTOR_STORAGE", "lucasrag.index._lightrag._sqlite_vectors"),
+    "SqliteGraphStorage": ("GRAPH_STORAGE", "lucasrag.index._lightrag._sqlite_graph"),
 }
 
 

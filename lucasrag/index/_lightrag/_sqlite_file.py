@@ -1,11 +1,12 @@
 """The embedded profile's LightRAG rows in one SQLite file per workspace, updated row by row.
 
-LightRAG's own embedded storages (JSON key-value files, nano-vectordb) keep a store in memory and
-rewrite its whole file on every flush, and read it whole on every open: a one-note change at 20,000
-notes rewrote 150 MB and reread as much (docs/scale.md). Here the key-value stores
-(``_sqlite_kv.SqliteKVStorage``) and the vector stores (``_sqlite_vectors.SqliteVectorStorage``) keep
-their rows in ``lightrag.sqlite`` beside the chunk store: a flush writes the changed rows in one
-transaction, an open reads nothing until a row is asked for.
+LightRAG's own embedded storages (JSON key-value files, nano-vectordb, networkx's GraphML) keep a store
+in memory and rewrite its whole file on every flush, and read it whole on every open: a one-note change at
+20,000 notes rewrote ≈ 200 MB and reread as much (docs/scale.md). Here the key-value stores
+(``_sqlite_kv.SqliteKVStorage``), the vector stores (``_sqlite_vectors.SqliteVectorStorage``) and the
+entity graph (``_sqlite_graph.SqliteGraphStorage``) keep their rows in ``lightrag.sqlite`` beside the
+chunk store: a flush writes the changed rows in one transaction; a key-value or vector row is read when
+asked for, and a reader follows another process's flush by the rows it wrote.
 
 A folder written by an earlier version holds the JSON files instead; the first open of a store copies
 its file's rows in (one transaction, marked in ``imported``) and removes the file.
@@ -33,6 +34,18 @@ CREATE TABLE IF NOT EXISTS vectors (
 CREATE INDEX IF NOT EXISTS vectors_by_seq ON vectors (namespace, seq);
 CREATE TABLE IF NOT EXISTS vector_deletes (
     namespace TEXT NOT NULL, id TEXT NOT NULL, seq INTEGER NOT NULL, PRIMARY KEY (namespace, id)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS graph_nodes (namespace TEXT NOT NULL, id TEXT NOT NULL, attrs TEXT NOT NULL, seq INTEGER NOT NULL);
+CREATE UNIQUE INDEX IF NOT EXISTS graph_nodes_by_id ON graph_nodes (namespace, id);
+CREATE INDEX IF NOT EXISTS graph_nodes_by_seq ON graph_nodes (namespace, seq);
+CREATE TABLE IF NOT EXISTS graph_edges (
+    namespace TEXT NOT NULL, a TEXT NOT NULL, b TEXT NOT NULL, attrs TEXT NOT NULL, seq INTEGER NOT NULL
+);
+CREATE UNIQUE INDEX IF NOT EXISTS graph_edges_by_pair ON graph_edges (namespace, a, b);
+CREATE INDEX IF NOT EXISTS graph_edges_by_seq ON graph_edges (namespace, seq);
+CREATE TABLE IF NOT EXISTS graph_deletes (
+    namespace TEXT NOT NULL, kind TEXT NOT NULL, a TEXT NOT NULL, b TEXT NOT NULL, seq INTEGER NOT NULL,
+    PRIMARY KEY (namespace, kind, a, b)
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS imported (namespace TEXT PRIMARY KEY, source TEXT NOT NULL);
@@ -87,28 +100,42 @@ def marks(n: int) -> str:
 
 
 def import_once(db: sqlite3.Connection, namespace: str, legacy: Path, copy) -> None:
-    """Copy the rows of an earlier version's JSON file ``legacy`` in with ``copy(db, data)``, once per
+    """Copy the rows of an earlier version's file ``legacy`` in with ``copy(db, legacy)``, once per
     namespace, in one transaction; then remove the file (a kill before the removal leaves a file the
     next open removes: the marker says its rows are in)."""
     if db.execute("SELECT 1 FROM imported WHERE namespace = ?", (namespace,)).fetchone() is None:
         with Transaction(db):
             if db.execute("SELECT 1 FROM imported WHERE namespace = ?", (namespace,)).fetchone() is None:
                 if legacy.is_file():
-                    copy(db, json.loads(legacy.read_text(encoding="utf-8")))
+                    copy(db, legacy)
                 db.execute("INSERT INTO imported VALUES (?, ?)", (namespace, legacy.name if legacy.is_file() else ""))
     if legacy.is_file():
         os.unlink(legacy)
 
 
-def stored_keys(folder: Path) -> dict[str, list[str]]:
+def read_json(path: Path):
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def counter(db: sqlite3.Connection, name: str, value: int | None = None) -> int:
+    """A named counter of the file (a store's last flush, its pruned log): set with ``value``, else read."""
+    if value is not None:
+        db.execute("INSERT OR REPLACE INTO counters VALUES (?, ?)", (name, value))
+        return value
+    got = db.execute("SELECT value FROM counters WHERE name = ?", (name,)).fetchone()
+    return got[0] if got else 0
+
+
+def stored_keys(folder: Path) -> dict[str, list]:
     """Every key of every store in the folder's ``lightrag.sqlite``, sorted: ``{"kv:text_chunks": [...],
-    "vectors:chunks": [...]}`` (for checks that compare two indexes; empty without the file)."""
+    "vectors:chunks": [...], "graph_nodes:chunk_entity_relation": [...], "graph_edges:...": [(a, b), ...]}``
+    (for checks that compare two indexes; empty without the file)."""
     path = folder / LIGHTRAG_SQLITE
     if not path.is_file():
         return {}
-    out: dict[str, list[str]] = {}
+    out: dict[str, list] = {}
     with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as db:
-        for table in ("kv", "vectors"):
-            for namespace, id in db.execute(f"SELECT namespace, id FROM {table} ORDER BY namespace, id"):
-                out.setdefault(f"{table}:{namespace}", []).append(id)
+        for table, key in (("kv", "id"), ("vectors", "id"), ("graph_nodes", "id"), ("graph_edges", "a, b")):
+            for namespace, *k in db.execute(f"SELECT namespace, {key} FROM {table} ORDER BY namespace, {key}"):
+                out.setdefault(f"{table}:{namespace}", []).append(k[0] if len(k) == 1 else tuple(k))
     return out

@@ -16,7 +16,15 @@ from typing import Any, ClassVar
 
 from lightrag.base import BaseKVStorage
 
-from lucasrag.index._lightrag._sqlite_file import Transaction, connect, import_once, marks, slices, store_folder
+from lucasrag.index._lightrag._sqlite_file import (
+    Transaction,
+    connect,
+    import_once,
+    marks,
+    read_json,
+    slices,
+    store_folder,
+)
 
 _GONE = None  # a pending delete
 
@@ -36,7 +44,8 @@ class SqliteKVStorage(BaseKVStorage):
             legacy = self._folder / f"kv_store_{self.namespace}.json"
             import_once(self._db, f"kv:{self.namespace}", legacy, self._copy_legacy)
 
-    def _copy_legacy(self, db, data: dict) -> None:
+    def _copy_legacy(self, db, legacy) -> None:
+        data = read_json(legacy)
         db.executemany(
             "INSERT OR REPLACE INTO kv VALUES (?, ?, ?)",
             ((self.namespace, k, json.dumps(v)) for k, v in data.items() if isinstance(v, dict)),
@@ -58,8 +67,9 @@ class SqliteKVStorage(BaseKVStorage):
 
     def _rows(self, ids: list[str]) -> dict[str, dict]:
         """The current value of each id that has one: pending writes over stored rows (not copied)."""
+        wanted = set(ids)
         stored = self._stored([i for i in dict.fromkeys(ids) if i not in self._pending])
-        return stored | {i: v for i, v in self._pending.items() if v is not None and i in set(ids)}
+        return stored | {i: v for i, v in self._pending.items() if v is not None and i in wanted}
 
     @staticmethod
     def _shaped(id: str, value: dict) -> dict:

@@ -24,7 +24,16 @@ from lightrag.base import BaseVectorStorage
 from lightrag.utils import compute_mdhash_id
 
 from lucasrag.blas import one_blas_thread
-from lucasrag.index._lightrag._sqlite_file import Transaction, connect, import_once, marks, slices, store_folder
+from lucasrag.index._lightrag._sqlite_file import (
+    Transaction,
+    connect,
+    counter,
+    import_once,
+    marks,
+    read_json,
+    slices,
+    store_folder,
+)
 
 #: Deletes older than this many flushes leave the log; a reader that far behind loads the matrix afresh.
 KEPT_DELETES = 10_000
@@ -106,10 +115,11 @@ class SqliteVectorStorage(BaseVectorStorage):
             legacy = self._folder / f"vdb_{self.namespace}.json"
             import_once(self._db, f"vectors:{self.namespace}", legacy, self._copy_legacy)
 
-    def _copy_legacy(self, db, data: dict) -> None:
+    def _copy_legacy(self, db, legacy) -> None:
         """nano-vectordb's file: ``data`` (records) and ``matrix`` (base64 float32, row per record)."""
         import base64
 
+        data = read_json(legacy)
         dim = int(data["embedding_dim"])
         matrix = np.frombuffer(base64.b64decode(data["matrix"]), dtype=np.float32).reshape(-1, dim)
         rows = _normalised(matrix) if len(matrix) else matrix
@@ -133,12 +143,7 @@ class SqliteVectorStorage(BaseVectorStorage):
         return {k: v for k, v in row.items() if k in _RECORD_KEYS or k in self.meta_fields}
 
     def _count(self, db, name: str, value: int | None = None) -> int:
-        key = f"{name}:{self.namespace}"
-        if value is not None:
-            db.execute("INSERT OR REPLACE INTO counters VALUES (?, ?)", (key, value))
-            return value
-        got = db.execute("SELECT value FROM counters WHERE name = ?", (key,)).fetchone()
-        return got[0] if got else 0
+        return counter(db, f"vectors:{name}:{self.namespace}", value)
 
     # --------------------------------------------------------------------------- writes
 

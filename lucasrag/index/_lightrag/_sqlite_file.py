@@ -35,17 +35,20 @@ CREATE INDEX IF NOT EXISTS vectors_by_seq ON vectors (namespace, seq);
 CREATE TABLE IF NOT EXISTS vector_deletes (
     namespace TEXT NOT NULL, id TEXT NOT NULL, seq INTEGER NOT NULL, PRIMARY KEY (namespace, id)
 ) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS graph_nodes (namespace TEXT NOT NULL, id TEXT NOT NULL, attrs TEXT NOT NULL, seq INTEGER NOT NULL);
-CREATE UNIQUE INDEX IF NOT EXISTS graph_nodes_by_id ON graph_nodes (namespace, id);
+CREATE TABLE IF NOT EXISTS graph_nodes (
+    rid INTEGER PRIMARY KEY AUTOINCREMENT, namespace TEXT NOT NULL, id TEXT NOT NULL, attrs TEXT NOT NULL,
+    seq INTEGER NOT NULL, UNIQUE (namespace, id)
+);
 CREATE INDEX IF NOT EXISTS graph_nodes_by_seq ON graph_nodes (namespace, seq);
 CREATE TABLE IF NOT EXISTS graph_edges (
-    namespace TEXT NOT NULL, a TEXT NOT NULL, b TEXT NOT NULL, attrs TEXT NOT NULL, seq INTEGER NOT NULL
+    rid INTEGER PRIMARY KEY AUTOINCREMENT, namespace TEXT NOT NULL, a TEXT NOT NULL, b TEXT NOT NULL,
+    attrs TEXT NOT NULL, seq INTEGER NOT NULL, UNIQUE (namespace, a, b)
 );
-CREATE UNIQUE INDEX IF NOT EXISTS graph_edges_by_pair ON graph_edges (namespace, a, b);
 CREATE INDEX IF NOT EXISTS graph_edges_by_seq ON graph_edges (namespace, seq);
+-- a removed node or edge by its row number: never its name (a note turned private leaves no trace)
 CREATE TABLE IF NOT EXISTS graph_deletes (
-    namespace TEXT NOT NULL, kind TEXT NOT NULL, a TEXT NOT NULL, b TEXT NOT NULL, seq INTEGER NOT NULL,
-    PRIMARY KEY (namespace, kind, a, b)
+    namespace TEXT NOT NULL, kind TEXT NOT NULL, rid INTEGER NOT NULL, seq INTEGER NOT NULL,
+    PRIMARY KEY (namespace, kind, rid)
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS imported (namespace TEXT PRIMARY KEY, source TEXT NOT NULL);

@@ -3,9 +3,10 @@
 ``NetworkXStorage`` answers every graph read from a ``networkx.Graph`` and saves it by rewriting a GraphML
 file whole (0.7 s for one note at 10,000 notes, 1.3–2.8 s at 20,000: docs/scale.md). This subclass keeps
 its reads and replaces its persistence: the nodes and edges a write touched are remembered, and the flush
-writes only their rows, stamped with the next ``seq`` (a removed node or edge is logged with it). A reader
-in another process (or another instance in this one) brings its graph up to date by those rows, as the
-vector store does (``_sqlite_vectors``), instead of parsing the whole graph again.
+writes only their rows, stamped with the next ``seq`` (a removed node or edge is logged with it, by its row
+number: the log never holds a name, so a note turned private leaves none behind). A reader in another
+process (or another instance in this one) brings its graph up to date by those rows, as the vector store
+does (``_sqlite_vectors``), instead of parsing the whole graph again.
 """
 
 from __future__ import annotations
@@ -46,6 +47,9 @@ class SqliteGraphStorage(NetworkXStorage):
         self._version: int | None = None  # PRAGMA data_version when it was last brought up to date
         self._touched_nodes: set[str] = set()
         self._touched_edges: set[tuple[str, str]] = set()
+        # row numbers (never reused: AUTOINCREMENT) of the rows the graph in memory holds, for the delete log
+        self._node_rows: dict[int, str] = {}
+        self._edge_rows: dict[int, tuple[str, str]] = {}
 
     # --------------------------------------------------------------------------- opening, closing
 
@@ -59,11 +63,11 @@ class SqliteGraphStorage(NetworkXStorage):
     def _copy_legacy(self, db, legacy: Path) -> None:
         graph = nx.read_graphml(legacy)
         db.executemany(
-            "INSERT OR REPLACE INTO graph_nodes VALUES (?, ?, ?, 1)",
+            "INSERT OR REPLACE INTO graph_nodes (namespace, id, attrs, seq) VALUES (?, ?, ?, 1)",
             ((self.namespace, n, json.dumps(attrs)) for n, attrs in graph.nodes(data=True)),
         )
         db.executemany(
-            "INSERT OR REPLACE INTO graph_edges VALUES (?, ?, ?, ?, 1)",
+            "INSERT OR REPLACE INTO graph_edges (namespace, a, b, attrs, seq) VALUES (?, ?, ?, ?, 1)",
             ((self.namespace, *_pair(a, b), json.dumps(attrs)) for a, b, attrs in graph.edges(data=True)),
         )
         self._count(db, "seq", 1)
@@ -80,12 +84,15 @@ class SqliteGraphStorage(NetworkXStorage):
         db = self._db
         self._version = db.execute("PRAGMA data_version").fetchone()[0]
         self._seq = self._count(db, "seq")
-        graph = nx.Graph()
-        ns = (self.namespace,)
-        nodes = db.execute("SELECT id, attrs FROM graph_nodes WHERE namespace = ? ORDER BY rowid", ns)
-        graph.add_nodes_from((n, json.loads(attrs)) for n, attrs in nodes)
-        edges = db.execute("SELECT a, b, attrs FROM graph_edges WHERE namespace = ? ORDER BY rowid", ns)
-        graph.add_edges_from((a, b, json.loads(attrs)) for a, b, attrs in edges)
+        graph, ns = nx.Graph(), (self.namespace,)
+        self._node_rows, self._edge_rows = {}, {}
+        for rid, n, attrs in db.execute("SELECT rid, id, attrs FROM graph_nodes WHERE namespace = ? ORDER BY rid", ns):
+            graph.add_node(n, **json.loads(attrs))
+            self._node_rows[rid] = n
+        edges = db.execute("SELECT rid, a, b, attrs FROM graph_edges WHERE namespace = ? ORDER BY rid", ns)
+        for rid, a, b, attrs in edges:
+            graph.add_edge(a, b, **json.loads(attrs))
+            self._edge_rows[rid] = (a, b)
         self._graph = graph
 
     def _follow(self) -> None:
@@ -100,22 +107,24 @@ class SqliteGraphStorage(NetworkXStorage):
             return
         if seq > self._seq:
             graph, since = self._graph, (self.namespace, self._seq)
-            removed = db.execute("SELECT kind, a, b FROM graph_deletes WHERE namespace = ? AND seq > ?", since)
-            for kind, a, b in removed.fetchall():
-                if kind == "node" and graph.has_node(a):
-                    graph.remove_node(a)
-                elif kind == "edge" and graph.has_edge(a, b):
-                    graph.remove_edge(a, b)
-            for n, attrs in db.execute("SELECT id, attrs FROM graph_nodes WHERE namespace = ? AND seq > ?", since):
+            removed = db.execute("SELECT kind, rid FROM graph_deletes WHERE namespace = ? AND seq > ?", since)
+            for kind, rid in removed.fetchall():
+                if kind == "node" and (n := self._node_rows.pop(rid, None)) is not None and graph.has_node(n):
+                    graph.remove_node(n)
+                elif kind == "edge" and (e := self._edge_rows.pop(rid, None)) is not None and graph.has_edge(*e):
+                    graph.remove_edge(*e)
+            nodes = db.execute("SELECT rid, id, attrs FROM graph_nodes WHERE namespace = ? AND seq > ?", since)
+            for rid, n, attrs in nodes.fetchall():
                 if graph.has_node(n):
                     graph.nodes[n].clear()
                 graph.add_node(n, **json.loads(attrs))
-            for a, b, attrs in db.execute(
-                "SELECT a, b, attrs FROM graph_edges WHERE namespace = ? AND seq > ?", since
-            ).fetchall():
+                self._node_rows[rid] = n
+            edges = db.execute("SELECT rid, a, b, attrs FROM graph_edges WHERE namespace = ? AND seq > ?", since)
+            for rid, a, b, attrs in edges.fetchall():
                 if graph.has_edge(a, b):
                     graph.edges[a, b].clear()
                 graph.add_edge(a, b, **json.loads(attrs))
+                self._edge_rows[rid] = (a, b)
         self._seq, self._version = seq, version
 
     async def _get_graph(self):
@@ -170,37 +179,51 @@ class SqliteGraphStorage(NetworkXStorage):
 
     def _write(self, nodes: set[str], edges: set[tuple[str, str]]) -> None:
         graph, ns = self._graph, self.namespace
+        node_rows, edge_rows = {n: r for r, n in self._node_rows.items()}, {e: r for r, e in self._edge_rows.items()}
+        written_nodes, written_edges, gone = {}, {}, []
         with Transaction(self._db) as db:
             seq = self._count(db, "seq") + 1
             for n in nodes:
                 if graph.has_node(n):
-                    db.execute(
-                        "INSERT INTO graph_nodes VALUES (?, ?, ?, ?) "
-                        "ON CONFLICT (namespace, id) DO UPDATE SET attrs = excluded.attrs, seq = excluded.seq",
+                    (rid,) = db.execute(
+                        "INSERT INTO graph_nodes (namespace, id, attrs, seq) VALUES (?, ?, ?, ?) "
+                        "ON CONFLICT (namespace, id) DO UPDATE SET attrs = excluded.attrs, seq = excluded.seq "
+                        "RETURNING rid",
                         (ns, n, json.dumps(graph.nodes[n]), seq),
-                    )
-                    db.execute("DELETE FROM graph_deletes WHERE namespace = ? AND kind = 'node' AND a = ?", (ns, n))
+                    ).fetchone()
+                    written_nodes[rid] = n
                 else:
-                    db.execute("DELETE FROM graph_nodes WHERE namespace = ? AND id = ?", (ns, n))
-                    db.execute("INSERT OR REPLACE INTO graph_deletes VALUES (?, 'node', ?, '', ?)", (ns, n, seq))
+                    for (rid,) in db.execute(
+                        "DELETE FROM graph_nodes WHERE namespace = ? AND id = ? RETURNING rid", (ns, n)
+                    ).fetchall():
+                        gone.append(("node", rid))
+                    gone.extend(("node", r) for r in [node_rows.get(n)] if r is not None)
             for a, b in edges:
                 if graph.has_edge(a, b):
-                    db.execute(
-                        "INSERT INTO graph_edges VALUES (?, ?, ?, ?, ?) "
-                        "ON CONFLICT (namespace, a, b) DO UPDATE SET attrs = excluded.attrs, seq = excluded.seq",
+                    (rid,) = db.execute(
+                        "INSERT INTO graph_edges (namespace, a, b, attrs, seq) VALUES (?, ?, ?, ?, ?) "
+                        "ON CONFLICT (namespace, a, b) DO UPDATE SET attrs = excluded.attrs, seq = excluded.seq "
+                        "RETURNING rid",
                         (ns, a, b, json.dumps(graph.edges[a, b]), seq),
-                    )
-                    db.execute(
-                        "DELETE FROM graph_deletes WHERE namespace = ? AND kind = 'edge' AND a = ? AND b = ?",
-                        (ns, a, b),
-                    )
+                    ).fetchone()
+                    written_edges[rid] = (a, b)
                 else:
-                    db.execute("DELETE FROM graph_edges WHERE namespace = ? AND a = ? AND b = ?", (ns, a, b))
-                    db.execute("INSERT OR REPLACE INTO graph_deletes VALUES (?, 'edge', ?, ?, ?)", (ns, a, b, seq))
+                    for (rid,) in db.execute(
+                        "DELETE FROM graph_edges WHERE namespace = ? AND a = ? AND b = ? RETURNING rid", (ns, a, b)
+                    ).fetchall():
+                        gone.append(("edge", rid))
+                    gone.extend(("edge", r) for r in [edge_rows.get((a, b))] if r is not None)
+            db.executemany(
+                "INSERT OR REPLACE INTO graph_deletes VALUES (?, ?, ?, ?)", ((ns, k, r, seq) for k, r in gone)
+            )
             if seq > KEPT_DELETES:
                 db.execute("DELETE FROM graph_deletes WHERE namespace = ? AND seq <= ?", (ns, seq - KEPT_DELETES))
                 self._count(db, "pruned", seq - KEPT_DELETES)
             self._count(db, "seq", seq)
+        for kind, rid in gone:
+            (self._node_rows if kind == "node" else self._edge_rows).pop(rid, None)
+        self._node_rows.update(written_nodes)
+        self._edge_rows.update(written_edges)
         if self._seq == seq - 1:  # nothing else was written in between: the graph in memory is this flush
             self._seq = seq
 
@@ -227,5 +250,6 @@ class SqliteGraphStorage(NetworkXStorage):
                 self._count(db, "pruned", seq)  # every reader loads afresh
             self._graph = nx.Graph()
             self._touched_nodes, self._touched_edges = set(), set()
+            self._node_rows, self._edge_rows = {}, {}
             self._seq = seq
         return {"status": "success", "message": "data dropped"}

@@ -14,7 +14,7 @@ import contextlib
 import hashlib
 import logging
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -36,6 +36,13 @@ _LEGACY_MODEL = "minilm"
 log = logging.getLogger(__name__)
 
 
+#: Vectors a long-lived process keeps between runs (``EmbeddingCache.remembering``): (cache file, model,
+#: slot) → text hash → vector. Routing reads every note's vector each run; from the second run on in
+#: the same process (``lucasrag watch``, ``mcp --watch``, a sensor's in-process run) only the changed
+#: notes' come from the file.
+_REMEMBERED: dict[tuple[str, str, str], dict[str, np.ndarray]] = {}
+
+
 def text_hash(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
@@ -47,6 +54,8 @@ class EmbeddingCache:
         self.path = path
         self.hits = 0
         self.misses = 0
+        self._slot: tuple[str, str, str] | None = None  # see remembering()
+        self._asked: set[str] = set()
         try:
             self._open()
         except sqlite3.DatabaseError as exc:
@@ -91,10 +100,27 @@ class EmbeddingCache:
                 )
                 self._db.execute("DROP TABLE vectors")
 
+    @contextlib.contextmanager
+    def remembering(self, slot: str) -> Iterator[None]:
+        """Inside, :meth:`embed` takes vectors from a memory kept for the life of the process under
+        ``slot`` before it reads the file, and adds what it read; on leaving, the memory keeps only the
+        vectors asked for inside (the current vault's, never every text ever seen)."""
+        self._slot, self._asked = (str(self.path.resolve()), self.model, slot), set()
+        try:
+            yield
+            memory = _REMEMBERED.get(self._slot, {})
+            _REMEMBERED[self._slot] = {h: memory[h] for h in self._asked if h in memory}
+        finally:
+            self._slot, self._asked = None, set()
+
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """One unit vector per text; only texts this model never saw before reach it."""
         hashes = [text_hash(t) for t in texts]
-        found = self._lookup(set(hashes))
+        memory = _REMEMBERED.setdefault(self._slot, {}) if self._slot else {}
+        found = {h: memory[h] for h in set(hashes) if h in memory}
+        found.update(self._lookup(set(hashes) - found.keys()))
+        if self._slot:
+            self._asked.update(hashes)
         missing = {h: t for h, t in zip(hashes, texts) if h not in found}
         if missing:
             vectors = get_embedder(self.model).embed(list(missing.values()))
@@ -102,6 +128,8 @@ class EmbeddingCache:
             found.update(zip(missing, vectors))
         self.misses += len(missing)
         self.hits += len(texts) - len(missing)
+        if self._slot:
+            memory.update((h, found[h]) for h in hashes if h not in memory)
         if not texts:
             return np.zeros((0, DIM), dtype=np.float32)
         return np.stack([found[h] for h in hashes]).astype(np.float32)
@@ -146,6 +174,9 @@ class EmbeddingCache:
         lucasrag/privacy.py); returns how many were forgotten. The forgotten bytes are overwritten and the
         write-ahead log truncated, so no file keeps them. What is forgotten is recomputed if needed again."""
         keep = {text_hash(t) for t in texts}
+        for key, memory in list(_REMEMBERED.items()):  # what this process keeps forgets them too
+            if key[0] == str(self.path.resolve()):
+                _REMEMBERED[key] = {h: v for h, v in memory.items() if h in keep}
         with self._db:
             self._db.execute("CREATE TEMP TABLE IF NOT EXISTS keep (hash TEXT PRIMARY KEY) WITHOUT ROWID")
             self._db.execute("DELETE FROM keep")

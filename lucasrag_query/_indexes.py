@@ -1,5 +1,5 @@
-"""Opened workspace indexes, kept for the life of the process and reopened when
-an ingest has rewritten them (the query side only ever reads)."""
+"""Opened workspace indexes, kept for the life of the process: they follow an ingest's writes, and are
+opened again only when a workspace's files were made anew (a rebuild). The query side only ever reads."""
 
 from __future__ import annotations
 

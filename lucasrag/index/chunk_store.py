@@ -82,15 +82,14 @@ class SqliteChunkStore:
 
     def _fresh(self) -> None:
         """Forget the read caches when another connection has committed since they were filled (SQLite's
-        ``data_version``; the query side also reopens on the files' stamps, which a write inside one
-        clock tick may leave unchanged)."""
+        ``data_version``: how a query process follows an ingest without reopening the store)."""
         version = self._db.execute("PRAGMA data_version").fetchone()[0]
         if version != self._data_version:
             self._data_version = version
             self._changed()
 
     def _changed(self) -> None:
-        """Forget what the read caches hold (this object wrote; other writers make the query side reopen)."""
+        """Forget what the read caches hold (this object wrote, or another connection did: ``_fresh``)."""
         self._dated = self._keywords = None
         self._rows, self._vectors, self._counts = {}, {}, {}
         self._keyword_searches = 0

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from lucasrag.index._lightrag import WorkspaceIndex, forget_loaded
+from lucasrag.index._lightrag import WorkspaceIndex, file_token, forget_loaded
 from lucasrag.index.chunk_store import SqliteChunkStore
 from lucasrag.index.protocol import ChunkStore
 from lucasrag.settings import PROFILES, Settings, SettingsError
@@ -30,7 +30,7 @@ SQLITE_FILE = "chunks.sqlite"
 class _ChunkBackend:
     open: Callable[[Settings, str], ChunkStore]
     exists: Callable[[Settings, str], bool]
-    #: changes whenever an ingest rewrites the workspace (the query side then reopens it)
+    #: changes whenever the query side must reopen the workspace's stores (they follow an ingest's writes)
     stamp: Callable[[Settings, str], tuple]
 
 
@@ -43,8 +43,19 @@ def _sqlite_exists(settings: Settings, workspace: str) -> bool:
 
 
 def _file_stamp(settings: Settings, workspace: str) -> tuple:
+    """What makes an open workspace stale: its files made anew (a rebuild) or its vectors computed by another
+    model. Not an ingest's writes: an open chunk store follows them (its read caches watch ``PRAGMA
+    data_version``), and so do LightRAG's rows in ``lightrag.sqlite`` (``_sqlite_file``). So: the chunk
+    store's inode, the LightRAG file's creation token and the embedding model the chunk store names."""
     folder = settings.workspace_dir(workspace)
-    return tuple(p.stat().st_mtime_ns for p in sorted(folder.glob("*")) if p.is_file())
+    path = folder / SQLITE_FILE
+    try:
+        chunks = path.stat()
+        with contextlib.closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as db:
+            model = db.execute("SELECT value FROM meta WHERE key = 'embedding_model'").fetchone()
+    except (FileNotFoundError, sqlite3.Error):
+        return ()
+    return (chunks.st_dev, chunks.st_ino, file_token(folder), model)
 
 
 def _open_postgres(settings: Settings, workspace: str) -> ChunkStore:
@@ -89,8 +100,9 @@ def index_exists(settings: Settings, workspace: str) -> bool:
 
 
 def index_stamp(settings: Settings, workspace: str) -> tuple:
-    """A value that changes whenever an ingest rewrites the workspace (embedded: its files'
-    modification times; production: always ``()``, the servers are read live)."""
+    """A value that changes whenever an open workspace must be opened again (embedded: its files were
+    made anew, a rebuild; an ingest's writes are followed by the open stores. Production: always ``()``,
+    the servers are read live)."""
     return _backend(settings).stamp(settings, workspace)
 
 

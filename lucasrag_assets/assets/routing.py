@@ -109,7 +109,8 @@ def route_notes(context: AssetExecutionContext, lucasrag: LucasragSettings, vaul
         rules = load_routing_rules(settings.vault)  # a broken routing.yaml fails here, naming the entry
         read_afresh: list[int] = []
         evidence = remembered_evidence(settings, read_afresh)
-        decided = route_frame(vault_notes, cache.embed, settings.route_threshold, rules, evidence=evidence)
+        with cache.remembering("routing"):  # a long-lived process reads only the changed notes' vectors
+            decided = route_frame(vault_notes, cache.embed, settings.route_threshold, rules, evidence=evidence)
     finally:
         cache.close()
     # reviews converge: an unchanged indexed note keeps its workspace (rules/routing/stability.py)

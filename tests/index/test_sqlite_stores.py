@@ -289,6 +289,23 @@ def test_an_earlier_versions_graphml_is_copied_in_once_and_removed(tmp_path):
     assert asyncio.run(read()) == _graph_state(old)
 
 
+def test_a_file_of_another_layout_is_reported_not_read(tmp_path):
+    """A lightrag.sqlite written by another version of its layout is an error naming the file and both
+    layouts (the ingest then reports the workspace damaged, with the rebuild that heals it)."""
+    from lucasrag.index import IndexDamaged
+    from lucasrag.index.stores import damage_reported
+
+    settings = _settings(tmp_path)
+    folder = settings.index_dir / "personal"
+    folder.mkdir(parents=True)
+    with sqlite3.connect(folder / "lightrag.sqlite") as db:
+        db.execute("CREATE TABLE kv (namespace TEXT, id TEXT, value TEXT)")
+        db.execute("PRAGMA user_version = 99")
+    with pytest.raises(IndexDamaged, match=r"layout 99, this LucasRAG reads layout 1.*--rebuild personal"):
+        with damage_reported(settings, "personal"):
+            asyncio.run(open_workspace_index(settings, "personal"))
+
+
 def test_ranking_runs_on_one_blas_thread_and_the_process_keeps_its_count(tmp_path):
     """The product runs on one BLAS thread (``lucasrag.blas.one_blas_thread``: on a busy machine OpenBLAS's
     hand-off costs more than the product) and the process keeps its own thread count."""

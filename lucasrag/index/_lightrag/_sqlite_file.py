@@ -14,8 +14,10 @@ its file's rows in (one transaction, marked in ``imported``) and removes the fil
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import secrets
 import sqlite3
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -54,6 +56,9 @@ CREATE TABLE IF NOT EXISTS counters (name TEXT PRIMARY KEY, value INTEGER NOT NU
 CREATE TABLE IF NOT EXISTS imported (namespace TEXT PRIMARY KEY, source TEXT NOT NULL);
 """
 
+#: ``PRAGMA user_version`` of a file this code wrote; a file of another version is reported, never guessed at.
+SCHEMA_VERSION = 1
+
 #: SQLite binds at most this many parameters per statement in older builds: ids are read in slices.
 _SLICE = 500
 
@@ -72,9 +77,43 @@ def connect(folder: Path) -> sqlite3.Connection:
     transaction commits, which is what tells a query process to reopen (``stores.index_stamp``).
     ``secure_delete``: a deleted row's text is overwritten, so a note that turned private leaves none."""
     db = sqlite3.connect(folder / LIGHTRAG_SQLITE, check_same_thread=False, timeout=60, isolation_level=None)
-    db.execute("PRAGMA secure_delete = ON")
-    db.executescript(_SCHEMA)
+    try:
+        db.execute("PRAGMA secure_delete = ON")
+        if _layout(db) != SCHEMA_VERSION:
+            with Transaction(db):  # a new file: made once, whoever opens it first
+                if _layout(db) == 0 and db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0] == 0:
+                    for statement in _SCHEMA.split(";"):
+                        if statement.strip():
+                            db.execute(statement)
+                    db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+                    # this file's identity: a folder rebuilt from nothing gets another (see file_token)
+                    db.execute("INSERT INTO counters VALUES ('created', ?)", (secrets.randbits(62),))
+            if (found := _layout(db)) != SCHEMA_VERSION:
+                raise sqlite3.DatabaseError(
+                    f"{folder / LIGHTRAG_SQLITE} has layout {found}, this LucasRAG reads layout {SCHEMA_VERSION}"
+                )
+    except BaseException:
+        db.close()
+        raise
     return db
+
+
+def file_token(folder: Path) -> int | None:
+    """The random number the folder's ``lightrag.sqlite`` was created with (None: no such file yet). It
+    changes only when the file is made anew (``lucasrag ingest --rebuild``), never with a write."""
+    path = folder / LIGHTRAG_SQLITE
+    if not path.is_file():
+        return None
+    with contextlib.closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as db:
+        try:
+            got = db.execute("SELECT value FROM counters WHERE name = 'created'").fetchone()
+        except sqlite3.OperationalError:  # being created by another process right now
+            return None
+    return got[0] if got else None
+
+
+def _layout(db: sqlite3.Connection) -> int:
+    return db.execute("PRAGMA user_version").fetchone()[0]
 
 
 class Transaction:

@@ -104,11 +104,11 @@ def file_token(folder: Path) -> int | None:
     path = folder / LIGHTRAG_SQLITE
     if not path.is_file():
         return None
-    with contextlib.closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as db:
-        try:
+    try:
+        with contextlib.closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as db:
             got = db.execute("SELECT value FROM counters WHERE name = 'created'").fetchone()
-        except sqlite3.OperationalError:  # being created by another process right now
-            return None
+    except sqlite3.Error:  # being created by another process right now, or damaged (opening it says so)
+        return None
     return got[0] if got else None
 
 

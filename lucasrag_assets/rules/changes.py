@@ -41,19 +41,20 @@ def _rows(frame: pl.DataFrame | None, columns: Sequence[str], paths: pl.Series) 
     return {r["path"]: r for r in narrow.iter_rows(named=True)}
 
 
-def _candidates(old_catalog: pl.DataFrame, new_catalog: pl.DataFrame) -> pl.Series:
-    """The old catalogue's paths whose status, workspace or band may have changed (a superset of the
-    changes: the rules below decide), so the rest of the vault is never read row by row."""
+def _candidates(old_catalog: pl.DataFrame, new_catalog: pl.DataFrame, fields: Sequence[str]) -> pl.Series:
+    """The old catalogue's paths where one of ``fields`` may have changed (a superset of the changes: the
+    rules below decide), so the rest of the vault is never read row by row. Only the fields asked for are
+    compared: routing's own check has no band, and comparing it would make every note a candidate."""
 
-    def fields(frame: pl.DataFrame) -> pl.DataFrame:
+    def values(frame: pl.DataFrame) -> pl.DataFrame:
         if "charged" in frame.columns:  # the withheld subjects, as one comparable string
             frame = frame.with_columns(pl.col("charged").list.sort().list.join(", ").alias("withheld"))
         return frame.select(
-            "path", *(pl.col(f) if f in frame.columns else pl.lit(None, pl.String).alias(f) for f in FIELDS)
-        ).with_columns(pl.col(f).cast(pl.String) for f in FIELDS)
+            "path", *(pl.col(f) if f in frame.columns else pl.lit(None, pl.String).alias(f) for f in fields)
+        ).with_columns(pl.col(f).cast(pl.String) for f in fields)
 
-    joined = fields(old_catalog).join(fields(new_catalog), on="path", how="left", suffix="_new")
-    differs = pl.any_horizontal(pl.col(f).ne_missing(pl.col(f"{f}_new")) for f in FIELDS)
+    joined = values(old_catalog).join(values(new_catalog), on="path", how="left", suffix="_new")
+    differs = pl.any_horizontal(pl.col(f).ne_missing(pl.col(f"{f}_new")) for f in fields)
     return joined.filter(differs)["path"]
 
 
@@ -120,7 +121,7 @@ def note_changes(
     """
     if old_catalog is None:
         return pl.DataFrame(schema=CHANGES_SCHEMA)
-    paths = _candidates(old_catalog, new_catalog)
+    paths = _candidates(old_catalog, new_catalog, fields)
     olds, news = _rows(old_catalog, _CATALOG_COLUMNS, paths), _rows(new_catalog, _CATALOG_COLUMNS, paths)
     old_in, new_in = _rows(old_inputs, _INPUT_COLUMNS, paths), _rows(new_inputs, _INPUT_COLUMNS, paths)
     out = []

@@ -4,7 +4,7 @@ import polars as pl
 import pytest
 
 from lucasrag.catalog import STATE_SCHEMA
-from lucasrag_assets.rules.changes import ROUTER_LEARNING, note_changes
+from lucasrag_assets.rules.changes import ROUTER_LEARNING, _candidates, note_changes
 
 CAT = {"path": pl.String, "status": pl.String, "workspace": pl.String, "band": pl.String, "reason": pl.String}
 
@@ -96,6 +96,16 @@ def test_fields_restrict_what_is_reported():
     moved = catalog((P, "indexed", "creative", "present", None))
     got = note_changes(catalog(ROUTED), moved, inputs(IN), inputs(IN), fields=("status", "workspace"))
     assert got["field"].to_list() == ["workspace"]
+
+
+def test_only_the_fields_asked_for_make_a_note_a_candidate():
+    """Routing's check has no band: a catalogue without one must not make every note a candidate (each
+    candidate is read row by row: at 20,000 notes that was 0.75 s of every one-note change)."""
+    others = [(f"journal/2018-03-{d:02}.md", "indexed", "personal", "archival", None) for d in range(18, 28)]
+    old = catalog(ROUTED, *others)
+    routed = catalog((P, "indexed", "creative", None, None), *[(p, s, w, None, r) for p, s, w, _, r in others])
+    assert _candidates(old, routed, ("status", "workspace")).to_list() == [P]
+    assert len(_candidates(old, routed, ("status", "workspace", "band"))) == 11
 
 
 CARE_CAT = {

@@ -136,8 +136,8 @@ async def _fetch(
     kept_ids: set[str] = set()
     ranking: dict = {}  # the vector ranking, worked out once for every round (see WorkspaceIndex.search)
     while True:
-        hits = await ws.index.search(
-            text, fetch, query_vector=vector, graph=graph, ranking=ranking, rank_ahead=need * MAX_OVERFETCH
+        hits = await ws.index.search(  # texts come from the chunk store (records below)
+            text, fetch, query_vector=vector, graph=graph, ranking=ranking, rank_ahead=need * MAX_OVERFETCH, texts=False
         )
         matched = ws.store.keyword_search(keywords, fetch) if keywords else []
         ids = list(dict.fromkeys([*dated, *fuse_rankings([[h.chunk_id for h in hits], matched])]))

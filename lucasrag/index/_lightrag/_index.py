@@ -185,6 +185,7 @@ class WorkspaceIndex(GraphWriter, GraphReader, LlmExtraction):
         graph: bool = True,
         ranking: dict | None = None,
         rank_ahead: int = 0,
+        texts: bool = True,
     ) -> list[Hit]:
         """Retrieval only (no generation, no LLM): at most ``top_k`` of our chunks.
 
@@ -203,14 +204,21 @@ class WorkspaceIndex(GraphWriter, GraphReader, LlmExtraction):
         (same text and vector, growing ``top_k``), with ``rank_ahead`` the most that any
         round will ask for: the vector store ranks ``rank_ahead`` chunks once and the
         rounds slice it. The same hits as separate searches where the vector store ranks
-        exactly (see ``_Backend.prefix_ranked``); elsewhere each round searches again."""
+        exactly (see ``_Backend.prefix_ranked``); elsewhere each round searches again.
+
+        ``texts=False``: every hit's ``text`` is left empty (the federated query takes a chunk's text from
+        the chunk store, so reading LightRAG's copy is work for nothing)."""
         vector = query_vector if query_vector is not None else await self._vectors.embed_query(text)
         named, reached = await self._graph_reach(text, keywords, top_k) if graph else (0, [])
-        rows = await self._vector_rows(text, vector, top_k, ranking, rank_ahead)
+        rows = await self._vector_rows(text, vector, top_k, ranking, rank_ahead, texts)
         if not reached:
             return [Hit(cid, content) for cid, content in rows][:top_k]
         picked = await self._nearest_of(reached, vector, int(GRAPH_RELATED_CHUNKS * named / 2))
-        stored = await self.stored_chunks(picked)
+        if texts:
+            stored = await self.stored_chunks(picked)
+        else:  # which of them LightRAG holds, not their texts
+            missing = await self._rag.text_chunks.filter_keys(set(picked))
+            stored = {c: "" for c in picked if c not in missing}
         texts = dict(rows) | stored
         # round-robin, vector first, each chunk once (LightRAG's _merge_all_chunks)
         merged = [c for pair in zip_longest([cid for cid, _ in rows], [c for c in picked if c in stored]) for c in pair]
@@ -219,20 +227,22 @@ class WorkspaceIndex(GraphWriter, GraphReader, LlmExtraction):
         return [Hit(c, texts[c], c in reached_set) for c in order[:top_k]]
 
     async def _vector_rows(
-        self, text: str, vector: np.ndarray, top_k: int, ranking: dict | None, ahead: int
+        self, text: str, vector: np.ndarray, top_k: int, ranking: dict | None, ahead: int, texts: bool = True
     ) -> list[tuple[str, str]]:
         """(chunk id, text) of the vector store's ``top_k`` rows, from ``ranking`` when it already holds
         that many. With a ranking on the embedded profile (the federated query), the store ranks once for
-        every round (``_sqlite_vectors``: exact, so a smaller k's rows are a prefix); otherwise LightRAG's
-        query answers (the benchmarks' flat baseline goes through LightRAG's storage API)."""
+        every round (``_sqlite_vectors``: exact, so a smaller k's rows are a prefix) and each round reads the
+        texts of its own rows; otherwise LightRAG's query answers (the benchmarks' flat baseline goes
+        through LightRAG's storage API)."""
         if ranking is None or not self._prefix_ranked:
             rows = await self._rag.chunks_vdb.query(text, top_k=top_k, query_embedding=vector.tolist())
             return [(r["id"], r.get("content") or "") for r in rows]
         if ranking.get("k", 0) < top_k:
             k = max(top_k, ahead)
-            ranking["rows"] = await self._rag.chunks_vdb.ranked_contents(vector, k)
+            ranking["ids"] = [i for i, _ in self._rag.chunks_vdb.rank(vector, k)]
             ranking["k"] = k
-        return ranking["rows"][:top_k]
+        ids = ranking["ids"][:top_k]
+        return await self._rag.chunks_vdb.contents(ids) if texts else [(i, "") for i in ids]  # this round's only
 
     async def naive_query(self, text: str, top_k: int) -> list[Hit]:
         """LightRAG's own naive-mode retrieval (``aquery_data``), for baselines:

@@ -88,7 +88,13 @@ class SqliteKVStorage(BaseKVStorage):
         return [self._shaped(i, rows[i]) if rows.get(i) else None for i in ids]
 
     async def filter_keys(self, keys: set[str]) -> set[str]:
-        return set(keys) - set(self._rows(list(keys)))
+        """The keys among ``keys`` that have no row (by key alone: no value is read)."""
+        present = {k for k, v in self._pending.items() if v is not None and k in keys}
+        stored = [k for k in keys if k not in self._pending]
+        for part in slices(stored):
+            sql = f"SELECT id FROM kv WHERE namespace = ? AND id IN ({marks(len(part))})"
+            present.update(i for (i,) in self._db.execute(sql, (self.namespace, *part)))
+        return set(keys) - present
 
     async def upsert(self, data: dict[str, dict[str, Any]]) -> None:
         if not data:

@@ -318,11 +318,21 @@ class SqliteVectorStorage(BaseVectorStorage):
         query = _normalised(np.asarray(vector, np.float32).reshape(1, -1))[0]
         return self._up_to_date().best(query, top_k, self.cosine_better_than_threshold)
 
+    async def contents(self, ids: list[str]) -> list[tuple[str, str]]:
+        """(id, content) of the flushed rows among ``ids``, in their order (read by SQLite's ``json_extract``:
+        the rest of a record is never needed here)."""
+        found: dict[str, str] = {}
+        for part in slices(ids):
+            sql = (
+                "SELECT id, json_extract(record, '$.content') FROM vectors "
+                f"WHERE namespace = ? AND id IN ({marks(len(part))})"
+            )
+            found.update(self._db.execute(sql, (self.namespace, *part)))
+        return [(i, found[i] or "") for i in ids if i in found]
+
     async def ranked_contents(self, vector: np.ndarray, top_k: int) -> list[tuple[str, str]]:
         """(id, content) of :meth:`rank`'s rows: what ``query`` returns, without the other fields."""
-        best = self.rank(vector, top_k)
-        records = self._records([i for i, _ in best])
-        return [(i, records[i].get("content") or "") for i, _ in best if i in records]
+        return await self.contents([i for i, _ in self.rank(vector, top_k)])
 
     async def query(self, query: str, top_k: int, query_embedding: list[float] | None = None) -> list[dict]:
         if query_embedding is None:

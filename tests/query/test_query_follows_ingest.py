@@ -14,9 +14,9 @@ pytestmark = pytest.mark.slow
 
 NOTES = {
     "tech/quokka.md": "---\nworkspace: technical\n---\nThe quokka cluster runs Postgres 16; vacuum nightly.\n",
-    "tech/nginx.md": "---\nworkspace: technical\n---\nnginx on the quokka cluster terminates TLS for the API.\n",
-    "journal/2026-05-01.md": "---\nworkspace: personal\n---\nSaw a quokka at the zoo with Ellie; tram 28 home.\n",
-    "admin/lease.md": "---\nworkspace: administrative\n---\nLisbon lease: rent due on the first, quokka street.\n",
+    "tech/nginx.md": "---\nworkspace: technical\n---\nnginx terminates TLS for the billing API.\n",
+    "journal/2026-04-11.md": "Walked the canal to the bakery; bought rye and sat by the lock gates.\n",
+    "admin/insurance.md": "---\nworkspace: administrative\n---\nHome insurance renews in March; policy HX-220.\n",
 }
 
 

@@ -12,6 +12,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from lucasrag.deference import deference_path, load_deference
+from lucasrag.file_memo import read_when_changed
 from lucasrag.lexical import fuse_rankings, query_terms
 from lucasrag.life import Life, is_childhood_memory, life_path, read_life
 from lucasrag.privacy import PRIVATE_FILE, load_privacy, private_now
@@ -57,32 +58,10 @@ def _check_args(text: str, workspaces: Sequence[str] | None, top_k: int) -> tupl
         raise QueryError(str(exc)) from None
 
 
-_file_cache: dict[tuple, tuple[tuple, object]] = {}
-
-
-def _file_stamp(path: Path) -> tuple | None:
-    try:
-        st = path.stat()
-    except OSError:
-        return None
-    # the inode too: writers replace these files whole (a rename), possibly within one mtime tick
-    return st.st_ino, st.st_mtime_ns, st.st_size
-
-
-def _read_when_changed(key: tuple, files: Sequence[Path], load):
-    """``load()``, re-run only when one of ``files`` changed since the last call with ``key``
-    (a query should not parse YAML or JSON on every call)."""
-    stamp = tuple(_file_stamp(f) for f in files)
-    cached = _file_cache.get(key)
-    if cached is None or cached[0] != stamp:
-        cached = _file_cache[key] = (stamp, load())
-    return cached[1]
-
-
 def _vault_config(vault: Path) -> tuple:
     """The deference list and temporal cues, re-read only when their files change."""
     files = (deference_path(vault), vault / ".lucasrag" / "temporal.yaml")
-    return _read_when_changed(("config", vault), files, lambda: (load_deference(vault), load_cues(files[1])))
+    return read_when_changed(("config", vault), files, lambda: (load_deference(vault), load_cues(files[1])))
 
 
 def _iso(periods) -> list[tuple[str, str]]:
@@ -208,7 +187,7 @@ async def aquery(
 
     # A note made private since the last ingest (whose next ingest purges it) is never served: a pattern's
     # notes are left out before any policy counts them, a private: true one is checked among the results.
-    private = _read_when_changed(
+    private = read_when_changed(
         ("private", settings.vault), [settings.vault / PRIVATE_FILE], lambda: load_privacy(settings.vault)
     )
 
@@ -351,13 +330,13 @@ def _tags_reader(settings: Settings):
             return {}
         return {p: list(t or ()) for p, t in frame.select("path", "tags").collect().iter_rows()}
 
-    tags = _read_when_changed(("tags", settings.data), [catalog_path(settings)], load)
+    tags = read_when_changed(("tags", settings.data), [catalog_path(settings)], load)
     return lambda path: tags.get(path, ())
 
 
 def _life(settings: Settings) -> Life | None:
     """The last ingest's reading of the writer's birth year, or None."""
-    return _read_when_changed(("life", settings.data), [life_path(settings)], lambda: read_life(settings))
+    return read_when_changed(("life", settings.data), [life_path(settings)], lambda: read_life(settings))
 
 
 def _with_placement(why: dict, c: Candidate, life: Life | None) -> dict:
@@ -381,7 +360,7 @@ def vault_hints(settings: Settings) -> list[Hint]:
     """A hint when the last ingest left most of the vault unsearchable (counts and cause, no note text)."""
     from lucasrag.vault_health import health_path, read_health, unsearchable_warning
 
-    health = _read_when_changed(("health", settings.data), [health_path(settings)], lambda: read_health(settings))
+    health = read_when_changed(("health", settings.data), [health_path(settings)], lambda: read_health(settings))
     message = unsearchable_warning(health) if health is not None else None
     return [] if message is None else [Hint(None, "vault", health.unsearchable, message)]
 

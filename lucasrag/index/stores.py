@@ -17,7 +17,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from lucasrag.index._lightrag import WorkspaceIndex, file_token, forget_loaded
+from lucasrag.file_memo import read_when_changed
+from lucasrag.index._lightrag import LIGHTRAG_SQLITE, WorkspaceIndex, file_token, forget_loaded
 from lucasrag.index.chunk_store import SqliteChunkStore
 from lucasrag.index.protocol import ChunkStore
 from lucasrag.settings import PROFILES, Settings, SettingsError
@@ -46,16 +47,26 @@ def _file_stamp(settings: Settings, workspace: str) -> tuple:
     """What makes an open workspace stale: its files made anew (a rebuild) or its vectors computed by another
     model. Not an ingest's writes: an open chunk store follows them (its read caches watch ``PRAGMA
     data_version``), and so do LightRAG's rows in ``lightrag.sqlite`` (``_sqlite_file``). So: the chunk
-    store's inode, the LightRAG file's creation token and the embedding model the chunk store names."""
+    store's inode and embedding model, and the LightRAG file's creation token — each read again only when
+    its file changed (a query asks for every workspace's stamp)."""
     folder = settings.workspace_dir(workspace)
+    chunks = read_when_changed(("chunk store identity", folder), [folder / SQLITE_FILE], lambda: _identity(folder))
+    if chunks is None:
+        return ()
+    lightrag = folder / LIGHTRAG_SQLITE
+    return (*chunks, read_when_changed(("lightrag token", folder), [lightrag], lambda: file_token(folder)))
+
+
+def _identity(folder: Path) -> tuple | None:
+    """(device, inode, embedding model) of the folder's chunk store; None when it is missing or unreadable."""
     path = folder / SQLITE_FILE
     try:
-        chunks = path.stat()
+        st = path.stat()
         with contextlib.closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as db:
             model = db.execute("SELECT value FROM meta WHERE key = 'embedding_model'").fetchone()
     except (FileNotFoundError, sqlite3.Error):
-        return ()
-    return (chunks.st_dev, chunks.st_ino, file_token(folder), model)
+        return None
+    return st.st_dev, st.st_ino, model
 
 
 def _open_postgres(settings: Settings, workspace: str) -> ChunkStore:

@@ -36,6 +36,11 @@ def _settings(tmp_path) -> Settings:
     return Settings(vault=tmp_path / "vault", data=tmp_path / "data", now=dt.date(2026, 6, 1))
 
 
+async def _ranked(vdb, vector: np.ndarray, k: int) -> list[tuple[str, str]]:
+    """(id, text) of the store's own ranking, as the federated query reads it (``rank``, then ``contents``)."""
+    return await vdb.contents([i for i, _ in vdb.rank(vector, k)])
+
+
 async def _query_rows(index, vector: np.ndarray, k: int) -> list[tuple[str, str]]:
     rows = await index._rag.chunks_vdb.query("", top_k=k, query_embedding=vector.tolist())
     return [(r["id"], r["content"]) for r in rows]
@@ -66,9 +71,9 @@ def test_ranking_is_exact_ties_by_id_the_same_through_lightrag_and_follows_write
             for q in questions:
                 for k in (1, 5, 15, 40, 100):
                     want = _expected(have, texts, q, k)
-                    assert await vdb.ranked_contents(q, k) == want
+                    assert await _ranked(vdb, q, k) == want
                     assert await _query_rows(index, q, k) == want
-            copies = [i for i, _ in await vdb.ranked_contents(vectors[10], 11)]
+            copies = [i for i, _ in await _ranked(vdb, vectors[10], 11)]
             assert copies == sorted(copies)  # equal scores: by id, wherever the rows sit in memory
             # a rewrite of every row and a delete: the matrix follows the index's own flushes
             changed = _unit(rng, 40)
@@ -79,9 +84,9 @@ def test_ranking_is_exact_ties_by_id_the_same_through_lightrag_and_follows_write
             have = {f"c{i}": changed[i] for i in range(40) if i != 3}
             texts = {r.chunk_id: r.text for r in records}
             for q in (*questions, changed[7], changed[3]):
-                assert await vdb.ranked_contents(q, 12) == _expected(have, texts, q, 12)
-            assert (await vdb.ranked_contents(changed[7], 1))[0] == ("c7", "second 7")
-            assert "c3" not in dict(await vdb.ranked_contents(changed[3], 40))
+                assert await _ranked(vdb, q, 12) == _expected(have, texts, q, 12)
+            assert (await _ranked(vdb, changed[7], 1))[0] == ("c7", "second 7")
+            assert "c3" not in dict(await _ranked(vdb, changed[3], 40))
         finally:
             await index.close()
 
@@ -106,16 +111,16 @@ def test_writes_are_read_before_the_flush_and_another_reader_sees_only_flushed_r
             assert await writer._rag.text_chunks.filter_keys({"c0", "c9"}) == {"c9"}
             assert not await writer._rag.text_chunks.is_empty()
             assert await reader._rag.text_chunks.is_empty()
-            assert await writer._rag.chunks_vdb.ranked_contents(vectors[0], 1) == []  # query: flushed rows only
+            assert await _ranked(writer._rag.chunks_vdb, vectors[0], 1) == []  # query: flushed rows only
             await writer.flush()
             assert await reader.stored_chunks(["c0", "c3"]) == {"c0": "one 0", "c3": "one 3"}
-            assert (await reader._rag.chunks_vdb.ranked_contents(vectors[2], 1)) == [("c2", "one 2")]
+            assert (await _ranked(reader._rag.chunks_vdb, vectors[2], 1)) == [("c2", "one 2")]
             # the reader has its matrix now; the writer's next flush reaches it by the rows it wrote
             more = _records([4, 5], "two")
             await writer.write(more, vectors[4:], {r.doc_id: r.text for r in more})
             await writer.delete(["d0"], ["c0"])
             await writer.flush()
-            ranked = dict(await reader._rag.chunks_vdb.ranked_contents(vectors[5], 10))
+            ranked = dict(await _ranked(reader._rag.chunks_vdb, vectors[5], 10))
             assert set(ranked) == {"c1", "c2", "c3", "c4", "c5"} and ranked["c5"] == "two 5"
             assert await reader.stored_chunks(["c0"]) == {}
             got = await reader._rag.chunks_vdb.get_vectors_by_ids(["c4", "c0"])
@@ -139,11 +144,11 @@ def test_a_reader_behind_the_delete_log_loads_the_matrix_afresh(tmp_path, monkey
             records = _records(range(8), "n")
             await writer.write(records, vectors, {r.doc_id: r.text for r in records})
             await writer.flush()
-            assert len(await reader._rag.chunks_vdb.ranked_contents(vectors[0], 8)) == 8
+            assert len(await _ranked(reader._rag.chunks_vdb, vectors[0], 8)) == 8
             for i in range(5):  # five flushes, each deleting one row: the log keeps the last two
                 await writer.delete([f"d{i}"], [f"c{i}"])
                 await writer.flush()
-            assert sorted(dict(await reader._rag.chunks_vdb.ranked_contents(vectors[7], 8))) == ["c5", "c6", "c7"]
+            assert sorted(dict(await _ranked(reader._rag.chunks_vdb, vectors[7], 8))) == ["c5", "c6", "c7"]
         finally:
             await writer.close()
             await reader.close()
@@ -190,7 +195,7 @@ def test_an_earlier_versions_json_files_are_copied_in_once_and_removed(tmp_path)
         try:
             return (
                 await index.stored_chunks(["c0", "c4"]),
-                await index._rag.chunks_vdb.ranked_contents(vectors[2], 2),
+                await _ranked(index._rag.chunks_vdb, vectors[2], 2),
             )
         finally:
             await index.close()
@@ -215,6 +220,32 @@ def test_a_damaged_json_file_of_an_earlier_version_is_an_error_naming_it(tmp_pat
     with pytest.raises(json.JSONDecodeError):
         asyncio.run(open_workspace_index(settings, "personal"))
     assert (folder / "kv_store_full_docs.json").is_file()  # kept: nothing was copied
+
+
+def test_a_relations_vectors_go_with_either_entity(tmp_path):
+    """``delete_entity_relation`` (LightRAG's admin flows) removes every relation vector naming the entity as
+    source or target, flushed or waiting for the flush, and no other."""
+
+    async def run() -> None:
+        index = await open_workspace_index(_settings(tmp_path), "personal")
+        rel = index._rag.relationships_vdb
+        try:
+            rows = {
+                "r1": {"src_id": "Ana", "tgt_id": "Lisbon", "content": "Ana lives in Lisbon"},
+                "r2": {"src_id": "Bo", "tgt_id": "Ana", "content": "Bo knows Ana"},
+                "r3": {"src_id": "Bo", "tgt_id": "Cy", "content": "Bo knows Cy"},
+            }
+            index._vectors.add([r["content"] for r in rows.values()], _unit(np.random.default_rng(2), 3))
+            await rel.upsert({"r1": rows["r1"], "r3": rows["r3"]})
+            await rel.index_done_callback()
+            await rel.upsert({"r2": rows["r2"]})  # waiting for the flush
+            await rel.delete_entity_relation("Ana")
+            await rel.index_done_callback()
+            assert [r is not None for r in await rel.get_by_ids(["r1", "r2", "r3"])] == [False, False, True]
+        finally:
+            await index.close()
+
+    asyncio.run(run())
 
 
 def _graph_state(graph) -> tuple:
@@ -322,7 +353,7 @@ def test_ranking_runs_on_one_blas_thread_and_the_process_keeps_its_count(tmp_pat
             texts = {r.chunk_id: r.text for r in records}
             have = {f"c{i}": vectors[i] for i in range(2001)}
             for q in _unit(rng, 4):
-                assert await index._rag.chunks_vdb.ranked_contents(q, 11) == _expected(have, texts, q, 11)
+                assert await _ranked(index._rag.chunks_vdb, q, 11) == _expected(have, texts, q, 11)
             assert [lib.get_num_threads() for lib in _blas_libraries()] == process_threads
         finally:
             await index.close()

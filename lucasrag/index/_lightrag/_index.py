@@ -219,12 +219,12 @@ class WorkspaceIndex(GraphWriter, GraphReader, LlmExtraction):
         else:  # which of them LightRAG holds, not their texts
             missing = await self._rag.text_chunks.filter_keys(set(picked))
             stored = {c: "" for c in picked if c not in missing}
-        texts = dict(rows) | stored
+        text_of = dict(rows) | stored
         # round-robin, vector first, each chunk once (LightRAG's _merge_all_chunks)
         merged = [c for pair in zip_longest([cid for cid, _ in rows], [c for c in picked if c in stored]) for c in pair]
         order = list(dict.fromkeys(c for c in merged if c is not None))
         reached_set = set(reached)
-        return [Hit(c, texts[c], c in reached_set) for c in order[:top_k]]
+        return [Hit(c, text_of[c], c in reached_set) for c in order[:top_k]]
 
     async def _vector_rows(
         self, text: str, vector: np.ndarray, top_k: int, ranking: dict | None, ahead: int, texts: bool = True

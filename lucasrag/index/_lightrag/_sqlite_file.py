@@ -155,6 +155,15 @@ def import_once(db: sqlite3.Connection, namespace: str, legacy: Path, copy) -> N
         os.unlink(legacy)
 
 
+def with_pending(pending: dict[str, dict | None], ids, stored) -> dict[str, dict]:
+    """The current row of each of ``ids`` that has one: a write waiting for the flush (None: a delete) over
+    ``stored(ids)``, the flushed rows of the others (rows not copied)."""
+    wanted = dict.fromkeys(ids)
+    rows = stored([i for i in wanted if i not in pending])
+    rows.update((i, pending[i]) for i in wanted if pending.get(i) is not None)
+    return rows
+
+
 def read_json(path: Path):
     return json.loads(path.read_text(encoding="utf-8"))
 

@@ -179,7 +179,6 @@ class SqliteGraphStorage(NetworkXStorage):
 
     def _write(self, nodes: set[str], edges: set[tuple[str, str]]) -> None:
         graph, ns = self._graph, self.namespace
-        node_rows, edge_rows = {n: r for r, n in self._node_rows.items()}, {e: r for r, e in self._edge_rows.items()}
         written_nodes, written_edges, gone = {}, {}, []
         with Transaction(self._db) as db:
             seq = self._count(db, "seq") + 1
@@ -197,7 +196,6 @@ class SqliteGraphStorage(NetworkXStorage):
                         "DELETE FROM graph_nodes WHERE namespace = ? AND id = ? RETURNING rid", (ns, n)
                     ).fetchall():
                         gone.append(("node", rid))
-                    gone.extend(("node", r) for r in [node_rows.get(n)] if r is not None)
             for a, b in edges:
                 if graph.has_edge(a, b):
                     (rid,) = db.execute(
@@ -212,7 +210,6 @@ class SqliteGraphStorage(NetworkXStorage):
                         "DELETE FROM graph_edges WHERE namespace = ? AND a = ? AND b = ? RETURNING rid", (ns, a, b)
                     ).fetchall():
                         gone.append(("edge", rid))
-                    gone.extend(("edge", r) for r in [edge_rows.get((a, b))] if r is not None)
             db.executemany(
                 "INSERT OR REPLACE INTO graph_deletes VALUES (?, ?, ?, ?)", ((ns, k, r, seq) for k, r in gone)
             )

@@ -24,9 +24,8 @@ from lucasrag.index._lightrag._sqlite_file import (
     read_json,
     slices,
     store_folder,
+    with_pending,
 )
-
-_GONE = None  # a pending delete
 
 
 @dataclass
@@ -66,10 +65,7 @@ class SqliteKVStorage(BaseKVStorage):
         return out
 
     def _rows(self, ids: list[str]) -> dict[str, dict]:
-        """The current value of each id that has one: pending writes over stored rows (not copied)."""
-        wanted = set(ids)
-        stored = self._stored([i for i in dict.fromkeys(ids) if i not in self._pending])
-        return stored | {i: v for i, v in self._pending.items() if v is not None and i in wanted}
+        return with_pending(self._pending, ids, self._stored)
 
     @staticmethod
     def _shaped(id: str, value: dict) -> dict:
@@ -111,7 +107,7 @@ class SqliteKVStorage(BaseKVStorage):
 
     async def delete(self, ids: list[str]) -> None:
         for i in ids:
-            self._pending[i] = _GONE
+            self._pending[i] = None
 
     async def is_empty(self) -> bool:
         if any(v is not None for v in self._pending.values()):

@@ -33,6 +33,7 @@ from lucasrag.index._lightrag._sqlite_file import (
     read_json,
     slices,
     store_folder,
+    with_pending,
 )
 
 #: Deletes older than this many flushes leave the log; a reader that far behind loads the matrix afresh.
@@ -165,8 +166,8 @@ class SqliteVectorStorage(BaseVectorStorage):
 
     async def delete_entity_relation(self, entity_name: str) -> None:
         found = self._db.execute(
-            "SELECT id FROM vectors WHERE namespace = ? AND "
-            "(json_extract(record, '$.src_id') = ?1 OR json_extract(record, '$.tgt_id') = ?1)",
+            "SELECT id FROM vectors WHERE namespace = ?1 AND "
+            "(json_extract(record, '$.src_id') = ?2 OR json_extract(record, '$.tgt_id') = ?2)",
             (self.namespace, entity_name),
         )
         ids = [i for (i,) in found]
@@ -260,9 +261,7 @@ class SqliteVectorStorage(BaseVectorStorage):
         }
 
     def _current(self, ids: list[str]) -> dict[str, dict]:
-        wanted = set(ids)
-        stored = self._records([i for i in dict.fromkeys(ids) if i not in self._pending])
-        return stored | {i: r for i, r in self._pending.items() if r is not None and i in wanted}
+        return with_pending(self._pending, ids, self._records)
 
     async def get_by_id(self, id: str) -> dict | None:
         record = self._current([id]).get(id)
@@ -329,10 +328,6 @@ class SqliteVectorStorage(BaseVectorStorage):
             )
             found.update(self._db.execute(sql, (self.namespace, *part)))
         return [(i, found[i] or "") for i in ids if i in found]
-
-    async def ranked_contents(self, vector: np.ndarray, top_k: int) -> list[tuple[str, str]]:
-        """(id, content) of :meth:`rank`'s rows: what ``query`` returns, without the other fields."""
-        return await self.contents([i for i, _ in self.rank(vector, top_k)])
 
     async def query(self, query: str, top_k: int, query_embedding: list[float] | None = None) -> list[dict]:
         if query_embedding is None:

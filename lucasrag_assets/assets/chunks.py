@@ -16,7 +16,7 @@ from lucasrag_assets.memo import load_memo, memoised_rows, row_keys, save_memo, 
 from lucasrag_assets.resources import LucasragSettings
 from lucasrag_assets.rules import ageing, banding, care, charged, chunk_table, chunking, dates, obsidian
 from lucasrag_assets.rules.care.decisions import load_dismissals
-from lucasrag_assets.rules.care.mentions import names_alternation
+from lucasrag_assets.rules.care.mentions import names_alternation, spellings
 from lucasrag_assets.rules.care.model import shipped_model
 from lucasrag_assets.rules.care.vectors import vector_warning
 from lucasrag_assets.rules.chunk_table import CHUNK_SCHEMA, chunk_frame, chunk_memo_key, learned_examples, note_texts
@@ -101,7 +101,7 @@ def learned_keys(routed: pl.DataFrame, subjects, dismissed) -> pl.Series:
         if not released:
             continue
         key = f"{s.name}={released}"
-        names = text.str.contains(rf"(?i)(?:{names_alternation(s.names)})")
+        names = text.str.contains(rf"(?i)(?:{names_alternation(spellings(s))})")
         parts.append(pl.when(names).then(pl.lit(key)).otherwise(pl.lit("")))
     if not parts:
         return pl.Series("learned", [""] * routed.height, dtype=pl.String)

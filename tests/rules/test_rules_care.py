@@ -125,6 +125,41 @@ REFERENCES = [
     ),
 ]
 
+RORY = DeferenceSubject("Rory", ("my twin",))
+CHLOE = DeferenceSubject("Chloe")
+KIERAN = DeferenceSubject("Kieran Doyle", ("kieran",))
+
+#: (text, subject, mentions): a shortening not on the list is the subject when it is no word or name of its own.
+SHORTENINGS = [
+    pytest.param("Ror would have been 30 today.", RORY, ("Ror",), id="truncation"),
+    pytest.param("Still have Ror's bike in the shed.", RORY, ("Ror's",), id="truncation-possessive"),
+    pytest.param("Chlo rang. She's getting married.", CHLOE, ("Chlo", "She"), id="truncation-then-pronoun"),
+    pytest.param("Kier left the keys with me.", KIERAN, ("Kier",), id="truncation-of-a-full-name's-first-word"),
+    pytest.param("ror, the sound the engine made.", RORY, None, id="lowercase-is-no-shortening"),
+    pytest.param("Chloride levels were fine.", CHLOE, None, id="inside-a-longer-word"),
+    pytest.param("Kier Hardie founded the party.", KIERAN, (), id="shortening-with-a-foreign-surname"),
+    pytest.param("May I ask?", DeferenceSubject("Maya"), None, id="a-word-is-no-shortening"),
+    pytest.param("Dan from the gym lent me a book.", DeferenceSubject("Daniel"), None, id="a-name-of-its-own"),
+]
+
+
+@pytest.mark.parametrize("text, subject, mentions", SHORTENINGS)
+def test_shortenings_not_on_the_list(text, subject, mentions):
+    context = resolve(text, subject)
+    assert (None if context is None else context.mentions) == mentions
+    if mentions:
+        assert "a shortening" in context.reference
+
+
+def test_a_shortening_is_withheld_with_its_evidence():
+    (a,) = assess_chunk("Ror would have been 30 today.", (RORY, MAYA))
+    assert (a.subject, a.outcome, a.mention) == ("Rory", "withheld", "Ror")
+    assert a.reference == "names it as 'Ror', a shortening of a name on its list"
+
+
+def test_a_listed_name_is_named_not_shortened():
+    assert resolve("Rory's bike. Ror's bike.", RORY).reference == "names it"
+
 
 @pytest.mark.parametrize("text, subject, refers, why", REFERENCES)
 def test_reference_resolution(text, subject, refers, why):

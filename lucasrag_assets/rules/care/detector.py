@@ -34,7 +34,7 @@ from lucasrag.vocabulary import DeferenceSubject
 from lucasrag_assets.rules.charged import canonical_name, charging_evidence
 
 from .features import SUBJECT_TOKEN, cosine, featurise
-from .mentions import SubjectContext, name_pattern, resolve_all, whole_chunk
+from .mentions import SubjectContext, resolve_all, subject_pattern, whole_chunk
 from .model import CareModel, Exemplar, shipped_model
 from .vectors import SpanEmbed
 
@@ -79,7 +79,7 @@ class CareAssessment:
 def masked_context(context: SubjectContext, subject: DeferenceSubject, *, focus: bool = False) -> str:
     """The sentences about the subject (``focus``: only those naming it or referring back) with each name
     mention replaced by one placeholder token."""
-    return name_pattern(subject.names).sub(SUBJECT_TOKEN, context.focus_text if focus else context.text)
+    return subject_pattern(subject).sub(SUBJECT_TOKEN, context.focus_text if focus else context.text)
 
 
 def vectorise(

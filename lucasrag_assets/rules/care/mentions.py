@@ -48,6 +48,8 @@ from dataclasses import dataclass
 
 from lucasrag.vocabulary import DeferenceSubject
 
+from .short_forms import short_forms
+
 _SENTENCE_END = re.compile(r"(?:(?<=[.!?;])|(?<=[.!?][\"'\u201d\u2019)]))\s+")
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s+")
 _PRONOUN = re.compile(r"\b(?:he|him|his|himself|she|her|hers|herself)\b", re.IGNORECASE)
@@ -165,14 +167,27 @@ def names_alternation(names: Sequence[str]) -> str:
 
 
 @functools.lru_cache(maxsize=256)
-def name_pattern(names: tuple[str, ...]) -> re.Pattern[str]:
-    """Any of ``names`` as whole words (longest first), any case, any whitespace between words; a closing
-    quote may follow ("'happy birthday Dev'"), a contraction may not ("Dev'll" is not a mention)."""
+def name_pattern(names: tuple[str, ...], capitalised: tuple[str, ...] = ()) -> re.Pattern[str]:
+    """Any of ``names`` as whole words (longest first), any case, any whitespace between words, and any of
+    ``capitalised`` only as written (capital first); a closing quote may follow ("'happy birthday Dev'"), a
+    contraction may not ("Dev'll" is not a mention)."""
     body = names_alternation(names)
+    if capitalised:
+        body = "|".join(b for b in (body, rf"(?-i:{names_alternation(capitalised)})") if b)
     # After a hyphen only when written with a capital: "dating-after-Daniel" names him, "pre-dev" is a word.
     return re.compile(
         rf"(?<!\w)(?<!\w-(?=(?-i:[a-z])))(?:{body})(?:['\u2019]s\b)?(?![\w-]|['\u2019](?!s\b)\w)", re.IGNORECASE
     )
+
+
+def spellings(subject: DeferenceSubject) -> tuple[str, ...]:
+    """Every way a chunk may name the subject: its names and aliases, then its shortenings (``short_forms``)."""
+    return (*subject.names, *short_forms(subject, KINSHIP))
+
+
+def subject_pattern(subject: DeferenceSubject) -> re.Pattern[str]:
+    """The subject's names and aliases, and the shortenings of them it is known by (``short_forms``)."""
+    return name_pattern(subject.names, short_forms(subject, KINSHIP))
 
 
 def _is_other_person(sentence: str, end: int, subject: DeferenceSubject) -> str | None:
@@ -231,7 +246,7 @@ def _is_title(sentences: list[Sentence], i: int) -> bool:
 
 def resolve(text: str, subject: DeferenceSubject) -> SubjectContext | None:
     """The chunk's sentences about ``subject``, or None when it never mentions the subject."""
-    pattern = name_pattern(subject.names)
+    pattern = subject_pattern(subject)
     if not pattern.search(text):
         return None
     sentences = split_structured(text)
@@ -277,6 +292,9 @@ def resolve(text: str, subject: DeferenceSubject) -> SubjectContext | None:
                 focus.add(j)
                 written.append(p.group(0))
     ordered, focused = sorted(about), sorted(focus)
+    listed = name_pattern(subject.names)
+    named = [w for _, w in mentions if listed.fullmatch(w)]
+    reference = "names it" if named else f"names it as {mentions[0][1]!r}, a shortening of a name on its list"
     return SubjectContext(
         subject.name,
         tuple(written),
@@ -286,6 +304,7 @@ def resolve(text: str, subject: DeferenceSubject) -> SubjectContext | None:
         tuple(sentences[i].text for i in focused),
         tuple((sentences[i].start, sentences[i].end) for i in focused),
         not_subject,
+        reference,
     )
 
 

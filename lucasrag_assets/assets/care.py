@@ -1,6 +1,5 @@
 """Care in Dagster: a WARN check listing pending reviews, a job to record a batch decision."""
 
-import json
 from enum import Enum
 
 import polars as pl
@@ -23,6 +22,7 @@ from lucasrag_assets.assets._metadata import markdown_table
 from lucasrag_assets.resources import LucasragSettings
 from lucasrag_assets.rules.care.decisions import CareDecisionError, decided_items, record
 from lucasrag_assets.rules.care.review import review_rows
+from lucasrag_assets.rules.chunk_table import care_assessments
 
 
 @asset_check(
@@ -31,8 +31,7 @@ from lucasrag_assets.rules.care.review import review_rows
     description="Warns while passages that refer to a deference subject are withheld awaiting a person's decision.",
 )
 def care_reviewed(banded_chunks: pl.DataFrame) -> AssetCheckResult:
-    pairs = ((p, a) for p, care in banded_chunks.select("path", "care").iter_rows() for a in json.loads(care or "[]"))
-    pending = review_rows(pairs)
+    pending = review_rows(care_assessments(banded_chunks, "path"))
     shown = [{c: r[c] for c in ("subject", "path", "neutral", "why")} for r in pending]  # no passage text
     table = pl.DataFrame(
         shown, schema={"subject": pl.String, "path": pl.String, "neutral": pl.Float64, "why": pl.String}

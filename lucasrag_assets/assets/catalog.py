@@ -3,7 +3,6 @@
 Status: ``indexed``, ``quarantined``, ``invalid`` or ``skipped`` (a template, or a page with nothing of
 its own to index: deliberately not a note, and not a problem to fix)."""
 
-import json
 from itertools import chain
 
 import polars as pl
@@ -27,7 +26,7 @@ from lucasrag.vocabulary import WORKSPACES
 from lucasrag_assets.assets._metadata import markdown_table
 from lucasrag_assets.resources import LucasragSettings
 from lucasrag_assets.rules.changes import note_changes
-from lucasrag_assets.rules.chunk_table import note_names
+from lucasrag_assets.rules.chunk_table import care_assessments, note_names
 from lucasrag_assets.rules.routing.evidence import routing_text
 from lucasrag_assets.rules.routing.router import WORKSPACE_PROTOTYPES
 
@@ -35,20 +34,18 @@ from lucasrag_assets.rules.routing.router import WORKSPACE_PROTOTYPES
 def care_pairs(chunks: pl.DataFrame) -> pl.DataFrame:
     """Per note path, every (chunk, subject) care assessment of its chunks."""
     # Built as flat columns and grouped by polars: a frame of nested Python dicts took seconds at 10,000 notes.
-    paths: dict[str, None] = {}
     pair_paths: list[str] = []
     columns: dict[str, list] = {f: [] for f in CARE_PAIR_SCHEMA}
-    for path, index, care in chunks.select("path", "chunk_index", "care").iter_rows():
-        paths.setdefault(path)
-        for assessment in json.loads(care or "[]"):
-            pair_paths.append(path)
-            row = {**assessment, "chunk_index": index}
-            for name, values in columns.items():
-                values.append(row.get(name))
+    for path, index, assessment in care_assessments(chunks, "path", "chunk_index"):
+        pair_paths.append(path)
+        row = {**assessment, "chunk_index": index}
+        for name, values in columns.items():
+            values.append(row.get(name))
     pairs = pl.DataFrame({"path": pair_paths, **columns}, schema={"path": pl.String, **CARE_PAIR_SCHEMA})
     grouped = pairs.group_by("path", maintain_order=True).agg(pl.struct(list(CARE_PAIR_SCHEMA)).alias("care"))
     return (
-        pl.DataFrame({"path": list(paths)}, schema={"path": pl.String})
+        chunks.select("path")
+        .unique(maintain_order=True)
         .join(grouped, on="path", how="left", maintain_order="left")
         .with_columns(pl.col("care").fill_null([]))
         .cast({"care": pl.List(pl.Struct(CARE_PAIR_SCHEMA))})

@@ -1,7 +1,5 @@
 """banded_chunks: routed notes cut into chunks, each with band, date and charged subjects."""
 
-import json
-
 import polars as pl
 from dagster import AssetExecutionContext, asset
 
@@ -19,7 +17,14 @@ from lucasrag_assets.rules.care.decisions import load_dismissals
 from lucasrag_assets.rules.care.mentions import names_alternation, spellings
 from lucasrag_assets.rules.care.model import shipped_model
 from lucasrag_assets.rules.care.vectors import vector_warning
-from lucasrag_assets.rules.chunk_table import CHUNK_SCHEMA, chunk_frame, chunk_memo_key, learned_examples, note_texts
+from lucasrag_assets.rules.chunk_table import (
+    CHUNK_SCHEMA,
+    care_assessments,
+    chunk_frame,
+    chunk_memo_key,
+    learned_examples,
+    note_texts,
+)
 
 
 def _known_chunks(settings: Settings, notes: pl.DataFrame) -> dict[str, list[str]]:
@@ -190,8 +195,8 @@ def banded_chunks(
             **{f"chunks_{ws}": frame.filter(pl.col("workspace") == ws).height for ws in WORKSPACES},
             "archival": frame.filter(pl.col("band") == "archival").height,
             "charged": frame.filter(pl.col("charged").list.len() > 0).height,
-            "care_pending_pairs": sum(care_pending(a) for c in frame["care"] for a in json.loads(c)),
-            "care_released_pairs": sum(a["outcome"] == "released" for c in frame["care"] for a in json.loads(c)),
+            "care_pending_pairs": sum(care_pending(a) for (a,) in care_assessments(frame)),
+            "care_released_pairs": sum(a["outcome"] == "released" for (a,) in care_assessments(frame)),
             "archive_cutoff": settings.archive_cutoff.isoformat(),
             "care_model": shipped_model().version,
             "care_vector_evidence": vector_off or f"on ({shipped_model().vector.embedding_model})",

@@ -31,6 +31,15 @@ from lucasrag_assets.rules.obsidian import with_names
 CHUNK_TEXT_VERSION = 2
 
 
+def care_assessments(chunks: pl.DataFrame, *columns: str):
+    """``(*columns, assessment)`` for every (chunk, subject) assessment in a chunk frame's ``care`` column.
+    Most chunks refer to no subject: their empty lists are skipped before any JSON is read."""
+    with_care = chunks.filter(pl.col("care").is_not_null() & (pl.col("care") != "[]"))
+    for *values, care in with_care.select(*columns, "care").iter_rows():
+        for assessment in json.loads(care):
+            yield (*values, assessment)
+
+
 def chunk_memo_key(content_hash: str, path: str) -> str:
     """What a note's chunk texts depend on: its bytes, its file name (the names heading) and the rules."""
     return f"{CHUNK_TEXT_VERSION}:{content_hash}:{path}"

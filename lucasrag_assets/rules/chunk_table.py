@@ -21,7 +21,7 @@ from lucasrag.vocabulary import ChunkRecord, DeferenceSubject
 from lucasrag_assets.rules.ageing import note_ageing
 from lucasrag_assets.rules.banding import BandDecision, decide_band
 from lucasrag_assets.rules.care.detector import assess_chunk, released_examples, withheld_subjects
-from lucasrag_assets.rules.care.mentions import note_reference
+from lucasrag_assets.rules.care.mentions import carried_reference, note_reference
 from lucasrag_assets.rules.care.model import Exemplar
 from lucasrag_assets.rules.care.vectors import SpanEmbed
 from lucasrag_assets.rules.chunking import chunk_id, chunk_text, doc_id
@@ -149,6 +149,7 @@ def chunk_frame(
         date = note["date"].isoformat() if note["date"] else None
         declared = note["declared_charged"] or []
         refs = note_reference(note_names(note), texts[0] if texts else "", subjects) if subjects else {}
+        previous: dict[str, str] = {}  # the subjects the chunk before referred to → how it named them
         for index, text in enumerate(texts):
             care = assess_chunk(
                 text,
@@ -156,10 +157,11 @@ def chunk_frame(
                 declared=declared,
                 dismissed=dismissed.get(note["path"], ()),
                 released_examples=examples,
-                note_refs=refs,
+                note_refs={**carried_reference(text, previous), **refs},
                 note_date=note["date"],
                 embed=embed,
             )
+            previous = {a.subject: a.mention for a in care if a.mention and a.source != "resolution"}
             rows.append(
                 {
                     "chunk_id": chunk_id(note["path"], index, text),

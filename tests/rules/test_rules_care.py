@@ -10,7 +10,7 @@ import pytest
 from lucasrag.vocabulary import DeferenceSubject
 from lucasrag_assets.rules.care.decisions import with_charged
 from lucasrag_assets.rules.care.detector import assess_chunk, released_examples
-from lucasrag_assets.rules.care.mentions import note_reference, resolve
+from lucasrag_assets.rules.care.mentions import carried_reference, note_reference, resolve
 from lucasrag_assets.rules.care.model import shipped_model
 from lucasrag_assets.rules.chunk_table import note_names
 
@@ -179,6 +179,29 @@ def test_a_note_titled_after_the_subject_refers_to_it_in_every_chunk():
     later = "He liked the radio loud. I turned it off today."  # chunk 3: no name, no mention of its own
     (a,) = assess_chunk(later, EVERYONE, note_refs=refs)
     assert (a.subject, a.outcome, a.reference) == ("Grandad Tom", "withheld", refs["Grandad Tom"])
+
+
+#: (the next chunk's text, carried: whether it goes on about the subject the chunk before named "Grandad")
+CARRIED = [
+    pytest.param("He would have hated the new fence. I cried.", True, id="pronoun-first"),
+    pytest.param("In the car I thought of his hands.", True, id="possessive-pronoun"),
+    pytest.param("The fence is new. He would have hated it.", True, id="pronoun-in-the-second-sentence"),
+    pytest.param("## Afterwards\n\nShe rang me from the home.", True, id="after-a-heading"),
+    pytest.param("I met Sam at the gate and he brought cake.", False, id="someone-else-named-first"),
+    pytest.param("Then I went home.\n\nHe rang.", False, id="pronoun-only-in-a-later-paragraph"),
+    pytest.param("Bought bread. Paid the gas bill. Watered the beans.", False, id="no-pronoun"),
+]
+
+
+@pytest.mark.parametrize("text, carried", CARRIED)
+def test_a_chunk_goes_on_about_the_subject_of_the_chunk_before(text, carried):
+    refs = carried_reference(text, {"Grandad Tom": "Grandad"})
+    assert bool(refs) is carried
+    if carried:
+        assert refs["Grandad Tom"].startswith("the chunk before names 'Grandad' and this one goes on with")
+        (a,) = assess_chunk(text, EVERYONE, note_refs=refs)
+        assert (a.subject, a.outcome, a.reference) == ("Grandad Tom", "withheld", refs["Grandad Tom"])
+    assert carried_reference(text, {}) == {}
 
 
 #: (text, subject, withheld): the release rule with the shipped cuts (lexical evidence: no embedder here).

@@ -334,6 +334,35 @@ def note_reference(names: Sequence[str], first_chunk: str, subjects: Sequence[De
     return out
 
 
+#: A capitalised word inside a sentence: someone (or something) else named before the pronoun.
+_INNER_NAME = re.compile(r"(?<=[\w,;:)] )(?!I\b)[A-Z][a-z\u00e0-\u00ff]+")
+
+
+def carried_reference(text: str, previous: dict[str, str]) -> dict[str, str]:
+    """The subjects a chunk refers to by going on from the chunk before: ``previous`` maps each subject the
+    previous chunk of the note refers to → how it named it; the chunk refers to them too when one of its first
+    two sentences uses a third-person pronoun before anyone else is named inside a sentence ("Grandad's
+    stone is weathered." | "He would have hated the new fence."). A note is cut into chunks by length, not by
+    who it is about, so without this the second chunk of a long entry would be about nobody. Errs towards
+    the subject, as every resolution rule does. Returns canonical name → the evidence."""
+    if not previous:
+        return {}
+    sentences = split_structured(text)
+    opening = [s for s in sentences if not s.heading]
+    first = [s.text for s in opening if s.paragraph == opening[0].paragraph][:2] if opening else []
+    for sentence in first:
+        pronoun = _PRONOUN.search(sentence)
+        named = _INNER_NAME.search(sentence)
+        if named and (not pronoun or named.start() < pronoun.start()):
+            return {}  # someone else is named first: the pronoun may well be theirs
+        if pronoun:
+            return {
+                name: f"the chunk before names {how!r} and this one goes on with {pronoun.group(0)!r}"
+                for name, how in previous.items()
+            }
+    return {}
+
+
 def whole_chunk(text: str, subject: DeferenceSubject, evidence: str) -> SubjectContext:
     """A chunk that refers to ``subject`` without naming it (``note_reference``): all of it is about the subject."""
     sentences = split_structured(text)

@@ -84,6 +84,8 @@ DEV = DeferenceSubject("Uncle Dev", ("dev",))
 PIP = DeferenceSubject("Pip", ("baby pip",))
 DAN = DeferenceSubject("Daniel Hart", ("dan", "daniel"))
 EVERYONE = (TOM, MAYA, MUM, DEV, PIP, DAN)
+WILL = DeferenceSubject("Will")
+HOPE = DeferenceSubject("Hope")
 
 #: (text, subject, refers to it, why not: a fragment of the collision's evidence)
 REFERENCES = [
@@ -116,6 +118,18 @@ REFERENCES = [
         None,
         id="possessive-then-capital",
     ),
+    # a name that is also a verb: released only where no person's name could stand
+    pytest.param("I will ring the bank tomorrow.", WILL, False, "a verb: I will", id="verb-after-a-pronoun"),
+    pytest.param("Will be late tonight, don't wait.", WILL, False, "a verb: Will be", id="auxiliary-at-the-start"),
+    pytest.param("Hope you're well!", HOPE, False, "a verb: Hope you're", id="greeting-at-the-start"),
+    pytest.param("We really hope so.", HOPE, False, "a verb: We really hope", id="verb-after-pronoun-and-adverb"),
+    pytest.param("Things will be better.", WILL, False, "a verb: will be", id="auxiliary-lowercase"),
+    pytest.param("Miss will so much.", WILL, True, None, id="lowercase-name-is-the-person"),
+    pytest.param("love you maya", MAYA, True, None, id="direct-address-lowercase"),
+    pytest.param("maya i'm so sorry", MAYA, True, None, id="lowercase-name-then-i"),
+    pytest.param("Will would have been 40 today.", WILL, True, None, id="name-then-modal"),
+    pytest.param("Went to see Hope in hospital.", HOPE, True, None, id="capitalised-inside-a-sentence"),
+    pytest.param("Will's bike is in the shed.", WILL, True, None, id="possessive-at-the-start"),
     pytest.param(
         "Reminder: ring my stepdad Sun eve.",
         DeferenceSubject("Graham", ("my stepdad",)),

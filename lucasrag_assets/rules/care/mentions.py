@@ -48,7 +48,7 @@ from dataclasses import dataclass
 
 from lucasrag.vocabulary import DeferenceSubject
 
-from .short_forms import short_forms
+from .short_forms import english_words, short_forms
 
 _SENTENCE_END = re.compile(r"(?:(?<=[.!?;])|(?<=[.!?][\"'\u201d\u2019)]))\s+")
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s+")
@@ -75,6 +75,21 @@ _OTHER_OWNER = re.compile(
 )
 #: Before a one-word name, a word that makes it a common noun: "a pip", "the iris", "two jays".
 _ARTICLE = re.compile(r"\b(?:a|an|the|this|that|these|those|some|any|each|every|several|many|few)\s+$", re.IGNORECASE)
+#: Around a one-word name that is also an English word, what makes it a verb or an auxiliary ("I will ring",
+#: "we really hope so", "Will be late", "Hope you're well"): a person's name follows no subject pronoun and no
+#: modal, and no bare "be". Only these: a rule that misfires leaks ("miss will so much", "love you maya" and
+#: "maya i'm sorry" are the person).
+_VERB_BEFORE = re.compile(
+    r"(?:\b(?:i|we|they|it|who)\s+(?:(?:really|just|only|also|still|so|truly|sincerely|certainly|always|"
+    r"never|do|did|don't|didn't|do not|did not)\s+)?|\b(?:would|could|should|might|must|shall|can)\s+)$",
+    re.IGNORECASE,
+)
+_VERB_AFTER = re.compile(r"\s+(?:be|been)\b", re.IGNORECASE)
+#: At a sentence's start, also the greetings: "Hope you're well", "Hope all's well with you".
+_VERB_AFTER_AT_START = re.compile(
+    r"\s+(?:be|been|you['’]re|you are|you['’]ve|you have|you had|you['’]ll|everything|everyone|all['’]s|all is)\b",
+    re.IGNORECASE,
+)
 #: A business named after someone, where the text goes to it: "a table at Maya's Diner". Commercial words only,
 #: after a preposition: a heading "Nana's Kitchen" or "Grandad's Farm" is about the person.
 _BUSINESS = re.compile(
@@ -234,6 +249,14 @@ def collision(sentence: str, start: int, end: int, subject: DeferenceSubject) ->
             return f"another person: {written}{m.group(0)}"
         if (m := _ARTICLE.search(before)) and not written[:1].isupper():
             return f"a common word: {m.group(0).strip()} {written}"
+        # as a verb: lower case, or capitalised only because a sentence starts with it ("Hope you're well")
+        at_start = not before.strip()
+        if (at_start or not written[:1].isupper()) and word in english_words():
+            after = _VERB_AFTER_AT_START if at_start else _VERB_AFTER
+            if m := _VERB_BEFORE.search(before):
+                return f"a common word, a verb: {m.group(0).strip()} {written}"
+            if not written.endswith(("'s", "’s")) and (m := after.match(sentence, end)):
+                return f"a common word, a verb: {written}{m.group(0)}"
     return None
 
 

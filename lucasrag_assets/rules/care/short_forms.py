@@ -26,7 +26,7 @@ MIN_LETTERS = 3
 
 
 @functools.cache
-def _english_words() -> frozenset[str]:
+def english_words() -> frozenset[str]:
     """The whole-word entries of the shipped MiniLM WordPiece vocabulary (lower case): ~22,000 words and
     common names."""
     vocab = json.loads(MINILM_TOKENIZER.read_text(encoding="utf-8"))["model"]["vocab"]
@@ -48,7 +48,7 @@ def _given_names(subject: DeferenceSubject, kinship: frozenset[str]) -> list[str
 def short_forms(subject: DeferenceSubject, kinship: frozenset[str]) -> tuple[str, ...]:
     """The capitalised truncations of the subject's given names that are no word or name of their own, and
     are not already one of its names: ``Rory`` → ``("Ror",)``, ``Chloe`` → ``("Chl", "Chlo")``."""
-    words = _english_words()
+    words = english_words()
     listed = {n.casefold() for n in subject.names}
     out: dict[str, None] = {}
     for given in _given_names(subject, kinship):

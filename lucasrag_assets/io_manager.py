@@ -4,12 +4,34 @@ Every step of a run may be its own process (the multiprocess executor) or pod (d
 reads its inputs from here, never from memory, so the data folder is the one thing steps share
 besides the services. It also lets a later run re-materialise one index from the last
 ``banded_chunks`` (the ``rebuild_<workspace>`` jobs).
+
+A long-lived process (``lucasrag watch``, ``mcp --watch``, the sensor's in-process run) keeps the frames it
+last wrote or read, each with its file's identity: a step whose input file is the one this process wrote
+gets the frame without reading it back (at 100,000 notes the note and chunk frames are hundreds of MB of
+Parquet). Another process's write changes the file's identity, and the file is read again.
 """
 
+from collections import OrderedDict
 from pathlib import Path
 
 import polars as pl
 from dagster import InputContext, IOManager, OutputContext, io_manager
+
+#: Frames kept per process (most recently used): every asset of one data folder, with room to spare.
+_KEPT = 16
+_frames: OrderedDict[Path, tuple[tuple, pl.DataFrame]] = OrderedDict()
+
+
+def _identity(path: Path) -> tuple:
+    st = path.stat()
+    return st.st_ino, st.st_mtime_ns, st.st_size  # a write replaces the file whole: a new inode
+
+
+def _keep(path: Path, frame: pl.DataFrame) -> None:
+    _frames[path] = (_identity(path), frame)
+    _frames.move_to_end(path)
+    while len(_frames) > _KEPT:
+        _frames.popitem(last=False)
 
 
 def asset_value_path(data: Path, asset_key_path: list[str]) -> Path:
@@ -32,6 +54,7 @@ class DataFolderIOManager(IOManager):
         tmp = path.with_suffix(".tmp")
         obj.write_parquet(tmp)
         tmp.replace(path)  # atomic: a reader never sees half a file
+        _keep(path, obj)
         context.add_output_metadata({"stored_at": str(path)})
 
     def load_input(self, context: InputContext) -> pl.DataFrame:
@@ -41,7 +64,13 @@ class DataFolderIOManager(IOManager):
                 f"{context.asset_key.to_user_string()} has no stored value at {path}: materialise it first "
                 "(the ingest job)"
             )
-        return pl.read_parquet(path)
+        kept = _frames.get(path)
+        if kept is not None and kept[0] == _identity(path):
+            _frames.move_to_end(path)
+            return kept[1]
+        frame = pl.read_parquet(path)
+        _keep(path, frame)
+        return frame
 
 
 @io_manager(required_resource_keys={"lucasrag"}, description="Parquet files under <LUCASRAG_DATA>/assets/.")

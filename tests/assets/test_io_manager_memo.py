@@ -1,0 +1,35 @@
+"""The data folder's IO manager hands a long-lived process the frame it last wrote or read while the file is
+unchanged, and reads the file again when another process replaced it."""
+
+from __future__ import annotations
+
+import polars as pl
+from dagster import AssetKey, build_input_context, build_output_context
+
+from lucasrag_assets.io_manager import DataFolderIOManager, asset_value_path
+
+
+def test_a_frame_this_process_wrote_is_not_read_back(tmp_path):
+    manager = DataFolderIOManager(tmp_path)
+    frame = pl.DataFrame({"path": ["a.md", "b.md"], "n": [1, 2]})
+    manager.handle_output(build_output_context(asset_key=AssetKey("notes")), frame)
+    loaded = manager.load_input(build_input_context(asset_key=AssetKey("notes")))
+    assert loaded is frame  # no Parquet read
+
+    # another process (or a rebuild) replaces the file: its frame is read, not the one kept
+    other = pl.DataFrame({"path": ["c.md"], "n": [3]})
+    path = asset_value_path(tmp_path, ["notes"])
+    other.write_parquet(path.with_suffix(".tmp"))
+    path.with_suffix(".tmp").replace(path)
+    reread = manager.load_input(build_input_context(asset_key=AssetKey("notes")))
+    assert reread is not frame and reread.equals(other)
+    assert manager.load_input(build_input_context(asset_key=AssetKey("notes"))) is reread
+
+
+def test_each_data_folder_keeps_its_own_frames(tmp_path):
+    one, two = DataFolderIOManager(tmp_path / "one"), DataFolderIOManager(tmp_path / "two")
+    a, b = pl.DataFrame({"n": [1]}), pl.DataFrame({"n": [2]})
+    one.handle_output(build_output_context(asset_key=AssetKey("notes")), a)
+    two.handle_output(build_output_context(asset_key=AssetKey("notes")), b)
+    assert one.load_input(build_input_context(asset_key=AssetKey("notes"))) is a
+    assert two.load_input(build_input_context(asset_key=AssetKey("notes"))) is b

@@ -274,3 +274,24 @@ def test_pypinyin_loads_on_first_use_and_sorts_as_before():
         [sys.executable, "-c", _DEFERRED_IN_A_FRESH_PROCESS], capture_output=True, text=True, check=True
     ).stdout
     assert out.split() == ["False", "zhangsan", "abc", "True"]
+
+
+MERGES = [
+    pytest.param(["c1", "c2"], ["c2", "c3"], id="overlap"),
+    pytest.param(None, ["c1", " c1 ", ""], id="no-existing-stripped-and-empty"),
+    pytest.param(["c1<SEP>c2", "c3"], ["c2<SEP> c4 "], id="joined-elements"),
+    pytest.param([f"chunk-{i}" for i in range(5000)], ["chunk-4999", "chunk-new"], id="a-hub-entity"),
+    pytest.param(["  ", "c1"], None, id="whitespace-only"),
+]
+
+
+@pytest.mark.parametrize("existing, new", MERGES)
+def test_merged_sources_equals_lightrags_merge(existing, new):
+    from lightrag.utils import GRAPH_FIELD_SEP, merge_source_ids
+
+    from lucasrag.index._lightrag._graph_rows import _merged_sources
+
+    def joined(values):
+        return None if values is None else [v.replace("<SEP>", GRAPH_FIELD_SEP) for v in values]
+
+    assert _merged_sources(joined(existing), joined(new)) == merge_source_ids(joined(existing), joined(new))

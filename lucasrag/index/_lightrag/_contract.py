@@ -94,7 +94,7 @@ SYMBOLS: dict[str, str] = {
     "lightrag.utils:compute_mdhash_id": "entities_vdb ids (ent-md5(name))",
     "lightrag.utils:make_relation_vdb_ids": "deleting the relation vectors of an older index",
     "lightrag.utils:make_relation_chunk_key": "relation_chunks keys",
-    "lightrag.utils:merge_source_ids": "merging an entity's chunk list",
+    "lightrag.utils:merge_source_ids": "what _graph_rows._merged_sources must equal (an entity's chunk list)",
     "lightrag.utils:apply_source_ids_limit": "capping source_id as LightRAG caps it",
     "lightrag.utils:has_chunk_tracking_row": "reading entity_chunks / relation_chunks rows",
     "lightrag.utils:EmbeddingFunc": "the embedding seam",

@@ -3,6 +3,7 @@ functions that build and merge them; no LightRAG state."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 #: Description fragments kept per entity/relation (the first sources' sentences).
@@ -84,6 +85,24 @@ def _tracked_sources(row: dict | None, graph_row: dict | None) -> list[str]:
     if has_chunk_tracking_row(row):
         return [c for c in row.get("chunk_ids") or [] if c]
     return _split((graph_row or {}).get("source_id"))
+
+
+def _merged_sources(existing: Iterable[str], new: Iterable[str]) -> list[str]:
+    """``merge_source_ids(existing, new)`` — flat, ordered, deduplicated, stripped — without a regex split of
+    every id: only an element that holds ``GRAPH_FIELD_SEP`` is split (none does in the rows LucasRAG writes).
+    A hub entity lists thousands of chunks, and every edit that touches it merged them all again."""
+    from lightrag.utils import GRAPH_FIELD_SEP
+
+    merged: dict[str, None] = {}
+    for sequence in (existing, new):
+        for value in sequence or ():
+            if not value:
+                continue
+            value = value if isinstance(value, str) else str(value)
+            for part in value.split(GRAPH_FIELD_SEP) if GRAPH_FIELD_SEP in value else (value,):
+                if part := part.strip():
+                    merged.setdefault(part)
+    return list(merged)
 
 
 def _merge_fragments(old_description: object, new: list[str]) -> list[str]:

@@ -40,6 +40,7 @@ from lucasrag.index._lightrag._graph_rows import (
     _keywords,
     _merge_fragments,
     _merge_paths,
+    _merged_sources,
     _node_name,
     _relation_key,
     _split,
@@ -71,8 +72,6 @@ class GraphWriter:
         ``lucasrag.entities.extract_chunk``) into the graph; vectors of the new
         entity/relation texts come from ``embed`` (the embedding cache). Call after ``write``
         of the same chunks and before ``flush``."""
-        from lightrag.utils import merge_source_ids
-
         rag, graph = self._rag, self._rag.chunk_entity_relation_graph
         stats = GraphStats()
         ents: dict[str, _GraphAcc] = {}
@@ -107,7 +106,7 @@ class GraphWriter:
         entity_tracking: dict[str, dict] = {}
         for name, row in zip(names, tracked):
             acc, old = ents[name], nodes.get(name) or {}
-            full = merge_source_ids(_tracked_sources(row, old), acc.sources)
+            full = _merged_sources(_tracked_sources(row, old), acc.sources)
             fragments = _merge_fragments(old.get("description"), acc.fragments)
             node = self._node_row(
                 name,
@@ -129,7 +128,7 @@ class GraphWriter:
         for (a, b), row in zip(pairs, rel_tracked):
             acc = rels[(a, b)]
             old = edges.get((a, b)) or edges.get((b, a)) or {}
-            full = merge_source_ids(_tracked_sources(row, old), acc.sources)
+            full = _merged_sources(_tracked_sources(row, old), acc.sources)
             weight = float(old.get("weight") or 0.0) + acc.weight
             keywords = ", ".join(dict.fromkeys(_keywords(old.get("keywords")) + acc.keywords))
             edge = self._edge_row(

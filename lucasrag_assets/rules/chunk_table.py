@@ -21,7 +21,7 @@ from lucasrag.vocabulary import ChunkRecord, DeferenceSubject
 from lucasrag_assets.rules.ageing import note_ageing
 from lucasrag_assets.rules.banding import BandDecision, decide_band
 from lucasrag_assets.rules.care.detector import assess_chunk, released_examples, withheld_subjects
-from lucasrag_assets.rules.care.mentions import carried_reference, note_reference
+from lucasrag_assets.rules.care.mentions import WHOLE_CHUNK_MENTION, carried_reference, note_reference
 from lucasrag_assets.rules.care.model import Exemplar
 from lucasrag_assets.rules.care.vectors import SpanEmbed
 from lucasrag_assets.rules.chunking import chunk_id, chunk_text, doc_id
@@ -161,7 +161,12 @@ def chunk_frame(
                 note_date=note["date"],
                 embed=embed,
             )
-            previous = {a.subject: a.mention for a in care if a.mention and a.source != "resolution"}
+            # how the note named each subject: a chunk that only went on by pronoun keeps the earlier naming
+            previous = {
+                a.subject: previous.get(a.subject, a.mention) if a.mention == WHOLE_CHUNK_MENTION else a.mention
+                for a in care
+                if a.mention and a.source != "resolution"
+            }
             rows.append(
                 {
                     "chunk_id": chunk_id(note["path"], index, text),

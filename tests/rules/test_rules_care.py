@@ -212,7 +212,7 @@ def test_a_chunk_goes_on_about_the_subject_of_the_chunk_before(text, carried):
     refs = carried_reference(text, {"Grandad Tom": "Grandad"})
     assert bool(refs) is carried
     if carried:
-        assert refs["Grandad Tom"].startswith("the chunk before names 'Grandad' and this one goes on with")
+        assert refs["Grandad Tom"].startswith("an earlier chunk names 'Grandad' and this one goes on with")
         (a,) = assess_chunk(text, EVERYONE, note_refs=refs)
         assert (a.subject, a.outcome, a.reference) == ("Grandad Tom", "withheld", refs["Grandad Tom"])
     assert carried_reference(text, {}) == {}

@@ -357,13 +357,15 @@ def note_reference(names: Sequence[str], first_chunk: str, subjects: Sequence[De
     return out
 
 
+#: The mention of a chunk that refers to a subject without naming it (:func:`whole_chunk`).
+WHOLE_CHUNK_MENTION = "(the note)"
 #: A capitalised word inside a sentence: someone (or something) else named before the pronoun.
 _INNER_NAME = re.compile(r"(?<=[\w,;:)] )(?!I\b)[A-Z][a-z\u00e0-\u00ff]+")
 
 
 def carried_reference(text: str, previous: dict[str, str]) -> dict[str, str]:
     """The subjects a chunk refers to by going on from the chunk before: ``previous`` maps each subject the
-    previous chunk of the note refers to → how it named it; the chunk refers to them too when one of its first
+    previous chunk of the note refers to → how the note named it; the chunk refers to them too when one of its first
     two sentences uses a third-person pronoun before anyone else is named inside a sentence ("Grandad's
     stone is weathered." | "He would have hated the new fence."). A note is cut into chunks by length, not by
     who it is about, so without this the second chunk of a long entry would be about nobody. Errs towards
@@ -380,7 +382,7 @@ def carried_reference(text: str, previous: dict[str, str]) -> dict[str, str]:
             return {}  # someone else is named first: the pronoun may well be theirs
         if pronoun:
             return {
-                name: f"the chunk before names {how!r} and this one goes on with {pronoun.group(0)!r}"
+                name: f"an earlier chunk names {how!r} and this one goes on with {pronoun.group(0)!r}"
                 for name, how in previous.items()
             }
     return {}
@@ -391,4 +393,4 @@ def whole_chunk(text: str, subject: DeferenceSubject, evidence: str) -> SubjectC
     sentences = split_structured(text)
     spans = tuple((s.start, s.end) for s in sentences)
     texts = tuple(s.text for s in sentences)
-    return SubjectContext(subject.name, ("(the note)",), texts, (), spans, texts, spans, (), evidence)
+    return SubjectContext(subject.name, (WHOLE_CHUNK_MENTION,), texts, (), spans, texts, spans, (), evidence)

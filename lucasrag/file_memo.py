@@ -16,7 +16,8 @@ T = TypeVar("T")
 _cache: dict[tuple, tuple[tuple, object]] = {}
 
 
-def _stamp(path: Path) -> tuple | None:
+def file_stamp(path: Path) -> tuple | None:
+    """(inode, mtime, size) of ``path``, None when it cannot be read: changes with every write."""
     try:
         st = path.stat()
     except OSError:
@@ -27,7 +28,7 @@ def _stamp(path: Path) -> tuple | None:
 
 def read_when_changed(key: tuple, files: Sequence[Path], load: Callable[[], T]) -> T:
     """``load()``, re-run only when one of ``files`` changed since the last call with ``key``."""
-    stamp = tuple(_stamp(f) for f in files)
+    stamp = tuple(file_stamp(f) for f in files)
     cached = _cache.get(key)
     if cached is None or cached[0] != stamp:
         cached = _cache[key] = (stamp, load())

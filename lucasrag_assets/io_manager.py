@@ -17,18 +17,15 @@ from pathlib import Path
 import polars as pl
 from dagster import InputContext, IOManager, OutputContext, io_manager
 
+from lucasrag.file_memo import file_stamp
+
 #: Frames kept per process (most recently used): every asset of one data folder, with room to spare.
 _KEPT = 16
 _frames: OrderedDict[Path, tuple[tuple, pl.DataFrame]] = OrderedDict()
 
 
-def _identity(path: Path) -> tuple:
-    st = path.stat()
-    return st.st_ino, st.st_mtime_ns, st.st_size  # a write replaces the file whole: a new inode
-
-
 def _keep(path: Path, frame: pl.DataFrame) -> None:
-    _frames[path] = (_identity(path), frame)
+    _frames[path] = (file_stamp(path), frame)
     _frames.move_to_end(path)
     while len(_frames) > _KEPT:
         _frames.popitem(last=False)
@@ -65,7 +62,7 @@ class DataFolderIOManager(IOManager):
                 "(the ingest job)"
             )
         kept = _frames.get(path)
-        if kept is not None and kept[0] == _identity(path):
+        if kept is not None and kept[0] == file_stamp(path):
             _frames.move_to_end(path)
             return kept[1]
         frame = pl.read_parquet(path)

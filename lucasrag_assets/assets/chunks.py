@@ -188,6 +188,7 @@ def banded_chunks(
     finally:
         cache.close()
     _remember_chunks(settings, frame)
+    pairs = [a for (a,) in care_assessments(frame)]
     context.add_output_metadata(
         {
             "chunks": frame.height,
@@ -195,8 +196,8 @@ def banded_chunks(
             **{f"chunks_{ws}": frame.filter(pl.col("workspace") == ws).height for ws in WORKSPACES},
             "archival": frame.filter(pl.col("band") == "archival").height,
             "charged": frame.filter(pl.col("charged").list.len() > 0).height,
-            "care_pending_pairs": sum(care_pending(a) for (a,) in care_assessments(frame)),
-            "care_released_pairs": sum(a["outcome"] == "released" for (a,) in care_assessments(frame)),
+            "care_pending_pairs": sum(care_pending(a) for a in pairs),
+            "care_released_pairs": sum(a["outcome"] == "released" for a in pairs),
             "archive_cutoff": settings.archive_cutoff.isoformat(),
             "care_model": shipped_model().version,
             "care_vector_evidence": vector_off or f"on ({shipped_model().vector.embedding_model})",

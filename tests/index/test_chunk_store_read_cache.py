@@ -37,7 +37,18 @@ def store(tmp_path):
     s.close()
 
 
-DATES = ["2013-01-05", "2013-06-30", "2013-12-31", "2014-01-01", "2012-12-31", None, "2013-03", "2019-07-01"]
+DATES = [
+    "2013-01-05",
+    "2013-06-30",
+    "2013-12-31",
+    "2014-01-01",
+    "2012-12-31",
+    None,
+    "2013-03",
+    "2019-07-01",
+    "2013-12-31T09:00",  # after "2013-12-31" as text: outside a period ending that day, as in SQL
+    "2013-06-30",
+]
 
 
 @pytest.mark.parametrize(
@@ -47,6 +58,8 @@ DATES = ["2013-01-05", "2013-06-30", "2013-12-31", "2014-01-01", "2012-12-31", N
         [("2013-01-01", "2013-12-31"), ("2019-01-01", "2019-12-31")],
         [("2012-12-31", "2012-12-31")],
         [("1990-01-01", "1990-12-31")],
+        [("2013-06-01", "2014-06-30"), ("2013-01-01", "2013-12-31")],  # overlapping, out of order
+        [("2013-01-01", "2013-12-31T23:59")],
     ],
 )
 def test_nearest_dated_matches_the_table_scan(store, periods):
@@ -57,6 +70,21 @@ def test_nearest_dated_matches_the_table_scan(store, periods):
         _scan(store, query, periods, 3) if any(lo <= (d or "") <= hi for d in DATES for lo, hi in periods) else []
     )
     assert store.nearest_dated(query, periods, 3) == expected
+
+
+def test_nearest_dated_breaks_ties_in_table_order_and_keeps_to_folders(store):
+    same = _vectors(1, 6)[0]
+    records = [
+        ChunkRecord(f"c{i}", f"d{i}", "personal", path, 0, "text", "present", "date", date, ())
+        for i, (path, date) in enumerate(
+            [("b/x.md", "2013-05-01"), ("a/y.md", "2013-02-01"), ("b/z.md", "2013-09-01"), ("b/w.md", "2012-01-01")]
+        )
+    ]
+    store.add_chunks(records, np.stack([same] * len(records)))
+    year = [("2013-01-01", "2013-12-31")]
+    assert store.nearest_dated(same, year, 2) == ["c0", "c1"]  # equal scores: the order the rows were written
+    assert store.nearest_dated(same, year, 5, folders=["b"]) == ["c0", "c2"]
+    assert store.nearest_dated(same, year, 5, folders=["c"]) == []
 
 
 def test_the_caches_follow_the_stores_own_writes(store):

@@ -83,6 +83,12 @@ def eligible_count(store, gate: TemporalSignals, filters: Filters | None = None)
     return present + store.band_counts(_iso(gate.periods)).get("archival", 0)
 
 
+async def _read(store, read, *args):
+    """``read(*args)``, off the event loop when the store waits on a server (PostgreSQL): the workspaces'
+    reads then overlap instead of queueing behind each other on the loop; an in-memory read runs here."""
+    return await asyncio.to_thread(read, *args) if store.waits_on_server else read(*args)
+
+
 async def _fetch(
     ws: OpenWorkspace,
     text: str,
@@ -92,7 +98,7 @@ async def _fetch(
     periods=(),
     graph: bool = True,
     keywords=(),
-    eligible=None,
+    gate: TemporalSignals | None = None,
     filters: Filters | None = None,
 ) -> tuple[list[Candidate], list[str]]:
     """Up to ``need`` candidates that survive the policy, asking LightRAG for
@@ -104,10 +110,12 @@ async def _fetch(
     its folders) pass: their nearest are the whole share, so the filter costs no
     extra rounds.
     Returns the candidates and the ids of those reached through the entity graph."""
+    store = ws.store
     if filters is not None and (span := filters.iso_period) is not None:
-        dated = ws.store.nearest_dated(vector, [span], need, filters.folders)
+        dated = await _read(store, store.nearest_dated, vector, [span], need, filters.folders)
     else:  # half the share at most, so the best matches outside the period still compete
-        dated = ws.store.nearest_dated(vector, _iso(periods), need // 2)
+        dated = await _read(store, store.nearest_dated, vector, _iso(periods), need // 2)
+    eligible = None if gate is None else await _read(store, eligible_count, store, gate, filters)
     target = need if eligible is None else min(need, eligible)
     fetch = need
     # Each round's list mostly repeats the last one's: its rows are read and judged once.
@@ -118,10 +126,10 @@ async def _fetch(
         hits = await ws.index.search(  # texts come from the chunk store (records below)
             text, fetch, query_vector=vector, graph=graph, ranking=ranking, rank_ahead=need * MAX_OVERFETCH, texts=False
         )
-        matched = ws.store.keyword_search(keywords, fetch) if keywords else []
+        matched = await _read(store, store.keyword_search, keywords, fetch) if keywords else []
         ids = list(dict.fromkeys([*dated, *fuse_rankings([[h.chunk_id for h in hits], matched])]))
         new = [i for i in ids if i not in known]
-        records = ws.store.get(new)
+        records = await _read(store, store.get, new)
         known.update((i, ws.candidate(records[i]) if i in records else None) for i in new)
         # the policy judges each candidate on its own metadata, so judging only the new ones is enough
         kept_ids.update(c.chunk_id for c in keep([known[i] for i in new if known[i] is not None]))
@@ -230,7 +238,7 @@ async def aquery(
                 temporal.periods,
                 options.graph,
                 keywords,
-                eligible_count(ws.store, gate, filters),
+                gate,
                 filters,
             )
             for ws in opened

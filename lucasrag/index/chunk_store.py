@@ -62,6 +62,8 @@ def _record(row: Sequence) -> ChunkRecord:
 class SqliteChunkStore:
     """One workspace's chunk metadata and vectors in ``chunks.sqlite``."""
 
+    waits_on_server = False  # reads are answered from memory and a local file (see ChunkStore)
+
     def __init__(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path

@@ -135,6 +135,8 @@ def workspace_has_rows(settings: Settings, workspace: str) -> bool:
 class PostgresChunkStore:
     """One workspace's chunk metadata and vectors in ``lucasrag_chunks`` / ``lucasrag_docs``."""
 
+    waits_on_server = True  # every read is a round trip to PostgreSQL (see ChunkStore)
+
     def __init__(self, settings: Settings, workspace: str) -> None:
         self.workspace = workspace
         self._db = connect(settings)

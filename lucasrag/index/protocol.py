@@ -23,6 +23,10 @@ from lucasrag.vocabulary import ChunkRecord
 class ChunkStore(Protocol):
     """One workspace's chunk metadata, vectors and keyword index."""
 
+    #: Whether a read waits on a server (a query runs it off its event loop, so that the workspaces' reads
+    #: overlap) rather than answering from this process's memory and files.
+    waits_on_server: bool
+
     def close(self) -> None: ...
 
     # ---- the write side (lucasrag.index.sync)

@@ -48,3 +48,21 @@ def test_retain_forgets_a_private_notes_vector_in_the_memory_too(tmp_path):
         cache.embed(["soon private text"])
     assert cache.misses == 2 + 1  # computed again: neither the file nor the memory kept it
     cache.close()
+
+
+def test_the_memory_answers_what_the_file_answers_in_order_and_read_only(tmp_path):
+    path = tmp_path / "embeddings.sqlite"
+    texts = ["pumps", "gaskets", "pumps", "valves"]  # a repeated text is one vector, at both places
+    plain = EmbeddingCache(path)
+    from_file = plain.embed(texts)
+    with plain.remembering("routing"):
+        first = plain.embed(texts[:3])
+        prototypes = plain.embed(["a prototype"])
+    with plain.remembering("routing"):
+        again = plain.embed([*reversed(texts), "a prototype"])  # new order, a text of another answer
+    np.testing.assert_array_equal(again[:4], from_file[::-1])
+    np.testing.assert_array_equal(again[4], prototypes[0])
+    np.testing.assert_array_equal(first, from_file[:3])
+    assert not again.flags.writeable  # the process keeps it for the next run: nobody may change it
+    assert plain.embed(["pumps"]).flags.writeable  # outside remembering(): the caller's own array
+    plain.close()

@@ -54,3 +54,8 @@ def test_every_profile_has_its_stores():
 def test_an_unknown_profile_is_named_in_the_error(tmp_path, call):
     with pytest.raises(SettingsError, match="LUCASRAG_PROFILE='cloud' is not one of embedded, production"):
         call(_settings(tmp_path, profile="cloud"), "technical")
+
+
+@pytest.mark.parametrize(("implementation", "waits"), [(SqliteChunkStore, False), (PostgresChunkStore, True)])
+def test_each_store_says_whether_its_reads_wait_on_a_server(implementation, waits):
+    assert implementation.waits_on_server is waits  # a query runs a waiting store's reads off its event loop

@@ -115,8 +115,10 @@ def build_centroids(
     """Unit centroid per workspace from its prototypes and the person's labelled notes."""
     centroids = {}
     for ws in WORKSPACES:
-        rows = [*prototype_vectors[ws], *exemplar_vectors.get(ws, ())]
-        mean = np.mean(np.stack(rows), axis=0)
+        parts = [np.asarray(prototype_vectors[ws])]
+        if len(exemplars := exemplar_vectors.get(ws, ())):
+            parts.append(np.asarray(exemplars))  # a matrix's rows or a list of vectors: one copy, not one per row
+        mean = np.mean(np.concatenate(parts), axis=0)
         centroids[ws] = mean / max(float(np.linalg.norm(mean)), 1e-12)
     return centroids
 
@@ -242,7 +244,7 @@ def route(
 
 def _centroids(prototypes: Mapping[str, np.ndarray], labels: Sequence[str | None], vectors: np.ndarray):
     """:func:`build_centroids` with each workspace's exemplars: the rows of ``vectors`` labelled with it, in order."""
-    exemplars = {ws: [vectors[i] for i, label in enumerate(labels) if label == ws] for ws in WORKSPACES}
+    exemplars = {ws: vectors[[i for i, label in enumerate(labels) if label == ws]] for ws in WORKSPACES}
     return build_centroids(prototypes, exemplars)
 
 

@@ -39,16 +39,20 @@ def _unique(tag: str) -> str:
 
 
 def pick_note(settings, workspace: str) -> Path:
-    """An indexed, present, uncharged note of ``workspace`` that declares no workspace of its own."""
+    """An indexed, present, uncharged note of ``workspace`` that declares no workspace of its own, written in
+    the last year: present in whichever workspace it moves to (an older technical reference stays present
+    where it is and would be archival among the diary entries: the move's check would find it withheld)."""
     import polars as pl
 
     from lucasrag.catalog import read_catalog
 
+    year_ago = (settings.now.replace(year=settings.now.year - 1)).isoformat()
     catalog = read_catalog(settings).filter(
         (pl.col("status") == "indexed")
         & (pl.col("band") == "present")
         & (pl.col("charged").list.len() == 0)
         & (pl.col("workspace") == workspace)
+        & (pl.col("date") >= year_ago)
     )
     for path in catalog.sort("path")["path"]:
         text = (settings.vault / path).read_text(encoding="utf-8")

@@ -2,6 +2,7 @@
 
 from dagster import Definitions, load_assets_from_modules
 
+from lucasrag.huge_pages import avoid_huge_page_stalls
 from lucasrag.progress import NullProgress, Progress
 from lucasrag_assets.assets import care, catalog, chunks, notes, routing
 from lucasrag_assets.assets.care import care_reviewed, record_care_decision
@@ -17,6 +18,9 @@ from lucasrag_assets.automation import (
 from lucasrag_assets.io_manager import data_folder_io_manager
 from lucasrag_assets.pending_reviews import approve_pending_note, decide_pending_care, pending_reviews
 from lucasrag_assets.resources import LucasragSettings
+
+# every process that runs the ingest's steps loads this module: its big per-run frames and matrices (lucasrag.huge_pages)
+avoid_huge_page_stalls()
 
 ALL_ASSETS = [*load_assets_from_modules([notes, routing, chunks, catalog, care]), *INDEX_ASSETS]
 

@@ -7,11 +7,18 @@ writes only their rows, stamped with the next ``seq`` (a removed node or edge is
 number: the log never holds a name, so a note turned private leaves none behind). A reader in another
 process (or another instance in this one) brings its graph up to date by those rows, as the vector store
 does (``_sqlite_vectors``), instead of parsing the whole graph again.
+
+A long-lived process (``lucasrag watch``, ``mcp --watch``, the sensor's in-process run) opens a workspace's
+index for every run that changes it: the graph a closed storage held, everything in it flushed, is kept in
+the process (``_KEPT``) and the next storage of the same file takes it and follows the flushes since, instead
+of reading every row again (≈ 1.1 s for the largest workspace at 100,000 notes). The file's ``generation``,
+a random number written with its first flush, tells a rebuilt file from the one the graph came from.
 """
 
 from __future__ import annotations
 
 import json
+import secrets
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,6 +30,21 @@ from lucasrag.index._lightrag._sqlite_file import Transaction, connect, counter,
 
 #: Removals older than this many flushes leave the log; a reader that far behind loads the graph afresh.
 KEPT_DELETES = 10_000
+
+
+@dataclass
+class _Kept:
+    """A closed storage's graph, every change flushed: what it held at flush ``seq`` of file ``generation``."""
+
+    generation: int
+    seq: int
+    graph: nx.Graph
+    node_rows: dict[int, str]
+    edge_rows: dict[int, tuple[str, str]]
+
+
+#: (lightrag.sqlite's folder, namespace) → the graph the last storage of that file closed with (module doc).
+_KEPT: dict[tuple[str, str], _Kept] = {}
 
 
 def _pair(a: str, b: str) -> tuple[str, str]:
@@ -58,7 +80,17 @@ class SqliteGraphStorage(NetworkXStorage):
         if self._db is None:
             self._db = connect(self._folder)
             import_once(self._db, f"graph:{self.namespace}", Path(self._graphml_xml_file), self._copy_legacy)
-            self._load()
+            kept = _KEPT.pop(self._kept_key(), None)  # taken: no two storages ever share one graph
+            if kept is not None and kept.generation == self._count(self._db, "generation"):
+                self._graph, self._seq = kept.graph, kept.seq
+                self._node_rows, self._edge_rows = kept.node_rows, kept.edge_rows
+                self._version = None  # another connection's data_version: check the flushes since
+                self._follow()
+            else:
+                self._load()
+
+    def _kept_key(self) -> tuple[str, str]:
+        return (str(self._folder.resolve()), self.namespace)
 
     def _copy_legacy(self, db, legacy: Path) -> None:
         graph = nx.read_graphml(legacy)
@@ -74,6 +106,9 @@ class SqliteGraphStorage(NetworkXStorage):
 
     async def finalize(self) -> None:
         if self._db is not None:
+            generation = self._count(self._db, "generation")
+            if generation and not self._touched_nodes and not self._touched_edges:  # all of it is in the file
+                _KEPT[self._kept_key()] = _Kept(generation, self._seq, self._graph, self._node_rows, self._edge_rows)
             self._db.close()
             self._db = None
 
@@ -217,6 +252,8 @@ class SqliteGraphStorage(NetworkXStorage):
                 db.execute("DELETE FROM graph_deletes WHERE namespace = ? AND seq <= ?", (ns, seq - KEPT_DELETES))
                 self._count(db, "pruned", seq - KEPT_DELETES)
             self._count(db, "seq", seq)
+            if not self._count(db, "generation"):  # this file's own number (a rebuilt file draws another)
+                self._count(db, "generation", secrets.randbits(62) or 1)
         for kind, rid in gone:
             (self._node_rows if kind == "node" else self._edge_rows).pop(rid, None)
         self._node_rows.update(written_nodes)

@@ -1,10 +1,13 @@
-"""What the benchmark scripts share: the query set, the percentile, the generated vault and its ingest."""
+"""What the benchmark scripts share: the query set, the percentile, the generated vault and its ingest, and
+the resident memory of process trees."""
 
 from __future__ import annotations
 
+import collections
 import os
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -140,3 +143,46 @@ def cpu_ms(pid: int) -> float:
         except (FileNotFoundError, ProcessLookupError):
             continue  # a thread that ended meanwhile
     return total / 1e6
+
+
+def rss_mb(pid: int, field: str = "VmRSS") -> float:
+    """A process's ``/proc`` memory field in MB (0 once it is gone)."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith(field + ":"):
+                return int(line.split()[1]) / 1024
+    except (FileNotFoundError, ProcessLookupError):
+        pass
+    return 0.0
+
+
+def process_tree(pid: int) -> list[int]:
+    """``pid`` and its descendants (Linux /proc)."""
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        out.append(p)
+        try:
+            for task in Path(f"/proc/{p}/task").iterdir():
+                todo.extend(int(c) for c in (task / "children").read_text().split())
+        except (FileNotFoundError, ProcessLookupError):
+            continue
+    return out
+
+
+class RssSampler(threading.Thread):
+    """Peak RSS (MB) of named process trees, sampled every 0.5 s."""
+
+    def __init__(self) -> None:
+        super().__init__(daemon=True)
+        self.trees: dict[str, int] = {}
+        self.peak: dict[str, float] = collections.defaultdict(float)
+        self.done = threading.Event()
+
+    def run(self) -> None:
+        while not self.done.wait(0.5):
+            self.sample()
+
+    def sample(self) -> None:
+        for name, pid in list(self.trees.items()):
+            self.peak[name] = max(self.peak[name], sum(rss_mb(p) for p in process_tree(pid)))

@@ -39,48 +39,9 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import NOW, build_generated, ensure_ingested, ingest, pct  # noqa: E402
+from _common import NOW, RssSampler, build_generated, ensure_ingested, ingest, pct, rss_mb  # noqa: E402
 
 MARK = "loadbenchmarkline"
-
-
-def _rss_mb(pid: int, field: str = "VmRSS") -> float:
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith(field + ":"):
-                return int(line.split()[1]) / 1024
-    except (FileNotFoundError, ProcessLookupError):
-        pass
-    return 0.0
-
-
-def _tree(pid: int) -> list[int]:
-    """``pid`` and its descendants (Linux /proc)."""
-    out, todo = [], [pid]
-    while todo:
-        p = todo.pop()
-        out.append(p)
-        try:
-            for task in Path(f"/proc/{p}/task").iterdir():
-                todo.extend(int(c) for c in (task / "children").read_text().split())
-        except (FileNotFoundError, ProcessLookupError):
-            continue
-    return out
-
-
-class RssSampler(threading.Thread):
-    """Peak RSS (MB) of named process trees, sampled every 0.5 s."""
-
-    def __init__(self) -> None:
-        super().__init__(daemon=True)
-        self.trees: dict[str, int] = {}
-        self.peak: dict[str, float] = collections.defaultdict(float)
-        self.done = threading.Event()
-
-    def run(self) -> None:
-        while not self.done.wait(0.5):
-            for name, pid in list(self.trees.items()):
-                self.peak[name] = max(self.peak[name], sum(_rss_mb(p) for p in _tree(pid)))
 
 
 def clients(settings, cases, n_clients: int, seconds: float) -> dict:
@@ -180,7 +141,7 @@ def run_profile(settings, truth, args, services: dict[str, int]) -> list[dict]:
             "p99": pct(lat, 0.99) if lat else float("nan"),
             "errors": sum(out["errors"].values()),
             "error_kinds": dict(out["errors"]),
-            "query_rss_mb": _rss_mb(os.getpid(), "VmHWM"),
+            "query_rss_mb": rss_mb(os.getpid(), "VmHWM"),
             "peaks": dict(sampler.peak),
             "load": (load0, os.getloadavg()),
         }

@@ -29,69 +29,38 @@ import os
 import shutil
 import subprocess
 import sys
-import threading
 import time
-from collections import defaultdict
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from benchmarks._common import NOW, add_scale_build_arguments, pct  # noqa: E402
+from benchmarks._common import NOW, RssSampler, add_scale_build_arguments, pct, process_tree, rss_mb  # noqa: E402
 
 
-def _rss_mb(pid: int) -> float:
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    except (FileNotFoundError, ProcessLookupError):
-        pass
-    return 0.0
-
-
-def _children(pid: int) -> list[int]:
-    try:
-        return [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
-    except (FileNotFoundError, ProcessLookupError):
-        return []
-
-
-class PeakMemory:
-    """Peak RSS (MB) sampled every 0.5 s: this process's step children (the largest one at a time) and each
-    named service's process tree (summed)."""
+class PeakMemory(RssSampler):
+    """Peak RSS (MB) every 0.5 s: each named service's process tree (summed), this process and the largest of
+    its step processes at a time."""
 
     def __init__(self, services: dict[str, int]) -> None:
-        self.services, self.peaks = services, defaultdict(float)
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
+        super().__init__()
+        self.trees.update(services)
 
-    def _tree(self, pid: int) -> list[int]:
-        out, todo = [], [pid]
-        while todo:
-            p = todo.pop()
-            out.append(p)
-            todo += _children(p)
-        return out
-
-    def _run(self) -> None:
+    def sample(self) -> None:
+        super().sample()
         me = os.getpid()
-        while not self._stop.wait(0.5):
-            steps = [p for p in self._tree(me) if p != me]
-            self.peaks["step process (largest)"] = max(
-                self.peaks["step process (largest)"], max((_rss_mb(p) for p in steps), default=0.0)
-            )
-            self.peaks["ingest process"] = max(self.peaks["ingest process"], _rss_mb(me))
-            for name, pid in self.services.items():
-                self.peaks[name] = max(self.peaks[name], sum(_rss_mb(p) for p in self._tree(pid)))
+        steps = [p for p in process_tree(me) if p != me]
+        largest = max((rss_mb(p) for p in steps), default=0.0)
+        self.peak["step process (largest)"] = max(self.peak["step process (largest)"], largest)
+        self.peak["ingest process"] = max(self.peak["ingest process"], rss_mb(me))
 
     def __enter__(self) -> PeakMemory:
-        self._thread.start()
+        self.start()
         return self
 
     def __exit__(self, *exc) -> None:
-        self._stop.set()
-        self._thread.join()
+        self.done.set()
+        self.join()
 
 
 def time_queries(n_queries: int, rounds: int) -> dict:
@@ -144,7 +113,7 @@ def build(args, production, pg, neo) -> None:
     print(f"ingest {wall:.0f} s (load {os.getloadavg()[0]:.1f}); steps, s:")
     for step, seconds in sorted(summary.step_seconds.items(), key=lambda kv: -kv[1]):
         print(f"  {step:32s} {seconds:8.1f}")
-    print("peak RSS MB: " + ", ".join(f"{k} {v:.0f}" for k, v in memory.peaks.items()))
+    print("peak RSS MB: " + ", ".join(f"{k} {v:.0f}" for k, v in memory.peak.items()))
     with psycopg.connect(production.postgres_dsn) as conn:
         pg_mb = conn.execute("SELECT pg_database_size(current_database())").fetchone()[0] / 1e6
     with neo4j.GraphDatabase.driver(neo.uri, auth=(neo.user, neo.password)) as driver:

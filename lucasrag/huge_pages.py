@@ -13,14 +13,12 @@ from __future__ import annotations
 import os
 
 
-def avoid_huge_page_stalls() -> bool:
-    """Stop numpy advising huge pages for new arrays in this process, unless ``NUMPY_MADVISE_HUGEPAGE`` is
-    set; whether the advice is off now."""
+def avoid_huge_page_stalls() -> None:
+    """Stop numpy advising huge pages for new arrays in this process, unless ``NUMPY_MADVISE_HUGEPAGE`` is set."""
     if "NUMPY_MADVISE_HUGEPAGE" in os.environ:
-        return os.environ["NUMPY_MADVISE_HUGEPAGE"] == "0"
+        return
     try:
         from numpy._core.multiarray import _set_madvise_hugepage
     except ImportError:  # a numpy without the switch: nothing to turn off
-        return False
+        return
     _set_madvise_hugepage(False)
-    return True

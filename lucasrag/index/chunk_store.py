@@ -18,10 +18,9 @@ from pathlib import Path
 import numpy as np
 
 from lucasrag import lexical
-from lucasrag.blas import one_blas_thread
 from lucasrag.embedding import DIM
+from lucasrag.index.dated_vectors import DatedVectors
 from lucasrag.index.keyword_index import KeywordIndex, varints
-from lucasrag.vault_files import folder_of
 from lucasrag.vocabulary import CHUNK_COLUMNS, ChunkRecord, chunk_sql_columns
 
 _SCHEMA = f"""
@@ -73,8 +72,7 @@ class SqliteChunkStore:
         self._in_transaction = False
         self._db.executescript(_SCHEMA)
         self._backfill_terms()
-        # see _dated_vectors
-        self._dated: tuple[list[str], np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None
+        self._dated: DatedVectors | None = None  # see _dated_vectors
         self._counts: dict[tuple, dict[str, int]] = {}  # band_counts() per (periods, folders): asked every query
         # chunk id → row, filled by get(): each question reads hundreds of rows and most were read before
         self._rows: dict[str, ChunkRecord] = {}
@@ -123,27 +121,14 @@ class SqliteChunkStore:
             self._keywords = KeywordIndex(n_rows, n_tokens, sizes, postings)
         return self._keywords
 
-    def _dated_vectors(self) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """(chunk ids, dates, rowids, paths, vectors) of every dated chunk sorted by (date, rowid), read once per
-        open store: a period is then one contiguous slice (two binary searches), scored without a copy, instead of
-        every dated chunk's date compared on every question (≈ 15 ms a period question at 100,000 notes)."""
+    def _dated_vectors(self) -> DatedVectors:
+        """Every dated chunk, read once per open store (``lucasrag.index.dated_vectors``)."""
         if self._dated is None:
-            rows = self._db.execute(
-                "SELECT chunk_id, date, rowid, path, vector FROM chunks WHERE date IS NOT NULL ORDER BY rowid"
-            ).fetchall()
-            # sorted by numpy itself, so that its binary search agrees with the order (stable: rowid within a date)
-            order = np.argsort(np.array([r[1] for r in rows], dtype=str), kind="stable")
-            rows = [rows[i] for i in order]
-            ids = [r[0] for r in rows]
-            dates = np.array([r[1] for r in rows], dtype=str)
-            rowids = np.array([r[2] for r in rows], dtype=np.int64)
-            paths = np.array([r[3] for r in rows], dtype=object)
-            vectors = (
-                np.stack([np.frombuffer(r[4], dtype=np.float32) for r in rows])
-                if rows
-                else np.zeros((0, DIM), np.float32)
+            self._dated = DatedVectors(
+                self._db.execute(
+                    "SELECT chunk_id, date, rowid, path, vector FROM chunks WHERE date IS NOT NULL ORDER BY rowid"
+                ).fetchall()
             )
-            self._dated = (ids, dates, rowids, paths, vectors)
         return self._dated
 
     def close(self) -> None:
@@ -309,32 +294,7 @@ class SqliteChunkStore:
         if not periods or k < 1:
             return []
         self._fresh()
-        ids, dates, rowids, paths, vectors = self._dated_vectors()
-        # SQL's `date BETWEEN lo AND hi` on text is Python's str comparison: on the sorted dates, a slice
-        slices = sorted(
-            (int(np.searchsorted(dates, lo, "left")), int(np.searchsorted(dates, hi, "right"))) for lo, hi in periods
-        )
-        merged: list[list[int]] = []
-        for start, stop in slices:
-            if start >= stop:
-                continue
-            if merged and start <= merged[-1][1]:  # overlapping periods: one slice
-                merged[-1][1] = max(merged[-1][1], stop)
-            else:
-                merged.append([start, stop])
-        if not merged:
-            return []
-        rows = np.concatenate([np.arange(start, stop) for start, stop in merged])
-        with one_blas_thread():  # the same rule as the vector ranking's (lucasrag.blas)
-            scores = np.concatenate([vectors[start:stop] @ vector for start, stop in merged])
-        if folders:
-            inside = np.fromiter((folder_of(p, folders) is not None for p in paths[rows]), dtype=bool, count=len(rows))
-            rows, scores = rows[inside], scores[inside]
-        if len(rows) > k:  # the k best (and any tied with the k-th), then ordered: ties in table order
-            keep = np.flatnonzero(scores >= np.partition(scores, len(scores) - k)[len(scores) - k])
-            rows, scores = rows[keep], scores[keep]
-        best = np.lexsort((rowids[rows], -scores))[:k]
-        return [ids[rows[i]] for i in best]
+        return self._dated_vectors().nearest(vector, periods, k, folders)
 
     def band_counts(self, periods: Sequence[tuple[str, str]] = (), folders: Sequence[str] = ()) -> dict[str, int]:
         """Chunks per band, only those dated inside any period (ISO bounds, inclusive) when

@@ -85,6 +85,9 @@ PIP = DeferenceSubject("Pip", ("baby pip",))
 DAN = DeferenceSubject("Daniel Hart", ("dan", "daniel"))
 EVERYONE = (TOM, MAYA, MUM, DEV, PIP, DAN)
 WILL = DeferenceSubject("Will")
+NAN = DeferenceSubject("Nana Joan", ("nan", "nana"))
+JUNE = DeferenceSubject("June")
+SUMMER = DeferenceSubject("Summer")
 HOPE = DeferenceSubject("Hope")
 
 #: (text, subject, refers to it, why not: a fragment of the collision's evidence)
@@ -130,6 +133,21 @@ REFERENCES = [
     pytest.param("Will would have been 40 today.", WILL, True, None, id="name-then-modal"),
     pytest.param("Went to see Hope in hospital.", HOPE, True, None, id="capitalised-inside-a-sentence"),
     pytest.param("Will's bike is in the shed.", WILL, True, None, id="possessive-at-the-start"),
+    # a kinship word for anyone's relation, and a name that is also a month or a season, written as a time
+    pytest.param("A mum at the school gate asked about lifts.", MUM, False, "anyone's relation", id="a-mum"),
+    pytest.param("Every mum in the class got the email.", MUM, False, "anyone's relation", id="every-mum"),
+    pytest.param("As a new mum I had no idea.", MUM, False, "not yours: a new mum", id="a-new-mum"),
+    pytest.param("There's no mum to ring now.", MUM, True, None, id="no-mum-is-yours"),
+    pytest.param("What a mum she was.", MUM, True, None, id="what-a-mum"),
+    pytest.param("I had a dream nan was at sports day.", NAN, True, None, id="a-noun-before-the-name"),
+    pytest.param("Had a cuppa with mum.", MUM, True, None, id="a-cuppa-with-mum"),
+    pytest.param("In June we moved into the flat.", JUNE, False, "a time", id="in-june"),
+    pytest.param("Rent goes up on 12 June.", JUNE, False, "not the person: 12 June", id="day-before-month"),
+    pytest.param("Flights booked for June 2025.", JUNE, False, "not the person: June 2025", id="month-then-year"),
+    pytest.param("Last summer we went camping.", SUMMER, False, "not the person: Last summer", id="last-summer"),
+    pytest.param("Since June died the house is quiet.", JUNE, True, None, id="since-june-is-the-person"),
+    pytest.param("Weeded June's roses in June.", JUNE, True, None, id="possessive-is-the-person"),
+    pytest.param("June rang about the 3rd.", JUNE, True, None, id="june-at-the-start"),
     pytest.param(
         "Reminder: ring my stepdad Sun eve.",
         DeferenceSubject("Graham", ("my stepdad",)),
@@ -269,6 +287,22 @@ def test_withheld_until_released(text, subject, withheld):
 def test_a_collision_is_released_as_not_the_subject():
     (a,) = assess_chunk("Pairing with Maya Chen from the platform team. Maya found the race.", EVERYONE)
     assert (a.outcome, a.source) == ("released", "resolution") and a.why.startswith("not the subject: another person")
+
+
+@pytest.mark.parametrize(
+    "text, subject",
+    [
+        pytest.param("The twins' grandad died on Sunday. I can't stop crying and I miss him so much.", TOM, id="kin"),
+        pytest.param(
+            "Sam's mum is gone. We sat at the crematorium and sobbed. The grief is unbearable.", MUM, id="mum"
+        ),
+    ],
+)
+def test_a_look_alike_the_detector_reads_charged_stays_withheld(text, subject):
+    """A collision rule that misfires must not release grief: the detector still reads the chunk."""
+    (a,) = [a for a in assess_chunk(text, EVERYONE) if a.subject == subject.name]
+    assert (a.outcome, a.source, a.inferred) == ("withheld", "inferred", "charged") and a.pending
+    assert a.why.startswith("seems not the subject (someone else's relation") and a.sentence and a.score > 0.9
 
 
 def test_declared_wins_and_dismissed_wins():

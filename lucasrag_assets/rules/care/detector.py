@@ -173,6 +173,44 @@ def _decide(
     return "withheld", "inferred", f"{why}: {reading}; released when {s.release_rule}"
 
 
+def _look_alike(
+    text: str,
+    subject: DeferenceSubject,
+    context: SubjectContext,
+    whole: SubjectContext | None,
+    model: CareModel,
+    vector_model,
+    pair_vectors: Mapping[str, tuple[np.ndarray | None, str | None]],
+    focus_vectors: Mapping[str, np.ndarray | None],
+    pooled: np.ndarray | None,
+) -> CareAssessment:
+    """A chunk whose mentions all look like someone else or a word: released as not the subject, unless the
+    detector reads the chunk as charged (then withheld and pending, with both pieces of evidence)."""
+    why = "not the subject: " + "; ".join(context.collisions)
+    if whole is None:  # the person released this note for the subject: nothing to read
+        return CareAssessment(subject.name, "released", "resolution", why, reference=why)
+    name = subject.name
+    s = _score(
+        text, subject, whole, model, vector_model, pair_vectors.get(name, (None, None)), pooled, focus_vectors.get(name)
+    )
+    scores = dict(
+        score=round(s.p, 4),
+        inferred=s.inferred,
+        nearest=s.nearest,
+        lexical_score=round(s.lexical, 4),
+        vector_score=None if s.vector is None else round(s.vector, 4),
+        vector_view=s.view,
+        prototype=s.prototype,
+        rule_cue=s.cue,
+    )
+    if s.inferred == "charged":
+        looks = "; ".join(context.collisions)
+        held = f"seems not the subject ({looks}), but the detector reads it charged (score {s.p:.2f})"
+        sentence = next((t for t in whole.sentences if subject_pattern(subject).search(t)), None)
+        return CareAssessment(name, "withheld", "inferred", held, reference=why, sentence=sentence, **scores)
+    return CareAssessment(name, "released", "resolution", why, reference=why, **scores)
+
+
 def assess_chunk(
     text: str,
     subjects: Sequence[DeferenceSubject],
@@ -206,7 +244,15 @@ def assess_chunk(
     for name, evidence in (note_refs or {}).items():  # the note is about the subject: so is this chunk
         if name in by_name and not (name in contexts and contexts[name].mentions):
             contexts[name] = whole_chunk(text, by_name[name], evidence)
+    # A chunk whose every mention looks like someone else or a word is still read by the detector: a rule that
+    # misfires ("after the rory update: hearing his voice in empty rooms") must not release grief.
+    look_alikes = {
+        n: whole_chunk(text, by_name[n], "")
+        for n, c in contexts.items()
+        if not c.mentions and n not in declared_names and n.casefold() not in dismissed_folded
+    }
     referring = [c for c in contexts.values() if c.mentions and c.subject not in declared_names]
+    referring += list(look_alikes.values())
     vector_model = model.vector if model.vector is not None and embed is not None and referring else None
     pair_vectors: dict[str, tuple[np.ndarray | None, str | None]] = {}
     focus_vectors: dict[str, np.ndarray | None] = {}
@@ -221,8 +267,17 @@ def assess_chunk(
             found[name] = replace(found[name], mention=context.mentions[0] if context.mentions else None)
             continue
         if not context.mentions:
-            why = "not the subject: " + "; ".join(context.collisions)
-            found[name] = CareAssessment(name, "released", "resolution", why, reference=why)
+            found[name] = _look_alike(
+                text,
+                by_name[name],
+                context,
+                look_alikes.get(name),
+                model,
+                vector_model,
+                pair_vectors,
+                focus_vectors,
+                pooled,
+            )
             continue
         sentence = context.focus_sentences[0] if context.focus_sentences else None
         ref = dict(mention=context.mentions[0], reference=context.reference, sentence=sentence)

@@ -25,7 +25,8 @@ Some mentions are not the subject (a *collision*), and each says why:
   every bare mention of the same name in the chunk, is not the subject;
 * a name placed among work or neighbours ("Maya from accounts", "my colleague Dan");
 * someone else's relation when the subject is the writer's ("Sam's mum", "his grandad"
-  when the subject is Mum or Grandad);
+  when the subject is Mum or Grandad), or anyone's ("a mum at the school gate", "every mum");
+* a name that is also a month or a season, written as a time ("in June", "12 June", "last summer");
 * a common word that is also a name, used as a word: after an article or a quantifier
   ("a pip", "the iris", "some dev boxes") or inside code (`` `pip install` ``);
 * a business named after someone, where the text goes ("a table at Maya's Diner").
@@ -90,6 +91,29 @@ _VERB_AFTER_AT_START = re.compile(
     r"\s+(?:be|been|you['’]re|you are|you['’]ve|you have|you had|you['’]ll|everything|everyone|all['’]s|all is)\b",
     re.IGNORECASE,
 )
+#: Before a kinship word, what makes it anyone's relation rather than the writer's: "a mum at the school gate",
+#: "every mum in the class", "as a new mum", "another mum". Between them only a word that describes a relation
+#: ("new", "single", "working"): "had a dream nan was there" and "a walk with mum" stay the subject; not "no mum"
+#: ("no mum to ring now"), "what a" or "such a" ("what a mum she was").
+_GENERIC_KIN = re.compile(
+    r"(?<!what )(?<!such )\b(?:a|an|every|each|another|any|one)\s+"
+    r"(?:(?:new|single|young|first-time|working|stay-at-home|lone|proud|busy|fellow|expectant|teenage|other|"
+    r"good|great|fun|cool|strict)\s+)?$",
+    re.IGNORECASE,
+)
+#: A subject named like a month or a season ("June", "April", "Summer") written as a time: after "in",
+#: "during", "last", "early" ... or beside a day or a year ("12 June", "June 2024", "June 3rd"). Not after
+#: "since" or "until" ("since June died" is the person).
+_TIME_NAMES = frozenset(
+    "january february march april may june july august september october november december "
+    "spring summer autumn winter".split()
+)
+_TIME_BEFORE = re.compile(
+    r"(?:\b(?:in|during|last|next|this|early|mid|late|throughout|(?:the\s+)?(?:end|start|beginning|middle)\s+of)"
+    r"\s+|\b\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?|\bmid-)$",
+    re.IGNORECASE,
+)
+_TIME_AFTER = re.compile(r",?\s+(?:\d{4}\b|\d{1,2}(?:st|nd|rd|th)?\b(?![:.]\d))")
 #: A business named after someone, where the text goes to it: "a table at Maya's Diner". Commercial words only,
 #: after a preposition: a heading "Nana's Kitchen" or "Grandad's Farm" is about the person.
 _BUSINESS = re.compile(
@@ -242,6 +266,13 @@ def collision(sentence: str, start: int, end: int, subject: DeferenceSubject) ->
         return f"a place named {written!r}"
     if first in KINSHIP and (m := _OTHER_OWNER.search(before)):
         return f"someone else's relation: {m.group(0).strip()} {written}"
+    if first in KINSHIP and len(word.split()) == 1 and (m := _GENERIC_KIN.search(before)):
+        return f"anyone's relation, not yours: {m.group(0).strip()} {written}"
+    if word in _TIME_NAMES and not written.endswith(("'s", "’s")):
+        if m := _TIME_BEFORE.search(before):
+            return f"a time, not the person: {m.group(0).strip()} {written}"
+        if m := _TIME_AFTER.match(sentence, end):
+            return f"a time, not the person: {written}{m.group(0)}"
     if first not in KINSHIP and len(word.split()) == 1:
         if _PLACED_BEFORE.search(before):
             return f"another person: {_PLACED_BEFORE.search(before).group(0).strip()} {written}"

@@ -21,7 +21,12 @@ from lucasrag.vocabulary import ChunkRecord, DeferenceSubject
 from lucasrag_assets.rules.ageing import note_ageing
 from lucasrag_assets.rules.banding import BandDecision, decide_band
 from lucasrag_assets.rules.care.detector import assess_chunk, released_examples, withheld_subjects
-from lucasrag_assets.rules.care.mentions import WHOLE_CHUNK_MENTION, carried_reference, note_reference
+from lucasrag_assets.rules.care.mentions import (
+    WHOLE_CHUNK_MENTION,
+    carried_reference,
+    note_namesakes,
+    note_reference,
+)
 from lucasrag_assets.rules.care.model import Exemplar
 from lucasrag_assets.rules.care.vectors import SpanEmbed
 from lucasrag_assets.rules.chunking import chunk_id, chunk_text, doc_id
@@ -148,7 +153,9 @@ def chunk_frame(
         decision = note_band(note, settings.archive_cutoff)
         date = note["date"].isoformat() if note["date"] else None
         declared = note["declared_charged"] or []
-        refs = note_reference(note_names(note), texts[0] if texts else "", subjects) if subjects else {}
+        names, head = note_names(note), texts[0] if texts else ""
+        refs = note_reference(names, head, subjects) if subjects else {}
+        namesakes = note_namesakes(names, head, subjects) if subjects else {}
         previous: dict[str, str] = {}  # the subjects the chunk before referred to → how it named them
         for index, text in enumerate(texts):
             care = assess_chunk(
@@ -158,6 +165,7 @@ def chunk_frame(
                 dismissed=dismissed.get(note["path"], ()),
                 released_examples=examples,
                 note_refs={**carried_reference(text, previous), **refs},
+                namesakes=namesakes,
                 note_date=note["date"],
                 embed=embed,
             )

@@ -10,7 +10,7 @@ import pytest
 from lucasrag.vocabulary import DeferenceSubject
 from lucasrag_assets.rules.care.decisions import with_charged
 from lucasrag_assets.rules.care.detector import assess_chunk, released_examples
-from lucasrag_assets.rules.care.mentions import carried_reference, note_reference, resolve
+from lucasrag_assets.rules.care.mentions import carried_reference, note_namesakes, note_reference, resolve
 from lucasrag_assets.rules.care.model import shipped_model
 from lucasrag_assets.rules.chunk_table import note_names
 
@@ -211,6 +211,24 @@ def test_a_note_titled_after_the_subject_refers_to_it_in_every_chunk():
     later = "He liked the radio loud. I turned it off today."  # chunk 3: no name, no mention of its own
     (a,) = assess_chunk(later, EVERYONE, note_refs=refs)
     assert (a.subject, a.outcome, a.reference) == ("Grandad Tom", "withheld", refs["Grandad Tom"])
+
+
+#: (the note's names, its first chunk, a later chunk, whether the later chunk refers to Daniel Hart)
+NAMESAKE_HEADS = [
+    pytest.param(("1-1 with Dan Okafor",), "Agenda below.", "Dan wants the report by Friday.", False, id="title"),
+    pytest.param(("standup",), "Daniel Okafor (platform)\nBlocked on auth.", "Dan fixed it.", False, id="first-line"),
+    pytest.param(("1-1 with Dan Okafor",), "Agenda.", "Daniel Hart's wedding is on Saturday.", True, id="full-name"),
+    pytest.param(("2024-05-12",), "Busy day.", "Dan wants the report by Friday.", True, id="no-namesake-at-the-head"),
+]
+
+
+@pytest.mark.parametrize("names, first, later, refers", NAMESAKE_HEADS)
+def test_a_namesake_named_at_the_note_head_is_the_bare_name_below(names, first, later, refers):
+    namesakes = note_namesakes(names, first, EVERYONE)
+    (a,) = [a for a in assess_chunk(later, EVERYONE, namesakes=namesakes) if a.subject == DAN.name]
+    assert (a.source != "resolution") is refers
+    if not refers:
+        assert a.outcome == "released" and "named at the note's head" in a.why
 
 
 #: (the next chunk's text, carried: whether it goes on about the subject the chunk before named "Grandad")

@@ -219,6 +219,7 @@ def assess_chunk(
     dismissed: Collection[str] = (),
     released_examples: Mapping[str, Sequence[Exemplar]] | None = None,
     note_refs: Mapping[str, str] | None = None,
+    namesakes: Mapping[str, Sequence[str]] | None = None,
     note_date: date | None = None,
     model: CareModel | None = None,
     embed: SpanEmbed | None = None,
@@ -228,7 +229,8 @@ def assess_chunk(
     ``declared`` are the note's ``charged:`` names; ``dismissed`` the canonical names a person released
     for this note; ``released_examples`` maps a canonical subject to features of chunks the person released
     for it (:func:`released_examples`); ``note_refs`` the subjects the note's title or first line names, with
-    the evidence (``mentions.note_reference``); ``note_date`` the note's date (for ``since:``). ``embed``
+    the evidence (``mentions.note_reference``); ``namesakes`` the other people of a subject's name the note's head
+    names (``mentions.note_namesakes``); ``note_date`` the note's date (for ``since:``). ``embed``
     (a ``vectors.SpanEmbed``: one forward pass over ``text``) runs the embedding model the vector weights were
     trained on (the caller checks which model, see ``vectors.vector_warning``); without it the lexical
     evidence decides alone, with its own release cut.
@@ -240,7 +242,7 @@ def assess_chunk(
     found: dict[str, CareAssessment] = {
         n: CareAssessment(n, "withheld", "declared", "marked charged in the note's frontmatter") for n in declared_names
     }
-    contexts = {c.subject: c for c in resolve_all(text, subjects)}
+    contexts = {c.subject: c for c in resolve_all(text, subjects, namesakes)}
     for name, evidence in (note_refs or {}).items():  # the note is about the subject: so is this chunk
         if name in by_name and not (name in contexts and contexts[name].mentions):
             contexts[name] = whole_chunk(text, by_name[name], evidence)

@@ -44,7 +44,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from lucasrag.vocabulary import DeferenceSubject
@@ -298,14 +298,15 @@ def _is_title(sentences: list[Sentence], i: int) -> bool:
     return alone and i + 1 < len(sentences) and len(s.text.split()) <= TITLE_WORDS
 
 
-def resolve(text: str, subject: DeferenceSubject) -> SubjectContext | None:
-    """The chunk's sentences about ``subject``, or None when it never mentions the subject."""
+def resolve(text: str, subject: DeferenceSubject, namesakes: Sequence[str] = ()) -> SubjectContext | None:
+    """The chunk's sentences about ``subject``, or None when it never mentions the subject. ``namesakes``: other
+    people with the subject's name that the note names at its head (:func:`note_namesakes`)."""
     pattern = subject_pattern(subject)
     if not pattern.search(text):
         return None
     sentences = split_structured(text)
     mentions: list[tuple[int, str]] = []
-    others: list[str] = []
+    others: list[str] = [f"{o}, named at the note's head" for o in namesakes]
     collisions: list[str] = []
     for i, s in enumerate(sentences):
         for m in pattern.finditer(s.text):
@@ -362,9 +363,39 @@ def resolve(text: str, subject: DeferenceSubject) -> SubjectContext | None:
     )
 
 
-def resolve_all(text: str, subjects: Sequence[DeferenceSubject]) -> list[SubjectContext]:
+def resolve_all(
+    text: str, subjects: Sequence[DeferenceSubject], namesakes: Mapping[str, Sequence[str]] | None = None
+) -> list[SubjectContext]:
     """Every subject the chunk refers to, and every subject only a collision looks like (no mentions)."""
-    return [c for s in subjects if (c := resolve(text, s)) is not None]
+    namesakes = namesakes or {}
+    return [c for s in subjects if (c := resolve(text, s, namesakes.get(s.name, ()))) is not None]
+
+
+def _note_heads(names: Sequence[str], first_chunk: str) -> tuple[tuple[str, str], ...]:
+    """(where, text) of what a note says at its head: its names (title, file name, tags, properties), its first
+    two lines."""
+    lines = [ln for ln in first_chunk.splitlines() if ln.strip()][:2]
+    return (
+        ("title, file name, tags or properties", "\n".join(n for n in names if n)),
+        ("first line", "\n".join(lines)),
+    )
+
+
+def note_namesakes(
+    names: Sequence[str], first_chunk: str, subjects: Sequence[DeferenceSubject]
+) -> dict[str, tuple[str, ...]]:
+    """The other people a note names at its head with a subject's first name, where the head never names the
+    subject ("1:1 with Dan Okafor" for a subject Daniel Hart, "dan"): canonical name → their full names. A bare
+    "Dan" further down that note is the one the note is about, as a bare name in a chunk that names "Dan
+    Okafor" is (:func:`resolve`)."""
+    heads = _note_heads(names, first_chunk)
+    out: dict[str, tuple[str, ...]] = {}
+    for s in subjects:
+        contexts = [c for _, text in heads if (c := resolve(text, s)) is not None]
+        others = tuple(dict.fromkeys(o for c in contexts for o in c.others))
+        if others and not any(c.mentions for c in contexts):
+            out[s.name] = others
+    return out
 
 
 def note_reference(names: Sequence[str], first_chunk: str, subjects: Sequence[DeferenceSubject]) -> dict[str, str]:
@@ -373,13 +404,9 @@ def note_reference(names: Sequence[str], first_chunk: str, subjects: Sequence[De
     its first chunk — as canonical name → the evidence. Such a note is about the subject throughout, so a later
     chunk that refers to the subject by pronoun or not at all still refers to it ("Grandad" as a title, then
     three pages of "he")."""
-    lines = [ln for ln in first_chunk.splitlines() if ln.strip()][:2]
+    heads = _note_heads(names, first_chunk)
     out: dict[str, str] = {}
     for s in subjects:
-        heads = (
-            ("title, file name, tags or properties", "\n".join(n for n in names if n)),
-            ("first line", "\n".join(lines)),
-        )
         for where, text in heads:
             context = resolve(text, s)
             if context is not None and context.mentions:

@@ -141,6 +141,7 @@ REFERENCES = [
     pytest.param("What a mum she was.", MUM, True, None, id="what-a-mum"),
     pytest.param("I had a dream nan was at sports day.", NAN, True, None, id="a-noun-before-the-name"),
     pytest.param("Had a cuppa with mum.", MUM, True, None, id="a-cuppa-with-mum"),
+    pytest.param("The room was the one Nana died in.", NAN, True, None, id="the-one-nana"),
     pytest.param("In June we moved into the flat.", JUNE, False, "a time", id="in-june"),
     pytest.param("Rent goes up on 12 June.", JUNE, False, "not the person: 12 June", id="day-before-month"),
     pytest.param("Flights booked for June 2025.", JUNE, False, "not the person: June 2025", id="month-then-year"),

@@ -185,7 +185,7 @@ def _look_alike(
     pooled: np.ndarray | None,
 ) -> CareAssessment:
     """A chunk whose mentions all look like someone else or a word: released as not the subject, unless the
-    detector reads the chunk as charged (then withheld and pending, with both pieces of evidence)."""
+    detector reads the chunk as charged or uncertain (then withheld and pending, with both pieces of evidence)."""
     why = "not the subject: " + "; ".join(context.collisions)
     if whole is None:  # the person released this note for the subject: nothing to read
         return CareAssessment(subject.name, "released", "resolution", why, reference=why)
@@ -203,9 +203,9 @@ def _look_alike(
         prototype=s.prototype,
         rule_cue=s.cue,
     )
-    if s.inferred == "charged":
+    if s.inferred != "neutral":  # the reading that decides for a charged-only subject and before since:
         looks = "; ".join(context.collisions)
-        held = f"seems not the subject ({looks}), but the detector reads it charged (score {s.p:.2f})"
+        held = f"seems not the subject ({looks}), but the detector reads it {s.inferred} (score {s.p:.2f})"
         sentence = next((t for t in whole.sentences if subject_pattern(subject).search(t)), None)
         return CareAssessment(name, "withheld", "inferred", held, reference=why, sentence=sentence, **scores)
     return CareAssessment(name, "released", "resolution", why, reference=why, **scores)

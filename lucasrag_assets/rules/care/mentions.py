@@ -94,9 +94,9 @@ _VERB_AFTER_AT_START = re.compile(
 #: Before a kinship word, what makes it anyone's relation rather than the writer's: "a mum at the school gate",
 #: "every mum in the class", "as a new mum", "another mum". Between them only a word that describes a relation
 #: ("new", "single", "working"): "had a dream nan was there" and "a walk with mum" stay the subject; not "no mum"
-#: ("no mum to ring now"), "what a" or "such a" ("what a mum she was").
+#: ("no mum to ring now"), "one" ("the one Nana died in"), "what a" or "such a" ("what a mum she was").
 _GENERIC_KIN = re.compile(
-    r"(?<!what )(?<!such )\b(?:a|an|every|each|another|any|one)\s+"
+    r"(?<!what )(?<!such )\b(?:a|an|every|each|another|any)\s+"
     r"(?:(?:new|single|young|first-time|working|stay-at-home|lone|proud|busy|fellow|expectant|teenage|other|"
     r"good|great|fun|cool|strict)\s+)?$",
     re.IGNORECASE,

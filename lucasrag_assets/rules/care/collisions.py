@@ -1,0 +1,170 @@
+"""Mentions that only look like a deference subject: *collisions*, each with the reason a person is shown.
+
+* a name followed by a capitalised surname the subject does not have ("Maya Chen",
+  "Tom Hargreaves") is another person with the same first name: that mention, and
+  every bare mention of the same name in the chunk, is not the subject;
+* a name placed among work or neighbours ("Maya from accounts", "my colleague Dan");
+* someone else's relation when the subject is the writer's ("Sam's mum", "his grandad"
+  when the subject is Mum or Grandad), or anyone's ("a mum at the school gate", "every mum");
+* a name that is also a month or a season, written as a time ("in June", "12 June", "last summer");
+* a common word that is also a name, used as a word: after an article or a quantifier
+  ("a pip", "the iris", "some dev boxes") or inside code (`` `pip install` ``);
+* a business named after someone, where the text goes ("a table at Maya's Diner").
+
+Each rule errs towards the subject: a collision is released, so a rule that misfires leaks. "Saw Maya at
+work", a heading "Nana's Kitchen", a playlist "called 'Maya'" all stay the subject, and in a heading no
+capitalised word after a name is taken for a surname (headings are written in title case).
+
+Pure functions, stdlib only (:mod:`.mentions` resolves; this module says why a match is not the subject).
+"""
+
+from __future__ import annotations
+
+import re
+
+from lucasrag.vocabulary import DeferenceSubject
+
+from .short_forms import english_words
+
+_SURNAME = re.compile(r"\s+([A-Z][a-z\u00e0-\u00ff]+(?:-[A-Z][a-z]+)?)")
+#: Capitalised words that follow a name without being a surname.
+_NOT_SURNAMES = frozenset(
+    "I And But So Then When If The A On In At It He She We They You My Is Was Has Had Would Will Said Or Not "
+    "Mon Tue Tues Wed Thu Thur Thurs Fri Sat Sun Monday Tuesday Wednesday Thursday Friday Saturday Sunday "
+    "Jan Feb Mar Apr May Jun Jul Aug Sep Sept Oct Nov Dec January February March April June July August "
+    "September October November December Day Xmas Christmas Easter".split()
+)
+#: Words for the writer's relations: a subject named so ("Mum", "grandad") is someone else's relation when
+#: another owner precedes the word ("Sam's mum", "his grandad", "your nan").
+KINSHIP = frozenset(
+    "mum mam mom mummy mother dad da daddy father grandad grandpa granda gramps grandma gran granny nana nan "
+    "nain taid nanna grandmother grandfather brother sister bro sis uncle aunt auntie aunty stepdad stepmum "
+    "stepmom stepfather stepmother twin son daughter husband wife ex partner boyfriend girlfriend baby".split()
+)
+_OTHER_OWNER = re.compile(
+    r"(?:(?<![\w'’])(?!(?:my|our)\b|(?:it|that|he|she|what|who|there|here|where|let|how|today|tonight)['’]s)"
+    r"[A-Za-z][\w-]*(?:['’]s|s['’])|\b(?:his|her|their|your|whose))\s+$",
+    re.IGNORECASE,
+)
+#: Before a one-word name, a word that makes it a common noun: "a pip", "the iris", "two jays".
+_ARTICLE = re.compile(r"\b(?:a|an|the|this|that|these|those|some|any|each|every|several|many|few)\s+$", re.IGNORECASE)
+#: Around a one-word name that is also an English word, what makes it a verb or an auxiliary ("I will ring",
+#: "we really hope so", "Will be late", "Hope you're well"): a person's name follows no subject pronoun and no
+#: modal, and no bare "be". Only these: a rule that misfires leaks ("miss will so much", "love you maya" and
+#: "maya i'm sorry" are the person).
+_VERB_BEFORE = re.compile(
+    r"(?:\b(?:i|we|they|it|who)\s+(?:(?:really|just|only|also|still|so|truly|sincerely|certainly|always|"
+    r"never|do|did|don't|didn't|do not|did not)\s+)?|\b(?:would|could|should|might|must|shall|can)\s+)$",
+    re.IGNORECASE,
+)
+_VERB_AFTER = re.compile(r"\s+(?:be|been)\b", re.IGNORECASE)
+#: At a sentence's start, also the greetings: "Hope you're well", "Hope all's well with you".
+_VERB_AFTER_AT_START = re.compile(
+    r"\s+(?:be|been|you['’]re|you are|you['’]ve|you have|you had|you['’]ll|everything|everyone|all['’]s|all is)\b",
+    re.IGNORECASE,
+)
+#: Before a kinship word, what makes it anyone's relation rather than the writer's: "a mum at the school gate",
+#: "every mum in the class", "as a new mum", "another mum". Between them only a word that describes a relation
+#: ("new", "single", "working"): "had a dream nan was there" and "a walk with mum" stay the subject; not "no mum"
+#: ("no mum to ring now"), "one" ("the one Nana died in"), "what a" or "such a" ("what a mum she was").
+_GENERIC_KIN = re.compile(
+    r"(?<!what )(?<!such )\b(?:a|an|every|each|another|any)\s+"
+    r"(?:(?:new|single|young|first-time|working|stay-at-home|lone|proud|busy|fellow|expectant|teenage|other|"
+    r"good|great|fun|cool|strict)\s+)?$",
+    re.IGNORECASE,
+)
+#: A subject named like a month or a season ("June", "April", "Summer") written as a time: after "in",
+#: "during", "last", "early" ... or beside a day or a year ("12 June", "June 2024", "June 3rd"). Not after
+#: "since" or "until" ("since June died" is the person).
+_TIME_NAMES = frozenset(
+    "january february march april may june july august september october november december "
+    "spring summer autumn winter".split()
+)
+_TIME_BEFORE = re.compile(
+    r"(?:\b(?:in|during|last|next|this|early|mid|late|throughout|(?:the\s+)?(?:end|start|beginning|middle)\s+of)"
+    r"\s+|\b\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?|\bmid-)$",
+    re.IGNORECASE,
+)
+_TIME_AFTER = re.compile(r",?\s+(?:\d{4}\b|\d{1,2}(?:st|nd|rd|th)?\b(?![:.]\d))")
+#: A business named after someone, where the text goes to it: "a table at Maya's Diner". Commercial words only,
+#: after a preposition: a heading "Nana's Kitchen" or "Grandad's Farm" is about the person.
+_BUSINESS = re.compile(
+    r"['’]s['’\"]?\s+(?:Kitchen|Diner|Cafe|Café|Bakery|Bar|Pub|Restaurant|Shop|Salon|Deli|Bistro|Grill|"
+    r"Tavern|Inn|Hotel|Barbers?|Takeaway|Chippy)\b"
+)
+_TO_A_PLACE = re.compile(r"\b(?:at|to|from|in|into|outside|near)\s+(?:the\s+)?['\"‘“]?$", re.IGNORECASE)
+#: A namesake among the people of work or the street: "Dan from accounts", "my colleague Maya". Only "from":
+#: "saw Maya at work" may well be the subject.
+_PLACED_AFTER = re.compile(
+    r"\s*(?:\(|,\s*)?from\s+(?:work|the office|accounts|hr|it|finance|sales|legal|payroll|support|"
+    r"reception|next door|number \d+|the (?:\w+ )?(?:team|department|desk|squad|office|site|client|agency|gym|club))\b",
+    re.IGNORECASE,
+)
+_PLACED_BEFORE = re.compile(
+    r"\b(?:colleague|co-?worker|workmate|manager|boss|client|customer|supplier|contractor|recruiter|intern|"
+    r"neighbour|neighbor|landlord|tenant|plumber|electrician|dentist|gp|teacher|student|pupil|new hire|"
+    r"new starter|namesake|other)\s+$",
+    re.IGNORECASE,
+)
+
+
+def other_person(sentence: str, end: int, subject: DeferenceSubject) -> str | None:
+    """The other person's full name when the mention ending at ``end`` continues with a foreign surname."""
+    if sentence[end - 2 : end].lower() in ("'s", "’s"):  # "marc's Form E": a possessive, not a surname
+        return None
+    m = _SURNAME.match(sentence, end)
+    if not m or m.group(1) in _NOT_SURNAMES:
+        return None
+    full = sentence[: m.end()].split()[-2:]
+    candidate = " ".join(full)
+    known = {w.casefold() for n in subject.names for w in n.split()}
+    if m.group(1).casefold() in known:
+        return None
+    return candidate
+
+
+def _in_code(text: str, start: int) -> bool:
+    """Whether ``start`` lies inside an inline code span of its line (an odd number of backticks before it)."""
+    line_start = text.rfind("\n", 0, start) + 1
+    return text.count("`", line_start, start) % 2 == 1
+
+
+def collision(sentence: str, start: int, end: int, subject: DeferenceSubject) -> str | None:
+    """Why the mention ``sentence[start:end]`` is not ``subject``, or None when it may be.
+
+    Someone else's relation ("Sam's mum" for the writer's Mum), a namesake among work or neighbours
+    ("Dan from accounts", "my colleague Dan"), a common word used as a word ("a pip", "the iris", code).
+    Each reason is evidence shown to the person."""
+    written = sentence[start:end]
+    word = re.sub(r"['’]s$", "", written).casefold()
+    before = sentence[max(0, start - 40) : start]
+    first = word.split()[0] if word.split() else word
+    if _in_code(sentence, start):
+        return f"{written!r} is inside code"
+    if first not in KINSHIP and _BUSINESS.match(sentence, end - 2) and _TO_A_PLACE.search(before):
+        return f"a place named {written!r}"
+    if first in KINSHIP and (m := _OTHER_OWNER.search(before)):
+        return f"someone else's relation: {m.group(0).strip()} {written}"
+    if first in KINSHIP and len(word.split()) == 1 and (m := _GENERIC_KIN.search(before)):
+        return f"anyone's relation, not yours: {m.group(0).strip()} {written}"
+    if word in _TIME_NAMES and not written.endswith(("'s", "’s")):
+        if m := _TIME_BEFORE.search(before):
+            return f"a time, not the person: {m.group(0).strip()} {written}"
+        if m := _TIME_AFTER.match(sentence, end):
+            return f"a time, not the person: {written}{m.group(0)}"
+    if first not in KINSHIP and len(word.split()) == 1:
+        if _PLACED_BEFORE.search(before):
+            return f"another person: {_PLACED_BEFORE.search(before).group(0).strip()} {written}"
+        if m := _PLACED_AFTER.match(sentence, end):
+            return f"another person: {written}{m.group(0)}"
+        if (m := _ARTICLE.search(before)) and not written[:1].isupper():
+            return f"a common word: {m.group(0).strip()} {written}"
+        # as a verb: lower case, or capitalised only because a sentence starts with it ("Hope you're well")
+        at_start = not before.strip()
+        if (at_start or not written[:1].isupper()) and word in english_words():
+            after = _VERB_AFTER_AT_START if at_start else _VERB_AFTER
+            if m := _VERB_BEFORE.search(before):
+                return f"a common word, a verb: {m.group(0).strip()} {written}"
+            if not written.endswith(("'s", "’s")) and (m := after.match(sentence, end)):
+                return f"a common word, a verb: {written}{m.group(0)}"
+    return None

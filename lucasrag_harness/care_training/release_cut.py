@@ -27,17 +27,16 @@ CUTS = np.round(np.arange(0.0, 0.3, 0.005), 4)
 
 
 def _scores(passages, embed) -> list[tuple[str, str, float | None, float | None]]:
-    """(batch, label, probability, lexical probability) per passage; None: resolution released it."""
+    """(batch, label, probability, lexical probability) per passage; None: resolution released it (nothing refers
+    to the subject, or every mention is someone else or a word — scored, but not by the release cut)."""
     batches = batch_of()
-    return [
-        (
-            batches.get(p.family, "batches 1-5"),
-            p.label,
-            a.score if a is not None else None,
-            a.lexical_score if a is not None else None,
+    out = []
+    for p, a in zip(passages, assessments(passages, embed)):
+        scored = a is not None and a.source != "resolution"
+        out.append(
+            (batches.get(p.family, "batches 1-5"), p.label, *((a.score, a.lexical_score) if scored else (None, None)))
         )
-        for p, a in zip(passages, assessments(passages, embed))
-    ]
+    return out
 
 
 def choose_cuts(scores, two: bool) -> tuple[tuple[float, float], dict]:

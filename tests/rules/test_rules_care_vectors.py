@@ -93,6 +93,8 @@ def test_outcomes_with_vector_evidence(text, subject, withheld):
         assert a.mention and a.lexical_score is not None and a.vector_score is not None and a.nearest
         assert a.vector_view == "span"
         assert a.score is not None and 0.0 <= a.score <= 1.0
+        if a.withheld:  # both scores the release needs, as the person reads them
+            assert f"(score {a.score:.2f}, lexical {a.lexical_score:.2f})" in a.why
 
 
 def test_vector_evidence_finds_a_poem_the_lexical_evidence_misses():

@@ -157,7 +157,10 @@ def _decide(
 ) -> tuple[str, str, str]:
     """(outcome, source, why) of an undecided reference, from the subject's policy and the detector."""
     charged = s.inferred != "neutral"
-    reading = f"the detector reads it {s.inferred} (score {s.p:.2f})"
+    # with vector evidence the release also needs the lexical score below its cut: show both, or a withheld
+    # "score 0.01" beside "released when score below 0.295" reads like a mistake
+    lexical = f", lexical {s.lexical:.2f}" if s.vector is not None else ""
+    reading = f"the detector reads it {s.inferred} (score {s.p:.2f}{lexical})"
     if subject.withhold == "charged-only":
         if charged:
             return "withheld", "inferred", f"{reading}; {subject.name} is withheld when charged"

@@ -176,6 +176,20 @@ def _decide(
     return "withheld", "inferred", f"{why}: {reading}; released when {s.release_rule}"
 
 
+def _evidence(s: _Scores) -> dict:
+    """The detector's scores as a :class:`CareAssessment` records them."""
+    return dict(
+        score=round(s.p, 4),
+        inferred=s.inferred,
+        nearest=s.nearest,
+        lexical_score=round(s.lexical, 4),
+        vector_score=None if s.vector is None else round(s.vector, 4),
+        vector_view=s.view,
+        prototype=s.prototype,
+        rule_cue=s.cue,
+    )
+
+
 def _look_alike(
     text: str,
     subject: DeferenceSubject,
@@ -196,16 +210,7 @@ def _look_alike(
     s = _score(
         text, subject, whole, model, vector_model, pair_vectors.get(name, (None, None)), pooled, focus_vectors.get(name)
     )
-    scores = dict(
-        score=round(s.p, 4),
-        inferred=s.inferred,
-        nearest=s.nearest,
-        lexical_score=round(s.lexical, 4),
-        vector_score=None if s.vector is None else round(s.vector, 4),
-        vector_view=s.view,
-        prototype=s.prototype,
-        rule_cue=s.cue,
-    )
+    scores = _evidence(s)
     if s.inferred != "neutral":  # the reading that decides for a charged-only subject and before since:
         looks = "; ".join(context.collisions)
         held = f"seems not the subject ({looks}), but the detector reads it {s.inferred} (score {s.p:.2f})"
@@ -308,14 +313,7 @@ def assess_chunk(
             source,
             why,
             **ref,
-            rule_cue=s.cue,
-            score=round(s.p, 4),
-            inferred=s.inferred,
-            nearest=s.nearest,
-            lexical_score=round(s.lexical, 4),
-            vector_score=None if s.vector is None else round(s.vector, 4),
-            vector_view=s.view,
-            prototype=s.prototype,
+            **_evidence(s),
         )
     return [found[n] for n in sorted(found, key=str.casefold)]
 

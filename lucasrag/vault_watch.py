@@ -1,10 +1,12 @@
 """Re-ingest when the vault changes, without a Dagster daemon (``lucasrag watch``, ``lucasrag mcp --watch``).
 
-The watcher polls the same fingerprint as the Dagster vault sensor
+The watcher compares the same fingerprint as the Dagster vault sensor
 (:func:`lucasrag.vault_files.vault_fingerprint`: path, size and mtime of every note
-and of the deference list). A change starts a quiet period; once the fingerprint
-has stayed the same for ``debounce_s`` (an editor saving every keystroke, a sync
-client copying a folder), one ingest runs. Changes made during an ingest are
+and of the deference list) when the file system reports a change that counts
+(``vault_events``; a full check every ``safety_poll_s`` all the same), or every
+``poll_s`` where the file system sends no events. A change starts a quiet period: once no
+change event came for ``debounce_s`` (polling: once the fingerprint stayed the same that long) —
+an editor saving every keystroke, a sync client copying a folder — one ingest runs. Changes made during an ingest are
 caught by the next comparison. The ingest itself is injected (the write side's
 ``run_ingest``): this module never imports it, so the read side can host a watcher.
 
@@ -32,12 +34,16 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 
 from lucasrag.settings import Settings
+from lucasrag.vault_events import VaultEvents
 from lucasrag.vault_files import vault_fingerprint
 
 #: Seconds the fingerprint must stay unchanged before an ingest starts.
 DEFAULT_DEBOUNCE_S = 2.0
-#: Seconds between fingerprint checks (a stat per note: ≈50 ms at 10,000 notes).
+#: Seconds between fingerprint checks when polling (a stat per note: ≈50 ms at 10,000 notes).
 DEFAULT_POLL_S = 1.0
+#: With the file system's change events (``vault_events``), a full check this often all the same: a safety net
+#: for events a file system did not send.
+DEFAULT_SAFETY_POLL_S = 30.0
 
 Reingest = Callable[[Settings], object]
 
@@ -112,10 +118,14 @@ class VaultWatcher:
         poll_s: float = DEFAULT_POLL_S,
         catch_up: bool = True,
         log: Callable[[str], None] = lambda message: None,
+        events: bool = True,
+        safety_poll_s: float = DEFAULT_SAFETY_POLL_S,
     ) -> None:
         self.settings = settings
         self.debounce_s = debounce_s
         self.poll_s = poll_s
+        self.safety_poll_s = safety_poll_s
+        self._events = VaultEvents(settings.vault) if events else None
         self._reingest = reingest
         self._catch_up = catch_up
         self._log = log
@@ -127,7 +137,12 @@ class VaultWatcher:
     def state(self) -> dict:
         """What the watcher is doing and how its last ingest went (the MCP ``status`` tool shows it)."""
         with self._lock:
-            return {**self._state.__dict__, "debounce_s": self.debounce_s, "poll_s": self.poll_s}
+            checks = (
+                {"change_events": True, "safety_poll_s": self.safety_poll_s}
+                if self._events is not None
+                else {"change_events": False, "poll_s": self.poll_s}
+            )
+            return {**self._state.__dict__, "debounce_s": self.debounce_s, **checks}
 
     def _set(self, **changes) -> None:
         with self._lock:
@@ -141,6 +156,8 @@ class VaultWatcher:
 
     def stop(self, timeout: float | None = None) -> None:
         self._stop.set()
+        if self._events is not None:
+            self._events.changed.set()  # wakes the wait
         if self._thread is not None:
             self._thread.join(timeout)
 
@@ -158,29 +175,69 @@ class VaultWatcher:
         self._set(ingests=self._state.ingests + 1, last_finished=_now_iso(), last_seconds=seconds)
         self._log(f"ingest finished in {seconds:.1f}s")
 
+    def _start_events(self) -> None:
+        if self._events is not None and not self._events.start():
+            self._log("the file system cannot report changes here: checking the vault every second instead")
+            self._events = None
+
+    def _wait(self) -> str | None:
+        """Until the next look at the vault: ``"event"`` (the file system reported a change that counts),
+        ``"check"`` (the poll period, or the safety poll, went by), None (stopped)."""
+        if self._events is None:
+            return None if self._stop.wait(self.poll_s) else "check"
+        woke = self._events.changed.wait(self.safety_poll_s)
+        self._events.changed.clear()
+        if self._stop.is_set():
+            return None
+        return "event" if woke else "check"
+
+    def _quiet(self) -> bool:
+        """With change events: until none came for a whole debounce period (an editor saving as the person
+        types, a sync client copying a folder). False: stopped."""
+        while self._events.changed.wait(self.debounce_s):
+            self._events.changed.clear()
+            if self._stop.is_set():
+                return False
+        return True
+
     def run(self) -> None:
         """Watch until :meth:`stop` (``lucasrag watch`` calls this on the main thread)."""
         vault = self.settings.vault
+        self._start_events()  # before the first fingerprint: a change after it is an event
         seen = vault_fingerprint(vault)
         if self._catch_up:  # notes written while nothing was watching (unchanged ones are skipped)
             self._log(f"catching up: ingesting {vault}")
             self._ingest()
         self._set(state="watching")
-        self._log(f"watching {vault} (debounce {self.debounce_s:g}s)")
-        while not self._stop.wait(self.poll_s):
-            current = vault_fingerprint(vault)
-            if current == seen:
-                continue
-            self._set(state="settling")
-            while not self._stop.wait(self.debounce_s):  # settle: no change for a whole debounce period
-                latest = vault_fingerprint(vault)
-                if latest == current:
+        how = "change events" if self._events is not None else f"a check every {self.poll_s:g}s"
+        self._log(f"watching {vault} (debounce {self.debounce_s:g}s, {how})")
+        try:
+            self._watch(vault, seen)
+        finally:
+            if self._events is not None:
+                self._events.stop()
+        self._set(state="stopped")
+
+    def _watch(self, vault, seen: str) -> None:
+        while (woke := self._wait()) is not None:
+            if woke == "event":
+                self._set(state="settling")
+                if not self._quiet():
                     break
-                current = latest
-            if self._stop.is_set():
-                break
+            current = vault_fingerprint(vault)  # one listing per settled change with events
+            if current == seen:
+                self._set(state="watching")
+                continue
+            if woke == "check":  # polling, or a change the events missed: settle on the fingerprint
+                self._set(state="settling")
+                while not self._stop.wait(self.debounce_s):  # no change for a whole debounce period
+                    latest = vault_fingerprint(vault)
+                    if latest == current:
+                        break
+                    current = latest
+                if self._stop.is_set():
+                    break
             self._log("vault changed: ingesting")
             seen = current  # taken before the ingest: edits made during it trigger the next round
             self._ingest()
             self._set(state="watching")
-        self._set(state="stopped")

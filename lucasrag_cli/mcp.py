@@ -23,6 +23,9 @@ def mcp_command(
     port: int = typer.Option(8765, "--port", help="HTTP port."),
     watch: bool = typer.Option(False, "--watch", help="Re-ingest when the vault changes (debounced)."),
     debounce: float = typer.Option(2.0, "--debounce", help="Seconds the vault must stay unchanged before re-ingest."),
+    poll: bool = typer.Option(
+        False, "--poll", help="Check the vault every second instead of waiting for the file system's change events."
+    ),
 ) -> None:
     """Serve the indexes to assistants over the Model Context Protocol (read-only tools: search, read_note, status)."""
     from lucasrag_query.mcp import serve
@@ -36,18 +39,26 @@ def mcp_command(
 
     # In a child process: this one answers queries, and LightRAG's storage locks are per process.
     with IngestProcess(run_ingest) as reingest:
-        serve(found, http=http, port=port, reingest=reingest, debounce_s=debounce)
+        serve(found, http=http, port=port, reingest=reingest, debounce_s=debounce, events=not poll)
 
 
 def watch_command(
     debounce: float = typer.Option(2.0, "--debounce", help="Seconds the vault must stay unchanged before re-ingest."),
+    poll: bool = typer.Option(
+        False, "--poll", help="Check the vault every second instead of waiting for the file system's change events."
+    ),
 ) -> None:
-    """Re-ingest whenever the vault changes (the vault sensor's fingerprint, debounced) until Ctrl-C."""
+    """Re-ingest whenever the vault changes (the vault sensor's fingerprint, checked on the file system's change
+    events, debounced) until Ctrl-C."""
     from lucasrag.vault_watch import VaultWatcher
     from lucasrag_assets.ingest import run_ingest
 
     watcher = VaultWatcher(
-        _settings(watch=True), run_ingest, debounce_s=debounce, log=lambda m: print(m, file=sys.stderr)
+        _settings(watch=True),
+        run_ingest,
+        debounce_s=debounce,
+        log=lambda m: print(m, file=sys.stderr),
+        events=not poll,
     )
     try:
         watcher.run()

@@ -259,13 +259,15 @@ def serve(
     reingest: Reingest | None = None,
     debounce_s: float | None = None,
     log: Callable[[str], None] = _log,
+    events: bool = True,
 ) -> None:
     """Run until the client closes stdio (or Ctrl-C over HTTP). With ``reingest``, watch the
-    vault and re-ingest when it changes (``--watch``)."""
+    vault and re-ingest when it changes (``--watch``; ``events=False``: check every second instead of
+    waiting for the file system's change events)."""
     watcher = None
     if reingest is not None:
         extra = {"debounce_s": debounce_s} if debounce_s is not None else {}
-        watcher = VaultWatcher(settings, reingest, log=log, **extra).start()
+        watcher = VaultWatcher(settings, reingest, log=log, events=events, **extra).start()
     try:
         if not http:
             build_server(settings, watcher=watcher).run("stdio")

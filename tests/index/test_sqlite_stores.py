@@ -332,9 +332,61 @@ def test_a_file_of_another_layout_is_reported_not_read(tmp_path):
     with sqlite3.connect(folder / "lightrag.sqlite") as db:
         db.execute("CREATE TABLE kv (namespace TEXT, id TEXT, value TEXT)")
         db.execute("PRAGMA user_version = 99")
-    with pytest.raises(IndexDamaged, match=r"layout 99, this LucasRAG reads layout 1.*--rebuild personal"):
+    with pytest.raises(IndexDamaged, match=r"layout 99, this LucasRAG reads layout 2.*--rebuild personal"):
         with damage_reported(settings, "personal"):
             asyncio.run(open_workspace_index(settings, "personal"))
+
+
+def _as_layout_1(path) -> None:
+    """Rewrite a layout-2 file as layout 1 wrote it: ``kv`` and ``vectors`` WITHOUT ROWID, the same rows."""
+    with sqlite3.connect(path) as db:
+        for table, key in (("kv", "namespace, id"), ("vectors", "namespace, id")):
+            sql = db.execute("SELECT sql FROM sqlite_master WHERE name = ?", (table,)).fetchone()[0]
+            db.execute(f"ALTER TABLE {table} RENAME TO {table}_v2")
+            db.execute(sql.replace(f"PRIMARY KEY ({key})\n)", f"PRIMARY KEY ({key})\n) WITHOUT ROWID"))
+            db.execute(f"INSERT INTO {table} SELECT * FROM {table}_v2")
+            db.execute(f"DROP TABLE {table}_v2")
+        db.execute("CREATE INDEX IF NOT EXISTS vectors_by_seq ON vectors (namespace, seq)")
+        db.execute("PRAGMA user_version = 1")
+
+
+def test_a_layout_1_file_is_upgraded_in_place_with_every_row(tmp_path):
+    """Layout 1 kept chunk texts and vectors WITHOUT ROWID (about one row a page); the first open upgrades it
+    to rowid tables in one transaction: every key and every ranking the same, the file's identity kept."""
+    from lucasrag.index._lightrag._sqlite_file import SCHEMA_VERSION, file_token, stored_keys
+
+    settings = _settings(tmp_path)
+    folder = settings.index_dir / "personal"
+    rng = np.random.default_rng(3)
+    vectors = _unit(rng, 30)
+    records = _records(range(30), "kept")
+
+    async def build() -> None:
+        index = await open_workspace_index(settings, "personal")
+        try:
+            await index.write(records, vectors, {r.doc_id: r.text for r in records})
+            await index.flush()
+        finally:
+            await index.close()
+
+    async def ranked() -> list:
+        index = await open_workspace_index(settings, "personal")
+        try:
+            return [await _ranked(index._rag.chunks_vdb, q, 7) for q in vectors[:5]]
+        finally:
+            await index.close()
+
+    asyncio.run(build())
+    keys, token, before = stored_keys(folder), file_token(folder), asyncio.run(ranked())
+    _as_layout_1(folder / "lightrag.sqlite")
+    with sqlite3.connect(folder / "lightrag.sqlite") as db:
+        assert "WITHOUT ROWID" in db.execute("SELECT sql FROM sqlite_master WHERE name = 'kv'").fetchone()[0]
+    assert asyncio.run(ranked()) == before
+    with sqlite3.connect(folder / "lightrag.sqlite") as db:
+        assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 2
+        tables = [sql for (sql,) in db.execute("SELECT sql FROM sqlite_master WHERE name IN ('kv', 'vectors')")]
+        assert len(tables) == 2 and not any("WITHOUT ROWID" in sql for sql in tables)
+    assert stored_keys(folder) == keys and file_token(folder) == token
 
 
 def test_ranking_runs_on_one_blas_thread_and_the_process_keeps_its_count(tmp_path):

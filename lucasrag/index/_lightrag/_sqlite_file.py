@@ -16,11 +16,14 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import os
 import secrets
 import sqlite3
 from collections.abc import Iterable, Iterator
 from pathlib import Path
+
+log = logging.getLogger(__name__)
 
 #: The file, in the workspace's folder of the index directory.
 LIGHTRAG_SQLITE = "lightrag.sqlite"
@@ -28,11 +31,11 @@ LIGHTRAG_SQLITE = "lightrag.sqlite"
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS kv (
     namespace TEXT NOT NULL, id TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY (namespace, id)
-) WITHOUT ROWID;
+);
 CREATE TABLE IF NOT EXISTS vectors (
     namespace TEXT NOT NULL, id TEXT NOT NULL, vector BLOB NOT NULL, record TEXT NOT NULL,
     seq INTEGER NOT NULL, PRIMARY KEY (namespace, id)
-) WITHOUT ROWID;
+);
 CREATE INDEX IF NOT EXISTS vectors_by_seq ON vectors (namespace, seq);
 CREATE TABLE IF NOT EXISTS vector_deletes (
     namespace TEXT NOT NULL, id TEXT NOT NULL, seq INTEGER NOT NULL, PRIMARY KEY (namespace, id)
@@ -56,8 +59,9 @@ CREATE TABLE IF NOT EXISTS counters (name TEXT PRIMARY KEY, value INTEGER NOT NU
 CREATE TABLE IF NOT EXISTS imported (namespace TEXT PRIMARY KEY, source TEXT NOT NULL);
 """
 
-#: ``PRAGMA user_version`` of a file this code wrote; a file of another version is reported, never guessed at.
-SCHEMA_VERSION = 1
+#: ``PRAGMA user_version`` of a file this code wrote; a file of another version is reported, never guessed at,
+#: except layout 1, which is upgraded in place (:func:`_upgrade_from_1`).
+SCHEMA_VERSION = 2
 
 #: SQLite binds at most this many parameters per statement in older builds: ids are read in slices.
 _SLICE = 500
@@ -88,6 +92,8 @@ def connect(folder: Path) -> sqlite3.Connection:
                     db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
                     # this file's identity: a folder rebuilt from nothing gets another (see file_token)
                     db.execute("INSERT INTO counters VALUES ('created', ?)", (secrets.randbits(62),))
+            if _layout(db) == 1:
+                _upgrade_from_1(db, folder / LIGHTRAG_SQLITE)
             if (found := _layout(db)) != SCHEMA_VERSION:
                 raise sqlite3.DatabaseError(
                     f"{folder / LIGHTRAG_SQLITE} has layout {found}, this LucasRAG reads layout {SCHEMA_VERSION}"
@@ -96,6 +102,29 @@ def connect(folder: Path) -> sqlite3.Connection:
         db.close()
         raise
     return db
+
+
+def _upgrade_from_1(db: sqlite3.Connection, path: Path) -> None:
+    """Layout 1 kept ``kv`` and ``vectors`` WITHOUT ROWID: a row of a chunk's text, or of a vector and its
+    record (1–3 KB), is too big for such a B-tree (about one row a page; the personal workspace's file at
+    10,000 notes was 82 MB for 20 MB of rows). Layout 2 keeps them in rowid tables: the same rows, copied once
+    in one transaction (a kill rolls it back), then the file compacted (57 MB)."""
+    with Transaction(db):
+        if _layout(db) != 1:  # another process upgraded it meanwhile
+            return
+        log.info("%s: upgrading to layout 2 (rowid tables; once)", path)
+        for table, columns in (("kv", "namespace, id, value"), ("vectors", "namespace, id, vector, record, seq")):
+            statement = next(s for s in _SCHEMA.split(";") if f"CREATE TABLE IF NOT EXISTS {table} (" in s)
+            db.execute(statement.replace(f"EXISTS {table} (", f"EXISTS {table}_rowid (", 1))
+            db.execute(f"INSERT INTO {table}_rowid ({columns}) SELECT {columns} FROM {table}")
+            db.execute(f"DROP TABLE {table}")
+            db.execute(f"ALTER TABLE {table}_rowid RENAME TO {table}")
+        db.execute("CREATE INDEX IF NOT EXISTS vectors_by_seq ON vectors (namespace, seq)")
+        db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+    try:  # the old tables' pages back to the file system (a reader holding the file now: another time)
+        db.execute("VACUUM")
+    except sqlite3.OperationalError as exc:
+        log.info("%s: not compacted after the upgrade (%s)", path, exc)
 
 
 def file_token(folder: Path) -> int | None:

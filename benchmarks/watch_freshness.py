@@ -10,8 +10,9 @@ started over stdio with the SDK client, and — once the watcher's catch-up inge
 changed) is done — two saves, each timed until `search` returns it (polled every 0.25 s):
   new     a new note with a word found nowhere else
   edited  a line with another such word appended to an existing note
-Where the time goes: the debounce (the vault must stay unchanged that long), the watcher's poll
-(a fingerprint every second: its cost at this size is printed), and the ingest as the watcher timed
+Where the time goes: the debounce (no change event for that long), one fingerprint of the vault once it
+settled (its cost at this size is printed; with ``--poll`` the watcher would take one every second), and the
+ingest as the watcher timed
 it (the note is found as soon as its workspace's index is written, before the ingest ends). Then, on the same copy in this process, one more
 one-note ingest split by Dagster step (``run_ingest``'s own step times; the first, unchanged
 ingest in this process warms Dagster and is timed too).
@@ -179,7 +180,7 @@ def _lines(name: str, r: dict, debounce: float) -> str:
             f"  {case:6} saved → found {c['seconds']:.1f} s (debounce {debounce:g} s, then the ingest: found once its "
             f"workspace is written); the ingest took {c['ingest_s']:.1f} s and ended {c['ended_s']:.1f} s after the save"
         )
-    lines.append(f"  fingerprint of the vault (the watcher's poll, every 1 s): {r['fingerprint_ms']:.1f} ms")
+    lines.append(f"  fingerprint of the vault (once per settled change): {r['fingerprint_ms']:.1f} ms")
     if "steps" not in r:
         return "\n".join(lines)
     by_step = ", ".join(f"{k} {v:.1f}" for k, v in sorted(r["steps"].items(), key=lambda kv: -kv[1])[:8])

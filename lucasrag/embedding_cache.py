@@ -21,6 +21,7 @@ import numpy as np
 
 from lucasrag.embedding import DIM, get_embedder
 from lucasrag.embedding_models import DEFAULT_MODEL, embedding_model
+from lucasrag.sqlite_rowid import compact, rebuild_as_rowid, without_rowid
 
 # A rowid table with its key in an index of its own: a vector (1.5 KB) is too big a row for a WITHOUT ROWID
 # table, whose B-tree then holds two rows a page — reading 10,000 routing vectors took 4x as long and the file
@@ -87,28 +88,21 @@ class EmbeddingCache:
         self._adopt_legacy_table()
 
     def _rowid_table(self) -> None:
-        """Convert a cache written with a WITHOUT ROWID ``model_vectors`` (before 2026-12-06) in place, once: the
-        same rows in the rowid table of ``_SCHEMA``. Another process opening the file meanwhile waits for it."""
-        sql = "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'model_vectors'"
-        if "WITHOUT ROWID" not in ((self._db.execute(sql).fetchone() or ("",))[0] or "").upper():
+        """Convert a cache written with a WITHOUT ROWID ``model_vectors`` in place, once: the same rows in the
+        rowid table of ``_SCHEMA``. Another process opening the file meanwhile waits for it."""
+        if not without_rowid(self._db, "model_vectors"):
             return
         self._db.execute("BEGIN IMMEDIATE")
         try:
-            if "WITHOUT ROWID" in ((self._db.execute(sql).fetchone() or ("",))[0] or "").upper():  # not done meanwhile
+            if without_rowid(self._db, "model_vectors"):  # not done meanwhile
                 rows = self._db.execute("SELECT count(*) FROM model_vectors").fetchone()[0]
                 log.info("embedding cache %s: converting %d vectors to a rowid table (once)", self.path, rows)
-                self._db.execute(_SCHEMA.replace("model_vectors", "model_vectors_rowid"))
-                self._db.execute("INSERT INTO model_vectors_rowid SELECT model, hash, vector FROM model_vectors")
-                self._db.execute("DROP TABLE model_vectors")
-                self._db.execute("ALTER TABLE model_vectors_rowid RENAME TO model_vectors")
+                rebuild_as_rowid(self._db, "model_vectors", _SCHEMA, "model, hash, vector")
             self._db.execute("COMMIT")
         except BaseException:
             self._db.execute("ROLLBACK")
             raise
-        try:  # the old table's pages back to the file system (another process reading now: next time)
-            self._db.execute("VACUUM")
-        except sqlite3.OperationalError as exc:
-            log.info("embedding cache %s: not compacted after converting (%s)", self.path, exc)
+        compact(self._db, self.path, log)
 
     def _set_aside(self, exc: sqlite3.DatabaseError) -> None:
         """A damaged cache file (truncated, overwritten) is moved aside and the cache starts empty: it

@@ -9,6 +9,12 @@ import typer
 from lucasrag.settings import Settings
 from lucasrag_cli._console import fail, settings
 
+#: The options ``mcp --watch`` and ``watch`` share.
+_DEBOUNCE = typer.Option(2.0, "--debounce", help="Seconds the vault must stay unchanged before re-ingest.")
+_POLL = typer.Option(
+    False, "--poll", help="Check the vault every second instead of waiting for the file system's change events."
+)
+
 
 def _settings(watch: bool = False) -> Settings:
     """Errors go to stderr (``fail``): over stdio, stdout belongs to the protocol."""
@@ -22,10 +28,8 @@ def mcp_command(
     http: bool = typer.Option(False, "--http", help="Streamable HTTP on 127.0.0.1 (bearer token) instead of stdio."),
     port: int = typer.Option(8765, "--port", help="HTTP port."),
     watch: bool = typer.Option(False, "--watch", help="Re-ingest when the vault changes (debounced)."),
-    debounce: float = typer.Option(2.0, "--debounce", help="Seconds the vault must stay unchanged before re-ingest."),
-    poll: bool = typer.Option(
-        False, "--poll", help="Check the vault every second instead of waiting for the file system's change events."
-    ),
+    debounce: float = _DEBOUNCE,
+    poll: bool = _POLL,
 ) -> None:
     """Serve the indexes to assistants over the Model Context Protocol (read-only tools: search, read_note, status)."""
     from lucasrag_query.mcp import serve
@@ -43,10 +47,8 @@ def mcp_command(
 
 
 def watch_command(
-    debounce: float = typer.Option(2.0, "--debounce", help="Seconds the vault must stay unchanged before re-ingest."),
-    poll: bool = typer.Option(
-        False, "--poll", help="Check the vault every second instead of waiting for the file system's change events."
-    ),
+    debounce: float = _DEBOUNCE,
+    poll: bool = _POLL,
 ) -> None:
     """Re-ingest whenever the vault changes (the vault sensor's fingerprint, checked on the file system's change
     events, debounced) until Ctrl-C."""

@@ -23,6 +23,8 @@ import sqlite3
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
+from lucasrag.sqlite_rowid import compact, rebuild_as_rowid
+
 log = logging.getLogger(__name__)
 
 #: The file, in the workspace's folder of the index directory.
@@ -115,16 +117,10 @@ def _upgrade_from_1(db: sqlite3.Connection, path: Path) -> None:
         log.info("%s: upgrading to layout 2 (rowid tables; once)", path)
         for table, columns in (("kv", "namespace, id, value"), ("vectors", "namespace, id, vector, record, seq")):
             statement = next(s for s in _SCHEMA.split(";") if f"CREATE TABLE IF NOT EXISTS {table} (" in s)
-            db.execute(statement.replace(f"EXISTS {table} (", f"EXISTS {table}_rowid (", 1))
-            db.execute(f"INSERT INTO {table}_rowid ({columns}) SELECT {columns} FROM {table}")
-            db.execute(f"DROP TABLE {table}")
-            db.execute(f"ALTER TABLE {table}_rowid RENAME TO {table}")
+            rebuild_as_rowid(db, table, statement, columns)
         db.execute("CREATE INDEX IF NOT EXISTS vectors_by_seq ON vectors (namespace, seq)")
         db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-    try:  # the old tables' pages back to the file system (a reader holding the file now: another time)
-        db.execute("VACUUM")
-    except sqlite3.OperationalError as exc:
-        log.info("%s: not compacted after the upgrade (%s)", path, exc)
+    compact(db, path, log)
 
 
 def file_token(folder: Path) -> int | None:

@@ -191,32 +191,22 @@ def _evidence(s: _Scores) -> dict:
 
 
 def _look_alike(
-    text: str,
-    subject: DeferenceSubject,
-    context: SubjectContext,
-    whole: SubjectContext | None,
-    model: CareModel,
-    vector_model,
-    pair_vectors: Mapping[str, tuple[np.ndarray | None, str | None]],
-    focus_vectors: Mapping[str, np.ndarray | None],
-    pooled: np.ndarray | None,
+    subject: DeferenceSubject, context: SubjectContext, whole: SubjectContext | None, s: _Scores | None
 ) -> CareAssessment:
     """A chunk whose mentions all look like someone else or a word: released as not the subject, unless the
-    detector reads the chunk as charged or uncertain (then withheld and pending, with both pieces of evidence)."""
-    why = "not the subject: " + "; ".join(context.collisions)
-    if whole is None:  # the person released this note for the subject: nothing to read
+    detector (``s``: its scores of ``whole``, the whole chunk) reads it as charged or uncertain — then withheld
+    and pending, with both pieces of evidence. No ``whole``: the person released the note for the subject."""
+    looks = "; ".join(context.collisions)
+    why = f"not the subject: {looks}"
+    if whole is None or s is None:
         return CareAssessment(subject.name, "released", "resolution", why, reference=why)
-    name = subject.name
-    s = _score(
-        text, subject, whole, model, vector_model, pair_vectors.get(name, (None, None)), pooled, focus_vectors.get(name)
-    )
-    scores = _evidence(s)
     if s.inferred != "neutral":  # the reading that decides for a charged-only subject and before since:
-        looks = "; ".join(context.collisions)
         held = f"seems not the subject ({looks}), but the detector reads it {s.inferred} (score {s.p:.2f})"
         sentence = next((t for t in whole.sentences if subject_pattern(subject).search(t)), None)
-        return CareAssessment(name, "withheld", "inferred", held, reference=why, sentence=sentence, **scores)
-    return CareAssessment(name, "released", "resolution", why, reference=why, **scores)
+        return CareAssessment(
+            subject.name, "withheld", "inferred", held, reference=why, sentence=sentence, **_evidence(s)
+        )
+    return CareAssessment(subject.name, "released", "resolution", why, reference=why, **_evidence(s))
 
 
 def assess_chunk(
@@ -272,22 +262,18 @@ def assess_chunk(
         for c, v, f in zip(referring, spans, spans[len(referring) :]):
             pair_vectors[c.subject] = (v, "span") if v is not None else (pooled, "chunk")
             focus_vectors[c.subject] = f if f is not None else pair_vectors[c.subject][0]
+
+    def score(name: str, context: SubjectContext) -> _Scores:
+        vectors = pair_vectors.get(name, (None, None))
+        return _score(text, by_name[name], context, model, vector_model, vectors, pooled, focus_vectors.get(name))
+
     for name, context in contexts.items():
         if name in declared_names:
             found[name] = replace(found[name], mention=context.mentions[0] if context.mentions else None)
             continue
         if not context.mentions:
-            found[name] = _look_alike(
-                text,
-                by_name[name],
-                context,
-                look_alikes.get(name),
-                model,
-                vector_model,
-                pair_vectors,
-                focus_vectors,
-                pooled,
-            )
+            whole = look_alikes.get(name)
+            found[name] = _look_alike(by_name[name], context, whole, score(name, whole) if whole else None)
             continue
         sentence = context.focus_sentences[0] if context.focus_sentences else None
         ref = dict(mention=context.mentions[0], reference=context.reference, sentence=sentence)
@@ -296,16 +282,7 @@ def assess_chunk(
                 name, "released", "dismissed", "released by your decision (.lucasrag/care_decisions.yaml)", **ref
             )
             continue
-        s = _score(
-            text,
-            by_name[name],
-            context,
-            model,
-            vector_model,
-            pair_vectors.get(name, (None, None)),
-            pooled,
-            focus_vectors.get(name),
-        )
+        s = score(name, context)
         outcome, source, why = _decide(by_name[name], s, note_date, (released_examples or {}).get(name, ()))
         found[name] = CareAssessment(
             name,

@@ -89,6 +89,14 @@ NAN = DeferenceSubject("Nana Joan", ("nan", "nana"))
 JUNE = DeferenceSubject("June")
 SUMMER = DeferenceSubject("Summer")
 HOPE = DeferenceSubject("Hope")
+BILL = DeferenceSubject("Bill")
+ROSE = DeferenceSubject("Rose")
+DAWN = DeferenceSubject("Dawn")
+MARK = DeferenceSubject("Mark")
+PAT = DeferenceSubject("Pat")
+GRACE = DeferenceSubject("Grace")
+ROBIN = DeferenceSubject("Robin")
+JOSH = DeferenceSubject("Josh Reilly", ("josh",))
 
 #: (text, subject, refers to it, why not: a fragment of the collision's evidence)
 REFERENCES = [
@@ -133,6 +141,23 @@ REFERENCES = [
     pytest.param("Will would have been 40 today.", WILL, True, None, id="name-then-modal"),
     pytest.param("Went to see Hope in hospital.", HOPE, True, None, id="capitalised-inside-a-sentence"),
     pytest.param("Will's bike is in the shed.", WILL, True, None, id="possessive-at-the-start"),
+    # a name that is an everyday word, in lower case inside a capitalised sentence, or a verb opening one
+    pytest.param("Paid the gas bill online.", BILL, False, "in lower case: 'bill'", id="lower-case-bill"),
+    pytest.param("Prices rose again at the big shop.", ROSE, False, "in lower case: 'rose'", id="lower-case-verb"),
+    pytest.param("Up at dawn for the long run.", DAWN, False, "in lower case: 'dawn'", id="lower-case-at-dawn"),
+    pytest.param("Wrote my will at the solicitor's.", WILL, False, "in lower case: 'will'", id="lower-case-my-will"),
+    pytest.param("Put a question mark after item 3.", MARK, False, "in lower case", id="lower-case-compound"),
+    pytest.param("Mark the calendar for the 12th.", MARK, False, "a verb: Mark the", id="verb-opening-a-sentence"),
+    pytest.param("Pat the dough flat.", PAT, False, "a verb: Pat the", id="imperative-pat"),
+    pytest.param("Will you pick up milk on the way?", WILL, False, "a verb: Will you", id="auxiliary-question"),
+    pytest.param("Thinking of rose today.", ROSE, True, None, id="lower-case-after-of-is-the-person"),
+    pytest.param("Wore the necklace grace gave me.", GRACE, True, None, id="lower-case-then-a-persons-verb"),
+    pytest.param("Drove past the hospital where robin was.", ROBIN, True, None, id="lower-case-after-where"),
+    pytest.param("Got the news that will is getting married.", WILL, True, None, id="that-will-is-the-person"),
+    pytest.param("I dreamed josh was well again.", JOSH, True, None, id="a-name-that-is-rarely-a-word"),
+    pytest.param("paid bill back today", BILL, True, None, id="a-writer-who-writes-lower-case"),
+    pytest.param("Mark rang.", MARK, True, None, id="name-then-a-verb-at-the-start"),
+    pytest.param("Bill's tools are still in the shed.", BILL, True, None, id="possessive-name-word"),
     # a kinship word for anyone's relation, and a name that is also a month or a season, written as a time
     pytest.param("A mum at the school gate asked about lifts.", MUM, False, "anyone's relation", id="a-mum"),
     pytest.param("Every mum in the class got the email.", MUM, False, "anyone's relation", id="every-mum"),

@@ -82,6 +82,22 @@ OUTCOMES = [
 ]
 
 
+#: A lower-case name that looks like the everyday word is still read: grief stays withheld (the look-alike net).
+LOOK_ALIKES = [
+    pytest.param(
+        "Found rose old cardigan in the wardrobe and sat on the floor crying.", DeferenceSubject("Rose"), id="cry"
+    ),
+    pytest.param("Dad's bill from the hospice arrived. I couldn't open it.", DeferenceSubject("Bill"), id="hospice"),
+    pytest.param("Cleared out the shed, found dawn old scarf.", DeferenceSubject("Dawn"), id="kept-object"),
+]
+
+
+@pytest.mark.parametrize("text, subject", LOOK_ALIKES)
+def test_a_lower_case_name_word_read_as_grief_stays_withheld(text, subject):
+    (a,) = assess_chunk(text, (subject,), embed=embed)
+    assert (a.outcome, a.source) == ("withheld", "inferred") and a.why.startswith("seems not the subject (a common")
+
+
 @pytest.mark.parametrize("text, subject, withheld", OUTCOMES)
 def test_outcomes_with_vector_evidence(text, subject, withheld):
     care = assess_chunk(text, SUBJECTS, embed=embed)

@@ -8,7 +8,10 @@
   when the subject is Mum or Grandad), or anyone's ("a mum at the school gate", "every mum");
 * a name that is also a month or a season, written as a time ("in June", "12 June", "last summer");
 * a common word that is also a name, used as a word: after an article or a quantifier
-  ("a pip", "the iris", "some dev boxes") or inside code (`` `pip install` ``);
+  ("a pip", "the iris", "some dev boxes"), inside code (`` `pip install` ``), written in lower case
+  inside a sentence that starts with a capital ("Paid the gas bill", "Prices rose again", "up at
+  dawn"; not after a word that takes a person: "Miss will so much"), or a verb opening a sentence
+  ("Mark the calendar", "Pat the dough flat", "Will you pick up milk?");
 * a business named after someone, where the text goes ("a table at Maya's Diner").
 
 Each rule errs towards the subject: a collision is released, so a rule that misfires leaks. "Saw Maya at
@@ -63,6 +66,42 @@ _VERB_AFTER_AT_START = re.compile(
     r"\s+(?:be|been|you['’]re|you are|you['’]ve|you have|you had|you['’]ll|everything|everyone|all['’]s|all is)\b",
     re.IGNORECASE,
 )
+#: Given names that are everyday English words (a noun, verb or adjective first: "bill", "will", "rose", "dawn").
+#: Written in lower case inside a sentence by a writer who capitalises, one of these is the word, not the person.
+#: Names that are only names ("mabel", "niamh", "dan") are not here: a lower-case "dan" is the person.
+NAME_WORDS = frozenset(
+    "bill will mark rose grace hope joy faith dawn amber ruby pearl olive daisy lily holly ivy iris violet "
+    "jasmine heather fern hazel willow sky summer autumn robin wren pat jack frank sue rob nick bob art guy "
+    "ray rich chase hunter mason cliff dale lane brook dean peg penny sandy rusty sunny candy ginger honey "
+    "angel star max miles page reed rod bud buck duke king ace chip crystal grant heath kitty liberty marsh "
+    "misty norm pip poppy sage storm woody carol sterling rocky basil clay forest river rain gem cherry berry "
+    "melody harmony dot dusty scout skip destiny patience prudence charity mercy unity blossom coral opal "
+    "jade flint may march august".split()
+)
+#: Before a lower-case name-word, a word that takes a person: "miss will so much", "rang dawn", "with rose".
+_TAKES_A_PERSON = re.compile(
+    r"\b(?:miss|missed|missing|love|loved|with|and|told|tell|saw|see|seen|call|called|rang|ring|text|texted|"
+    r"visit|visited|visiting|hug|hugged|dear|hi|hey|thank|thanks|ask|asked|met|meet|kiss|kissed|bye|for|about|"
+    r"to|from|of|since|until|where|when|because|been|like|hate|blame|forgive|remember|remembered|mourn|lost|"
+    r"buried|poor|dearest|darling|sweet|dream|dreamed|dreamt|dreaming|hold|held|holding|lose|losing|want|wanted|"
+    r"need|needed)\s+$",
+    re.IGNORECASE,
+)
+#: After a name-word, what a person does: "the news that will is getting married", "the necklace grace gave me",
+#: "where robin was". A common-word rule does not take a name-word followed by one of these for the word.
+_PERSON_AFTER = re.compile(
+    r"\s+(?:is|was|has|had|have|gave|said|says|told|died|passed|would|wrote|sent|called|rang|came|comes|went|left|"
+    r"loved|got|made|did|does|never|always|still|wanted|wants|asked|texted|looked|laughed|cried|smiled|lived|"
+    r"lives|knew|knows|thought|thinks|felt|seemed|and (?:i|me|my)|(?:['’](?:d|ll|s been)))\b",
+    re.IGNORECASE,
+)
+#: Name-words that are also verbs, and what follows one opening a sentence as a verb: "Mark the calendar",
+#: "Pat the dough flat", "Jack up the car", "Bill the client"; "Will you ...?" as the auxiliary.
+_VERB_NAMES = frozenset("mark pat jack bill rob sue chase grant chip nick peg bob skip".split())
+_VERB_OBJECT = re.compile(
+    r"\s+(?:the|a|an|your|my|our|this|that|these|those|it|them|everything|up|down|off|out)\b(?!['’])",
+)
+_AUXILIARY_AT_START = re.compile(r"\s+(?:you|we|they|i|he|she|it|there)\b(?!['’])", re.IGNORECASE)
 #: Before a kinship word, what makes it anyone's relation rather than the writer's: "a mum at the school gate",
 #: "every mum in the class", "as a new mum", "another mum". Between them only a word that describes a relation
 #: ("new", "single", "working"): "had a dream nan was there" and "a walk with mum" stay the subject; not "no mum"
@@ -157,7 +196,7 @@ def collision(sentence: str, start: int, end: int, subject: DeferenceSubject) ->
             return f"another person: {_PLACED_BEFORE.search(before).group(0).strip()} {written}"
         if m := _PLACED_AFTER.match(sentence, end):
             return f"another person: {written}{m.group(0)}"
-        if (m := _ARTICLE.search(before)) and not written[:1].isupper():
+        if (m := _ARTICLE.search(before)) and not written[:1].isupper() and not _PERSON_AFTER.match(sentence, end):
             return f"a common word: {m.group(0).strip()} {written}"
         # as a verb: lower case, or capitalised only because a sentence starts with it ("Hope you're well")
         at_start = not before.strip()
@@ -167,4 +206,24 @@ def collision(sentence: str, start: int, end: int, subject: DeferenceSubject) ->
                 return f"a common word, a verb: {m.group(0).strip()} {written}"
             if not written.endswith(("'s", "’s")) and (m := after.match(sentence, end)):
                 return f"a common word, a verb: {written}{m.group(0)}"
+        return _word_not_name(sentence, start, end, word)
+    return None
+
+
+def _word_not_name(sentence: str, start: int, end: int, word: str) -> str | None:
+    """A name-word (:data:`NAME_WORDS`) used as the word: in lower case inside a sentence that starts with a
+    capital, or as a verb opening the sentence. Possessives stay the person ("will's bike")."""
+    written = sentence[start:end]
+    if word not in NAME_WORDS or written.endswith(("'s", "’s")):
+        return None
+    before = sentence[:start]
+    if not before.strip():
+        if word in _VERB_NAMES and (m := _VERB_OBJECT.match(sentence, end)):
+            return f"a common word, a verb: {written}{m.group(0)}"
+        if word == "will" and (m := _AUXILIARY_AT_START.match(sentence, end)):
+            return f"a common word, a verb: {written}{m.group(0)}"
+        return None
+    person = _TAKES_A_PERSON.search(before[-40:]) or _PERSON_AFTER.match(sentence, end)
+    if written.islower() and sentence.lstrip()[:1].isupper() and not person:
+        return f"a common word in lower case: {written!r}"
     return None

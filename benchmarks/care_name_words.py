@@ -1,0 +1,87 @@
+"""A subject whose name is an everyday word (Bill, Will, Rose, Dawn, Mark): how many of the word's uses are
+released as "not the subject", and how many of the person's stay withheld. Prints figures.
+
+    python benchmarks/care_name_words.py [--lexical] [--cases]
+
+Two hand-written sets, one sentence each, assessed as an ingest assesses a chunk (vector evidence from the
+shipped MiniLM unless ``--lexical``): the word (a gas bill, prices rose, up at dawn, "Mark the calendar") and
+the person, written as people write in a hurry or in grief (lower case, no possessive: "Wore the necklace
+grace gave me", "found dawn old scarf"). They were written while the collision rules were designed, so they
+show what the rules do, not how they generalise: the care corpus (``lucasrag eval care``) is the measure of
+that, and has no such subject yet.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from lucasrag.vocabulary import DeferenceSubject
+
+#: (subject, sentence): the everyday word, which should be released
+WORD = [
+    ("Bill", "Paid the gas bill online, reference 4471."),
+    ("Will", "Wrote my will at the solicitor's; fee £150."),
+    ("Rose", "Prices rose again at the big Tesco."),
+    ("Grace", "Ten days' grace period on the loan before the fee."),
+    ("Mark", "Put a question mark after item 3 on the agenda."),
+    ("Jack", "Headphone jack broke again, ordered a new cable."),
+    ("Dawn", "Up at dawn for the long run, 18 km."),
+    ("Hope", "No hope of a refund from the airline."),
+    ("Amber", "Amber warning for wind tomorrow, bring the bins in."),
+    ("Olive", "Olive oil, garlic, two lemons, bread."),
+    ("Rose", "Rose gold strap for the watch, £40."),
+    ("Daisy", "Daisy chains on the lawn with the kids all afternoon."),
+    ("Will", "Will you pick up milk on the way home?"),
+    ("Mark", "Mark the calendar for the 12th."),
+    ("Pat", "Pat the dough flat and bake for 12 minutes."),
+    ("Jack", "Jack up the car before loosening the nuts."),
+    ("Ruby", "Ruby wedding party for the neighbours on Saturday."),
+    ("Holly", "Holly wreath for the door, £12."),
+    ("Robin", "Robin on the bird feeder this morning."),
+    ("Dawn", "The dawn chorus woke me at five."),
+]
+#: (subject, sentence): the person, which should stay withheld
+PERSON = [
+    ("Will", "Miss will so much."),
+    ("Will", "Will rang about the funeral."),
+    ("Rose", "I still can't believe rose is gone."),
+    ("Dawn", "Went round to dawn's flat to sort her things."),
+    ("Mark", "Mark and I split up a year ago today."),
+    ("Bill", "Dad's bill from the hospice arrived. I couldn't open it."),
+    ("Rose", "Thinking of rose today."),
+    ("Bill", "It's been a year since bill died."),
+    ("Will", "Ten years today. Still think of will."),
+    ("Dawn", "Cleared out the shed, found dawn old scarf."),
+    ("Mark", "Saw a photo of mark at the wedding. Closed the laptop."),
+    ("Grace", "Wore the necklace grace gave me."),
+    ("Ruby", "The anniversary. Lit a candle for ruby."),
+    ("Hope", "Would have been hope birthday."),
+    ("Robin", "Drove past the hospital where robin was."),
+    ("Will", "Got the news that will is getting married. Fine. Went for a run."),
+]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--lexical", action="store_true", help="lexical evidence alone (no embedder)")
+    ap.add_argument("--cases", action="store_true", help="one line per sentence")
+    args = ap.parse_args()
+    from lucasrag.embedding import get_embedder
+    from lucasrag_assets.rules.care.detector import assess_chunk
+
+    embed = None if args.lexical else get_embedder().embed_spans
+    for title, cases, want in (("the word", WORD, "released"), ("the person", PERSON, "withheld")):
+        counts: dict[str, int] = {}
+        for name, text in cases:
+            (a,) = assess_chunk(text, (DeferenceSubject(name),), embed=embed)
+            key = f"{a.outcome} ({a.source})"
+            counts[key] = counts.get(key, 0) + 1
+            if args.cases:
+                print(f"  {a.outcome:<8} {a.source:<10} {text[:56]:<56} {a.why[:70]}")
+        good = sum(n for k, n in counts.items() if k.startswith(want))
+        detail = ", ".join(f"{k} {n}" for k, n in sorted(counts.items()))
+        print(f"{title}: {good}/{len(cases)} {want} — {detail}")
+
+
+if __name__ == "__main__":
+    main()

@@ -110,6 +110,17 @@ REFERENCES = [
     pytest.param("Dan from accounts approved the invoice.", DAN, False, "another person", id="namesake-from-work"),
     pytest.param("My colleague Daniel fixed the build.", DAN, False, "another person", id="namesake-colleague"),
     pytest.param("Daniel Okafor joined the team.", DAN, False, "another person", id="namesake-surname"),
+    pytest.param(
+        "Dan (work) wants the report by Friday.", DAN, False, "another person: Dan (work)", id="work-in-brackets"
+    ),
+    pytest.param("Dan, our new PM, ran the retro.", DAN, False, "Dan, our new PM", id="role-apposition"),
+    pytest.param("Dan on the platform team fixed it.", DAN, False, "Dan on the platform team", id="on-a-team"),
+    pytest.param("Ask Dan in IT about the VPN token.", DAN, False, "another person: Dan in IT", id="in-a-department"),
+    pytest.param("cc Dan on the incident report.", DAN, False, "another person: cc Dan", id="copied-in"),
+    pytest.param("I put Dan in it with his mum.", DAN, True, None, id="in-it-is-no-department"),
+    pytest.param("Dan (my ex) texted.", DAN, True, None, id="brackets-naming-the-ex"),
+    pytest.param("Dan, a student then, lived upstairs.", DAN, True, None, id="a-description-of-the-subject"),
+    pytest.param("Dan in hospital again.", DAN, True, None, id="in-hospital"),
     pytest.param("Found a pip in the juice.", PIP, False, "a common word", id="common-word-after-article"),
     pytest.param("Ran `npm run dev` again.", DEV, False, "inside code", id="inside-code"),
     pytest.param("Booked a table at Maya's Diner.", MAYA, False, "named", id="a-place-named-after"),

@@ -132,19 +132,30 @@ _BUSINESS = re.compile(
     r"Tavern|Inn|Hotel|Barbers?|Takeaway|Chippy)\b"
 )
 _TO_A_PLACE = re.compile(r"\b(?:at|to|from|in|into|outside|near)\s+(?:the\s+)?['\"‘“]?$", re.IGNORECASE)
-#: A namesake among the people of work or the street: "Dan from accounts", "my colleague Maya". Only "from":
-#: "saw Maya at work" may well be the subject.
+#: A namesake among the people of work or the street: "Dan from accounts", "my colleague Maya", "Dan (work)",
+#: "Dan, our new PM", "Dan the plumber", "Dan in IT", "Dan on the platform team", "cc Dan". Only these: "saw
+#: Maya at work" may well be the subject, and "Dan (my ex)" is.
+_DEPARTMENT = (
+    r"work|the office|accounts|hr|it|finance|sales|legal|payroll|support|reception|marketing|procurement|"
+    r"platform|infra|infrastructure|ops|devops|security|design|product|engineering|data|qa|facilities"
+)
+_ROLE = (
+    r"colleague|co-?worker|workmate|manager|line manager|boss|client|customer|supplier|contractor|recruiter|"
+    r"intern|neighbour|neighbor|landlord|tenant|plumber|electrician|builder|dentist|gp|new hire|new starter|pm|product manager|project manager|engineer|developer|dev|designer|tech lead|lead|"
+    r"cto|ceo|cfo|director|vp|architect|analyst|sre|tester|consultant|accountant|solicitor|lawyer|agent"
+)
 _PLACED_AFTER = re.compile(
-    r"\s*(?:\(|,\s*)?from\s+(?:work|the office|accounts|hr|it|finance|sales|legal|payroll|support|"
-    r"reception|next door|number \d+|the (?:\w+ )?(?:team|department|desk|squad|office|site|client|agency|gym|club))\b",
+    r"\s*(?:\(|,\s*)?from\s+(?:next door|number \d+|the client(?: side)?|"
+    rf"the (?:\w+ )?(?:team|department|desk|squad|office|site|client|agency|gym|club)|{_DEPARTMENT})\b"
+    rf"|\s*\((?:{_DEPARTMENT}|client|[\w-]+ team|{_ROLE})\)"
+    rf"|,?\s+(?:our|my|the|a|an)\s+(?:new\s+|old\s+|other\s+)?(?:{_ROLE})\b(?!['’])"
+    rf"|\s+(?:in|on)\s+(?:(?-i:IT)|{_DEPARTMENT.replace('work|', '').replace('|it|', '|')})\b(?!['’])"
+    r"|\s+(?:on|in)\s+the\s+[\w-]+(?:\s+[\w-]+)?\s+(?:team|squad|department)\b",
     re.IGNORECASE,
 )
-_PLACED_BEFORE = re.compile(
-    r"\b(?:colleague|co-?worker|workmate|manager|boss|client|customer|supplier|contractor|recruiter|intern|"
-    r"neighbour|neighbor|landlord|tenant|plumber|electrician|dentist|gp|teacher|student|pupil|new hire|"
-    r"new starter|namesake|other)\s+$",
-    re.IGNORECASE,
-)
+#: Before the name also a school's people ("my teacher Maya"); after it they may describe the subject ("Dan, a
+#: student then, lived upstairs").
+_PLACED_BEFORE = re.compile(rf"(?:\b(?:{_ROLE}|teacher|student|pupil|namesake|other)\s+|\bcc:?\s+)$", re.IGNORECASE)
 
 
 def other_person(sentence: str, end: int, subject: DeferenceSubject) -> str | None:

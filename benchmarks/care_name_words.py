@@ -1,14 +1,17 @@
 """A subject whose name is an everyday word (Bill, Will, Rose, Dawn, Mark): how many of the word's uses are
 released as "not the subject", and how many of the person's stay withheld. Prints figures.
 
-    python benchmarks/care_name_words.py [--lexical] [--cases]
+    python benchmarks/care_name_words.py [--lexical] [--cases] [--corpus]
 
 Two hand-written sets, one sentence each, assessed as an ingest assesses a chunk (vector evidence from the
 shipped MiniLM unless ``--lexical``): the word (a gas bill, prices rose, up at dawn, "Mark the calendar") and
 the person, written as people write in a hurry or in grief (lower case, no possessive: "Wore the necklace
 grace gave me", "found dawn old scarf"). They were written while the collision rules were designed, so they
 show what the rules do, not how they generalise: the care corpus (``lucasrag eval care``) is the measure of
-that, and has no such subject yet.
+that, and has no such subject. ``--corpus`` adds one: every tuning family of the corpus written about eight
+subjects named like everyday words (Rose, Will, Dawn, Bill, Mark, Grace, Hope, Ginger), half their mentions
+in lower case as the corpus's writers write them ("maya", "dan"), and counts what is released — the leak risk
+of the word rules on charged writing, and what they do for neutral writing.
 """
 
 from __future__ import annotations
@@ -61,10 +64,47 @@ PERSON = [
 ]
 
 
+#: Subjects named like everyday words, one per kind of loss the corpus writes about (name, kind, pronouns).
+CORPUS_SUBJECTS = [
+    ("Rose", "loss", ("she", "her", "her")),
+    ("Bill", "loss", ("he", "him", "his")),
+    ("Grace", "loss", ("she", "her", "her")),
+    ("Will", "ex", ("he", "him", "his")),
+    ("Mark", "ex", ("he", "him", "his")),
+    ("Dawn", "estranged", ("she", "her", "her")),
+    ("Hope", "baby", ("she", "her", "her")),
+    ("Ginger", "pet", ("she", "her", "her")),
+]
+
+
+def corpus_figures(embed) -> None:
+    from lucasrag_assets.rules.care.detector import assess_chunk
+    from lucasrag_harness.evaluation.care_corpus import Persona, written_about
+
+    personas = [
+        Persona(DeferenceSubject(name), kind, pronouns, (name,), (name, name.lower()))
+        for name, kind, pronouns in CORPUS_SUBJECTS
+    ]
+    passages = written_about(personas)
+    subjects = tuple(p.subject for p in personas)
+    counts: dict[tuple[str, str], int] = {}
+    for p in passages:
+        a = {a.subject: a for a in assess_chunk(p.text, subjects, embed=embed)}.get(p.subject)
+        outcome = a.outcome if a else "released (no reference)"
+        key = (p.label, f"{outcome} ({a.source})" if a else outcome)
+        counts[key] = counts.get(key, 0) + 1
+    for label in ("charged", "neutral"):
+        total = sum(n for (lab, _), n in counts.items() if lab == label)
+        released = sum(n for (lab, k), n in counts.items() if lab == label and k.startswith("released"))
+        detail = ", ".join(f"{k} {n}" for (lab, k), n in sorted(counts.items()) if lab == label)
+        print(f"corpus, {label}: {released}/{total} released ({released / total:.1%}) — {detail}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--lexical", action="store_true", help="lexical evidence alone (no embedder)")
     ap.add_argument("--cases", action="store_true", help="one line per sentence")
+    ap.add_argument("--corpus", action="store_true", help="also the care corpus written about such subjects")
     args = ap.parse_args()
     from lucasrag.embedding import get_embedder
     from lucasrag_assets.rules.care.detector import assess_chunk
@@ -81,6 +121,8 @@ def main() -> None:
         good = sum(n for k, n in counts.items() if k.startswith(want))
         detail = ", ".join(f"{k} {n}" for k, n in sorted(counts.items()))
         print(f"{title}: {good}/{len(cases)} {want} — {detail}")
+    if args.corpus:
+        corpus_figures(embed)
 
 
 if __name__ == "__main__":

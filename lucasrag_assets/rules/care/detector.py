@@ -190,6 +190,14 @@ def _evidence(s: _Scores) -> dict:
     )
 
 
+#: A chunk whose every mention looks like an everyday word ("the gas bill", "the rory update") is released only
+#: below this score, stricter than the neutral reading (below 0.775) a namesake needs: on the care corpus written
+#: about subjects named like words (benchmarks/care_name_words.py --corpus) the neutral reading released 8 charged
+#: passages as words ("moving grace to comfort care"), this cut 1; it holds 1 of the 20 word uses written to test
+#: the rules ("No hope of a refund", 0.65), and on the corpus's tuning half "after the rory update" (0.71).
+WORD_LOOK_ALIKE_BELOW = 0.6
+
+
 def _look_alike(
     subject: DeferenceSubject, context: SubjectContext, whole: SubjectContext | None, s: _Scores | None
 ) -> CareAssessment:
@@ -200,8 +208,12 @@ def _look_alike(
     why = f"not the subject: {looks}"
     if whole is None or s is None:
         return CareAssessment(subject.name, "released", "resolution", why, reference=why)
-    if s.inferred != "neutral":  # the reading that decides for a charged-only subject and before since:
+    # a word is weaker evidence than another person's surname or workplace: it needs a clearer neutral reading
+    word_only = all(c.startswith("a common word") for c in context.collisions)
+    if s.inferred != "neutral" or (word_only and s.p >= WORD_LOOK_ALIKE_BELOW):
         held = f"seems not the subject ({looks}), but the detector reads it {s.inferred} (score {s.p:.2f})"
+        if s.inferred == "neutral":
+            held += f", and a word's look-alike is released only below {WORD_LOOK_ALIKE_BELOW}"
         sentence = next((t for t in whole.sentences if subject_pattern(subject).search(t)), None)
         return CareAssessment(
             subject.name, "withheld", "inferred", held, reference=why, sentence=sentence, **_evidence(s)

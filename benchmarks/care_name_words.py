@@ -8,10 +8,11 @@ shipped MiniLM unless ``--lexical``): the word (a gas bill, prices rose, up at d
 the person, written as people write in a hurry or in grief (lower case, no possessive: "Wore the necklace
 grace gave me", "found dawn old scarf"). They were written while the collision rules were designed, so they
 show what the rules do, not how they generalise: the care corpus (``lucasrag eval care``) is the measure of
-that, and has no such subject. ``--corpus`` adds one: every tuning family of the corpus written about eight
-subjects named like everyday words (Rose, Will, Dawn, Bill, Mark, Grace, Hope, Ginger), half their mentions
-in lower case as the corpus's writers write them ("maya", "dan"), and counts what is released — the leak risk
-of the word rules on charged writing, and what they do for neutral writing.
+that, and has no such subject. ``--corpus`` adds them: every tuning family of the corpus written about eight
+subjects named like everyday words (Rose, Will, Dawn, Bill, Mark, Grace, Hope, Ginger) and five named like
+months or seasons (June, April, May, Summer, Autumn), half their mentions in lower case as the corpus's writers
+write names ("maya", "dan"), and counts what is released — the leak risk of the word and time rules on charged
+writing, and what they do for neutral writing.
 """
 
 from __future__ import annotations
@@ -64,26 +65,35 @@ PERSON = [
 ]
 
 
-#: Subjects named like everyday words, one per kind of loss the corpus writes about (name, kind, pronouns).
-CORPUS_SUBJECTS = [
-    ("Rose", "loss", ("she", "her", "her")),
-    ("Bill", "loss", ("he", "him", "his")),
-    ("Grace", "loss", ("she", "her", "her")),
-    ("Will", "ex", ("he", "him", "his")),
-    ("Mark", "ex", ("he", "him", "his")),
-    ("Dawn", "estranged", ("she", "her", "her")),
-    ("Hope", "baby", ("she", "her", "her")),
-    ("Ginger", "pet", ("she", "her", "her")),
-]
+#: Subjects named like everyday words, and like months or seasons, one per kind of loss the corpus writes about
+#: (name, kind, pronouns).
+CORPUS_SETS = {
+    "everyday words": [
+        ("Rose", "loss", ("she", "her", "her")),
+        ("Bill", "loss", ("he", "him", "his")),
+        ("Grace", "loss", ("she", "her", "her")),
+        ("Will", "ex", ("he", "him", "his")),
+        ("Mark", "ex", ("he", "him", "his")),
+        ("Dawn", "estranged", ("she", "her", "her")),
+        ("Hope", "baby", ("she", "her", "her")),
+        ("Ginger", "pet", ("she", "her", "her")),
+    ],
+    "months and seasons": [
+        ("June", "loss", ("she", "her", "her")),
+        ("April", "ex", ("she", "her", "her")),
+        ("May", "estranged", ("she", "her", "her")),
+        ("Summer", "baby", ("she", "her", "her")),
+        ("Autumn", "pet", ("she", "her", "her")),
+    ],
+}
 
 
-def corpus_figures(embed) -> None:
+def corpus_figures(embed, title: str, named) -> None:
     from lucasrag_assets.rules.care.detector import assess_chunk
     from lucasrag_harness.evaluation.care_corpus import Persona, written_about
 
     personas = [
-        Persona(DeferenceSubject(name), kind, pronouns, (name,), (name, name.lower()))
-        for name, kind, pronouns in CORPUS_SUBJECTS
+        Persona(DeferenceSubject(name), kind, pronouns, (name,), (name, name.lower())) for name, kind, pronouns in named
     ]
     passages = written_about(personas)
     subjects = tuple(p.subject for p in personas)
@@ -97,7 +107,7 @@ def corpus_figures(embed) -> None:
         total = sum(n for (lab, _), n in counts.items() if lab == label)
         released = sum(n for (lab, k), n in counts.items() if lab == label and k.startswith("released"))
         detail = ", ".join(f"{k} {n}" for (lab, k), n in sorted(counts.items()) if lab == label)
-        print(f"corpus, {label}: {released}/{total} released ({released / total:.1%}) — {detail}")
+        print(f"corpus about {title}, {label}: {released}/{total} released ({released / total:.1%}) — {detail}")
 
 
 def main() -> None:
@@ -122,7 +132,8 @@ def main() -> None:
         detail = ", ".join(f"{k} {n}" for k, n in sorted(counts.items()))
         print(f"{title}: {good}/{len(cases)} {want} — {detail}")
     if args.corpus:
-        corpus_figures(embed)
+        for title, named in CORPUS_SETS.items():
+            corpus_figures(embed, title, named)
 
 
 if __name__ == "__main__":

@@ -183,6 +183,10 @@ REFERENCES = [
     pytest.param("Flights booked for June 2025.", JUNE, False, "not the person: June 2025", id="month-then-year"),
     pytest.param("Last summer we went camping.", SUMMER, False, "not the person: Last summer", id="last-summer"),
     pytest.param("Since June died the house is quiet.", JUNE, True, None, id="since-june-is-the-person"),
+    pytest.param("June, 13 years on.", JUNE, True, None, id="a-comma-before-the-number"),
+    pytest.param("Significant event: june 11 months ago.", JUNE, True, None, id="a-number-with-a-unit"),
+    pytest.param("Sat with june 2-6pm. Did the crossword.", JUNE, True, None, id="a-time-of-day-range"),
+    pytest.param("Streak: not writing to June 12 d.", JUNE, True, None, id="days-counted"),
     pytest.param("Weeded June's roses in June.", JUNE, True, None, id="possessive-is-the-person"),
     pytest.param("June rang about the 3rd.", JUNE, True, None, id="june-at-the-start"),
     pytest.param(

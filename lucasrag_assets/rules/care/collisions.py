@@ -130,7 +130,13 @@ _TIME_BEFORE = re.compile(
     r"\s+|\b\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?|\bmid-)$",
     re.IGNORECASE,
 )
-_TIME_AFTER = re.compile(r",?\s+(?:\d{4}\b|\d{1,2}(?:st|nd|rd|th)?\b(?![:.]\d))")
+#: A year or a day after the name, with no comma ("June, 13 years on" and "june, 2025, laughing" are the person) and
+#: no unit after the number ("june 11 months ago", "not writing to June 12 d", "with june 2-6pm").
+_TIME_AFTER = re.compile(
+    r"\s+(?:\d{4}|\d{1,2}(?:st|nd|rd|th)?)\b(?![:.,]\d|\s*(?:[-–]|d\b|days?\b|weeks?\b|months?\b|years?\b|yrs?\b|"
+    r"hours?\b|hrs?\b|h\b|mins?\b|minutes?\b|am\b|pm\b|%|x\b))",
+    re.IGNORECASE,
+)
 #: A business named after someone, where the text goes to it: "a table at Maya's Diner". Commercial words only,
 #: after a preposition: a heading "Nana's Kitchen" or "Grandad's Farm" is about the person.
 _BUSINESS = re.compile(

@@ -27,6 +27,11 @@ LISTING = [
     pytest.param(["a.md", "b/c.md"], ["a.md", "b/c.md"], id="plain-and-nested"),
     pytest.param(["z.md", "a/y.md", "m.md"], ["a/y.md", "m.md", "z.md"], id="sorted"),
     pytest.param(
+        ["a/z.md", "a/b/x.md", "ab.md", "a b/c.md", "a-b/d.md"],
+        ["a/b/x.md", "a/z.md", "a b/c.md", "a-b/d.md", "ab.md"],
+        id="sorted-part-by-part",  # as Path sorts: a folder's name is compared whole, before what is in it
+    ),
+    pytest.param(
         [".obsidian/w.md", ".git/x.md", ".lucasrag/d.md", ".trash/t.md", "ok.md"], ["ok.md"], id="hidden-folders"
     ),
     pytest.param(["a/.hidden/b.md", "a/.x.md", "a/b.md"], ["a/b.md"], id="nested-hidden-segment"),

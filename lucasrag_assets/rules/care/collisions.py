@@ -3,7 +3,8 @@
 * a name followed by a capitalised surname the subject does not have ("Maya Chen",
   "Tom Hargreaves") is another person with the same first name: that mention, and
   every bare mention of the same name in the chunk, is not the subject;
-* a name placed among work or neighbours ("Maya from accounts", "my colleague Dan");
+* a name placed among work or neighbours ("Maya from accounts", "my colleague Dan", "Dan (work)",
+  "Dan, our new PM", "Dan in IT", "Dan on the platform team", "cc Dan");
 * someone else's relation when the subject is the writer's ("Sam's mum", "his grandad"
   when the subject is Mum or Grandad), or anyone's ("a mum at the school gate", "every mum");
 * a name that is also a month or a season, written as a time ("in June", "12 June", "last summer");
@@ -90,8 +91,9 @@ _TAKES_A_PERSON = re.compile(
     r"concerning|regarding|re|w/|wrote|write|writes)\s+$",
     re.IGNORECASE,
 )
-#: After a name-word, what a person does: "the news that will is getting married", "the necklace grace gave me",
-#: "where robin was". A common-word rule does not take a name-word followed by one of these for the word.
+#: After a name-word, what a person does or is given: "the news that will is getting married", "the necklace grace
+#: gave me", "the bread rose liked", "sent will a photo", "provided mark vacates", "CETV april 61,204". A
+#: common-word rule does not take a name-word followed by one of these for the word.
 _PERSON_AFTER = re.compile(
     r"\s+(?:is|was|has|had|have|gave|said|says|told|died|passed|would|wrote|sent|called|rang|came|comes|went|left|"
     r"loved|got|made|did|does|never|always|still|wanted|wants|asked|texted|looked|laughed|cried|smiled|lived|"
@@ -153,7 +155,8 @@ _DEPARTMENT = (
 )
 _ROLE = (
     r"colleague|co-?worker|workmate|manager|line manager|boss|client|customer|supplier|contractor|recruiter|"
-    r"intern|neighbour|neighbor|landlord|tenant|plumber|electrician|builder|dentist|gp|new hire|new starter|pm|product manager|project manager|engineer|developer|dev|designer|tech lead|lead|"
+    r"intern|neighbour|neighbor|landlord|tenant|plumber|electrician|builder|dentist|gp|new hire|new starter|"
+    r"pm|product manager|project manager|engineer|developer|dev|designer|tech lead|lead|"
     r"cto|ceo|cfo|director|vp|architect|analyst|sre|tester|consultant|accountant|solicitor|lawyer|agent"
 )
 _PLACED_AFTER = re.compile(

@@ -110,6 +110,38 @@ _VERB_OBJECT = re.compile(
     r"\s+(?:the|a|an|your|my|our|this|that|these|those|it|them|everything|up|down|off|out)\b(?!['’])",
 )
 _AUXILIARY_AT_START = re.compile(r"\s+(?:you|we|they|i|he|she|it|there)\b(?!['’])", re.IGNORECASE)
+#: A name-word opening a sentence or a list item as the first word of a compound noun: "Olive oil, garlic",
+#: "Amber warning for wind", "Daisy chains on the lawn", "Rose gold strap". A short table, no grammar: "Ginger
+#: cat", "Rose garden" and "May day" are not in it (a pet named Ginger, Rose's garden, the day that is May's).
+NAME_COMPOUNDS: dict[str, frozenset[str]] = {
+    word: frozenset(heads.split())
+    for word, heads in {
+        "olive": "oil oils tree trees branch green",
+        "amber": "warning warnings alert alerts light lights",
+        "daisy": "chain chains",
+        "rose": "gold water wine hip hips petals petal bush bushes bed",
+        "holly": "wreath wreaths bush berries sprig",
+        "ruby": "wedding anniversary port",
+        "pearl": "earrings earring necklace barley",
+        "ginger": "biscuits biscuit beer ale tea snaps root nuts",
+        "honey": "jar pot bees badger",
+        "hazel": "nuts nut eyes",
+        "jasmine": "tea rice",
+        "basil": "leaves pesto plant",
+        "sage": "leaves stuffing plant",
+        "cherry": "tomatoes tomato blossom tree trees pie",
+        "summer": "holiday holidays house term fair camp solstice sale",
+        "autumn": "term leaves colours budget statement",
+        "dawn": "chorus raid",
+        "iris": "scan",
+        "ivy": "league",
+        "heather": "honey moor",
+        "willow": "tree trees basket pattern",
+        "crystal": "glasses glass ball",
+        "penny": "jar whistle",
+    }.items()
+}
+_NEXT_WORD = re.compile(r"\s+([a-z]+)\b")
 #: Before a kinship word, what makes it anyone's relation rather than the writer's: "a mum at the school gate",
 #: "every mum in the class", "as a new mum", "another mum". Between them only a word that describes a relation
 #: ("new", "single", "working"): "had a dream nan was there" and "a walk with mum" stay the subject; not "no mum"
@@ -222,7 +254,8 @@ def collision(sentence: str, start: int, end: int, subject: DeferenceSubject) ->
             return f"another person: {_PLACED_BEFORE.search(before).group(0).strip()} {written}"
         if m := _PLACED_AFTER.match(sentence, end):
             return f"another person: {written}{m.group(0)}"
-        if (m := _ARTICLE.search(before)) and not written[:1].isupper() and not _PERSON_AFTER.match(sentence, end):
+        person_after = _PERSON_AFTER.match(sentence, end) and not _compound(sentence, end, word)
+        if (m := _ARTICLE.search(before)) and not written[:1].isupper() and not person_after:
             return f"a common word: {m.group(0).strip()} {written}"
         # as a verb: lower case, or capitalised only because a sentence starts with it ("Hope you're well")
         at_start = not before.strip()
@@ -234,6 +267,12 @@ def collision(sentence: str, start: int, end: int, subject: DeferenceSubject) ->
                 return f"a common word, a verb: {written}{m.group(0)}"
         return _word_not_name(sentence, start, end, word)
     return None
+
+
+def _compound(sentence: str, end: int, word: str) -> re.Match[str] | None:
+    """The word after the name-word ending at ``end`` when the two make a compound noun (:data:`NAME_COMPOUNDS`)."""
+    m = _NEXT_WORD.match(sentence, end)
+    return m if m and m.group(1) in NAME_COMPOUNDS.get(word, ()) else None
 
 
 def _word_not_name(sentence: str, start: int, end: int, word: str) -> str | None:
@@ -248,6 +287,8 @@ def _word_not_name(sentence: str, start: int, end: int, word: str) -> str | None
             return f"a common word, a verb: {written}{m.group(0)}"
         if word == "will" and (m := _AUXILIARY_AT_START.match(sentence, end)):
             return f"a common word, a verb: {written}{m.group(0)}"
+        if m := _compound(sentence, end, word):
+            return f"a common word: {written}{m.group(0)}"
         return None
     person = _TAKES_A_PERSON.search(before[-40:]) or _PERSON_AFTER.match(sentence, end)
     # inside running words: a name in a list, a label or a sentence's last word ("cause: bill", "(unplanned,

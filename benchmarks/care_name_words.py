@@ -90,7 +90,8 @@ CORPUS_SETS = {
 
 def corpus_figures(embed, title: str, named) -> None:
     from lucasrag_assets.rules.care.detector import assess_chunk
-    from lucasrag_harness.evaluation.care_corpus import Persona, written_about
+    from lucasrag_harness.evaluation.care_corpus import Persona
+    from lucasrag_harness.evaluation.care_corpus.new_subjects import written_about
 
     personas = [
         Persona(DeferenceSubject(name), kind, pronouns, (name,), (name, name.lower())) for name, kind, pronouns in named

@@ -301,3 +301,19 @@ def test_the_generated_vault_carries_the_corpus(tmp_path):
     text = (tmp_path / "vault" / path).read_text()
     assert text.startswith(f"---\ndate: '{note.date}'\nworkspace: {note.workspace}\n---\n")
     assert "charged" not in text.split("---")[1]  # unmarked
+
+
+def test_written_about_new_subjects_uses_only_tuning_families_that_fit():
+    from lucasrag.vocabulary import DeferenceSubject
+    from lucasrag_harness.evaluation.care_corpus.new_subjects import tuning_families, written_about
+
+    rose = care_corpus.Persona(DeferenceSubject("Rose"), "loss", ("she", "her", "her"), ("Rose",), ("Rose", "rose"))
+    passages = written_about([rose])
+    assert passages == written_about([rose])  # deterministic
+    test_families = {f.name for f in HELDOUT4[0] + HELDOUT4[1]}
+    fitting = [f for f in tuning_families() if f.kind in ("loss", "any")]
+    assert not test_families & {f.name for f in tuning_families()}
+    assert len(passages) == sum(len(f.templates) for f in fitting)
+    assert {p.label for p in passages} == {"charged", "neutral"} and {p.half for p in passages} == {"tune"}
+    assert all(p.subject == "Rose" and "{" not in p.text for p in passages)
+    assert any("rose" in p.text for p in passages) and any("Rose" in p.text for p in passages)

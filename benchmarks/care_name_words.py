@@ -18,6 +18,7 @@ writing, and what they do for neutral writing.
 from __future__ import annotations
 
 import argparse
+from collections import Counter
 
 from lucasrag.vocabulary import DeferenceSubject
 
@@ -96,19 +97,20 @@ def corpus_figures(embed, title: str, named) -> None:
     personas = [
         Persona(DeferenceSubject(name), kind, pronouns, (name,), (name, name.lower())) for name, kind, pronouns in named
     ]
-    passages = written_about(personas)
     subjects = tuple(p.subject for p in personas)
-    counts: dict[tuple[str, str], int] = {}
-    for p in passages:
+    by_label: dict[str, Counter] = {"charged": Counter(), "neutral": Counter()}
+    for p in written_about(personas):
         a = {a.subject: a for a in assess_chunk(p.text, subjects, embed=embed)}.get(p.subject)
-        outcome = a.outcome if a else "released (no reference)"
-        key = (p.label, f"{outcome} ({a.source})" if a else outcome)
-        counts[key] = counts.get(key, 0) + 1
-    for label in ("charged", "neutral"):
-        total = sum(n for (lab, _), n in counts.items() if lab == label)
-        released = sum(n for (lab, k), n in counts.items() if lab == label and k.startswith("released"))
-        detail = ", ".join(f"{k} {n}" for (lab, k), n in sorted(counts.items()) if lab == label)
-        print(f"corpus about {title}, {label}: {released}/{total} released ({released / total:.1%}) — {detail}")
+        by_label[p.label]["released (no reference)" if a is None else f"{a.outcome} ({a.source})"] += 1
+    for label, counts in by_label.items():
+        print(f"corpus about {title}, {label}: {_tally(counts, 'released')}")
+
+
+def _tally(counts: Counter, want: str) -> str:
+    """How many of ``counts`` start with ``want``, of how many, and each outcome's count."""
+    total, good = sum(counts.values()), sum(n for k, n in counts.items() if k.startswith(want))
+    detail = ", ".join(f"{k} {n}" for k, n in sorted(counts.items()))
+    return f"{good}/{total} {want} ({good / total:.1%}) — {detail}"
 
 
 def main() -> None:
@@ -122,16 +124,13 @@ def main() -> None:
 
     embed = None if args.lexical else get_embedder().embed_spans
     for title, cases, want in (("the word", WORD, "released"), ("the person", PERSON, "withheld")):
-        counts: dict[str, int] = {}
+        counts: Counter = Counter()
         for name, text in cases:
             (a,) = assess_chunk(text, (DeferenceSubject(name),), embed=embed)
-            key = f"{a.outcome} ({a.source})"
-            counts[key] = counts.get(key, 0) + 1
+            counts[f"{a.outcome} ({a.source})"] += 1
             if args.cases:
                 print(f"  {a.outcome:<8} {a.source:<10} {text[:56]:<56} {a.why[:70]}")
-        good = sum(n for k, n in counts.items() if k.startswith(want))
-        detail = ", ".join(f"{k} {n}" for k, n in sorted(counts.items()))
-        print(f"{title}: {good}/{len(cases)} {want} — {detail}")
+        print(f"{title}: {_tally(counts, want)}")
     if args.corpus:
         for title, named in CORPUS_SETS.items():
             corpus_figures(embed, title, named)

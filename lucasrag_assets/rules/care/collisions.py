@@ -30,6 +30,8 @@ from lucasrag.vocabulary import DeferenceSubject
 
 from .short_forms import english_words
 
+#: How every "the word, not the person" reason begins: the detector holds such look-alikes to a clearer reading.
+COMMON_WORD = "a common word"
 _SURNAME = re.compile(r"\s+([A-Z][a-z\u00e0-\u00ff]+(?:-[A-Z][a-z]+)?)")
 #: Capitalised words that follow a name without being a surname.
 _NOT_SURNAMES = frozenset(
@@ -181,10 +183,12 @@ _TO_A_PLACE = re.compile(r"\b(?:at|to|from|in|into|outside|near)\s+(?:the\s+)?['
 #: A namesake among the people of work or the street: "Dan from accounts", "my colleague Maya", "Dan (work)",
 #: "Dan, our new PM", "Dan the plumber", "Dan in IT", "Dan on the platform team", "cc Dan". Only these: "saw
 #: Maya at work" may well be the subject, and "Dan (my ex)" is.
-_DEPARTMENT = (
-    r"work|the office|accounts|hr|it|finance|sales|legal|payroll|support|reception|marketing|procurement|"
+#: Departments a person is "in" or "on" ("Dan in finance"); "from" also takes work, the office and IT in any case.
+_TEAMS = (
+    r"accounts|hr|finance|sales|legal|payroll|support|reception|marketing|procurement|"
     r"platform|infra|infrastructure|ops|devops|security|design|product|engineering|data|qa|facilities"
 )
+_DEPARTMENT = rf"work|the office|it|{_TEAMS}"
 _ROLE = (
     r"colleague|co-?worker|workmate|manager|line manager|boss|client|customer|supplier|contractor|recruiter|"
     r"intern|neighbour|neighbor|landlord|tenant|plumber|electrician|builder|dentist|gp|new hire|new starter|"
@@ -196,7 +200,7 @@ _PLACED_AFTER = re.compile(
     rf"the (?:\w+ )?(?:team|department|desk|squad|office|site|client|agency|gym|club)|{_DEPARTMENT})\b"
     rf"|\s*\((?:{_DEPARTMENT}|client|[\w-]+ team|{_ROLE})\)"
     rf"|,?\s+(?:our|my|the|a|an)\s+(?:new\s+|old\s+|other\s+)?(?:{_ROLE})\b(?!['’])"
-    rf"|\s+(?:in|on)\s+(?:(?-i:IT)|{_DEPARTMENT.replace('work|', '').replace('|it|', '|')})\b(?!['’])"
+    rf"|\s+(?:in|on)\s+(?:(?-i:IT)|{_TEAMS})\b(?!['’])"
     r"|\s+(?:on|in)\s+the\s+[\w-]+(?:\s+[\w-]+)?\s+(?:team|squad|department)\b",
     re.IGNORECASE,
 )
@@ -254,19 +258,27 @@ def collision(sentence: str, start: int, end: int, subject: DeferenceSubject) ->
             return f"another person: {_PLACED_BEFORE.search(before).group(0).strip()} {written}"
         if m := _PLACED_AFTER.match(sentence, end):
             return f"another person: {written}{m.group(0)}"
-        person_after = _PERSON_AFTER.match(sentence, end) and not _compound(sentence, end, word)
-        if (m := _ARTICLE.search(before)) and not written[:1].isupper() and not person_after:
-            return f"a common word: {m.group(0).strip()} {written}"
+        if (
+            (m := _ARTICLE.search(before))
+            and not written[:1].isupper()
+            and not (_PERSON_AFTER.match(sentence, end) and not _compound(sentence, end, word))
+        ):
+            return f"{COMMON_WORD}: {m.group(0).strip()} {written}"
         # as a verb: lower case, or capitalised only because a sentence starts with it ("Hope you're well")
         at_start = not before.strip()
         if (at_start or not written[:1].isupper()) and word in english_words():
             after = _VERB_AFTER_AT_START if at_start else _VERB_AFTER
             if m := _VERB_BEFORE.search(before):
-                return f"a common word, a verb: {m.group(0).strip()} {written}"
+                return f"{COMMON_WORD}, a verb: {m.group(0).strip()} {written}"
             if not written.endswith(("'s", "’s")) and (m := after.match(sentence, end)):
-                return f"a common word, a verb: {written}{m.group(0)}"
+                return f"{COMMON_WORD}, a verb: {written}{m.group(0)}"
         return _word_not_name(sentence, start, end, word)
     return None
+
+
+def is_word(reason: str) -> bool:
+    """Whether a collision's reason says the mention is a word (:data:`COMMON_WORD`), not another person."""
+    return reason.startswith(COMMON_WORD)
 
 
 def _compound(sentence: str, end: int, word: str) -> re.Match[str] | None:
@@ -284,16 +296,16 @@ def _word_not_name(sentence: str, start: int, end: int, word: str) -> str | None
     before = sentence[:start]
     if not before.strip():
         if word in _VERB_NAMES and (m := _VERB_OBJECT.match(sentence, end)):
-            return f"a common word, a verb: {written}{m.group(0)}"
+            return f"{COMMON_WORD}, a verb: {written}{m.group(0)}"
         if word == "will" and (m := _AUXILIARY_AT_START.match(sentence, end)):
-            return f"a common word, a verb: {written}{m.group(0)}"
+            return f"{COMMON_WORD}, a verb: {written}{m.group(0)}"
         if m := _compound(sentence, end, word):
-            return f"a common word: {written}{m.group(0)}"
+            return f"{COMMON_WORD}: {written}{m.group(0)}"
         return None
     person = _TAKES_A_PERSON.search(before[-40:]) or _PERSON_AFTER.match(sentence, end)
     # inside running words: a name in a list, a label or a sentence's last word ("cause: bill", "(unplanned,
     # will)", "Without bill.") is the person as often as not; the word sits between words ("the gas bill online")
     between_words = re.search(r"[\w'’]\s+$", before) and re.match(r"\s+\w", sentence[end:])
     if written.islower() and sentence.lstrip()[:1].isupper() and between_words and not person:
-        return f"a common word in lower case: {written!r}"
+        return f"{COMMON_WORD} in lower case: {written!r}"
     return None

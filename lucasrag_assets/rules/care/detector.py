@@ -33,6 +33,7 @@ from lucasrag.catalog import care_pending
 from lucasrag.vocabulary import DeferenceSubject
 from lucasrag_assets.rules.charged import canonical_name, charging_evidence
 
+from .collisions import is_word
 from .features import SUBJECT_TOKEN, cosine, featurise
 from .mentions import SubjectContext, resolve_all, subject_pattern, whole_chunk
 from .model import CareModel, Exemplar, shipped_model
@@ -209,7 +210,7 @@ def _look_alike(
     if whole is None or s is None:
         return CareAssessment(subject.name, "released", "resolution", why, reference=why)
     # a word is weaker evidence than another person's surname or workplace: it needs a clearer neutral reading
-    word_only = all(c.startswith("a common word") for c in context.collisions)
+    word_only = all(is_word(c) for c in context.collisions)
     if s.inferred != "neutral" or (word_only and s.p >= WORD_LOOK_ALIKE_BELOW):
         held = f"seems not the subject ({looks}), but the detector reads it {s.inferred} (score {s.p:.2f})"
         if s.inferred == "neutral":

@@ -33,6 +33,8 @@ from .short_forms import english_words
 #: How every "the word, not the person" reason begins: the detector holds such look-alikes to a clearer reading.
 COMMON_WORD = "a common word"
 _SURNAME = re.compile(r"\s+([A-Z][a-z\u00e0-\u00ff]+(?:-[A-Z][a-z]+)?)")
+#: A surname's initial, as work notes write a colleague ("Jonas K.", "Maya R.,"); not "I." or "A.".
+_INITIAL = re.compile(r"\s+([B-HJ-Z])\.(?=[\s,;:)]|$)")
 #: Capitalised words that follow a name without being a surname.
 _NOT_SURNAMES = frozenset(
     "I And But So Then When If The A On In At It He She We They You My Is Was Has Had Would Will Said Or Not "
@@ -186,7 +188,8 @@ _TO_A_PLACE = re.compile(r"\b(?:at|to|from|in|into|outside|near)\s+(?:the\s+)?['
 #: Departments a person is "in" or "on" ("Dan in finance"); "from" also takes work, the office and IT in any case.
 _TEAMS = (
     r"accounts|hr|finance|sales|legal|payroll|support|reception|marketing|procurement|"
-    r"platform|infra|infrastructure|ops|devops|security|design|product|engineering|data|qa|facilities"
+    r"platform|infra|infrastructure|ops|devops|security|design|product|engineering|data|qa|facilities|"
+    r"backend|back-end|frontend|front-end|mobile|ios|android|web|growth|research|analytics|ml|sre|compliance"
 )
 _DEPARTMENT = rf"work|the office|it|{_TEAMS}"
 _ROLE = (
@@ -213,15 +216,14 @@ def other_person(sentence: str, end: int, subject: DeferenceSubject) -> str | No
     """The other person's full name when the mention ending at ``end`` continues with a foreign surname."""
     if sentence[end - 2 : end].lower() in ("'s", "’s"):  # "marc's Form E": a possessive, not a surname
         return None
-    m = _SURNAME.match(sentence, end)
-    if not m or m.group(1) in _NOT_SURNAMES:
-        return None
-    full = sentence[: m.end()].split()[-2:]
-    candidate = " ".join(full)
     known = {w.casefold() for n in subject.names for w in n.split()}
-    if m.group(1).casefold() in known:
+    if m := _INITIAL.match(sentence, end):  # another initial than any of the subject's other names'
+        initials = {w[0].casefold() for n in subject.names for w in n.split()[1:]}
+        return None if m.group(1).casefold() in initials else sentence[: m.end()].split()[-2] + m.group(0)
+    m = _SURNAME.match(sentence, end)
+    if not m or m.group(1) in _NOT_SURNAMES or m.group(1).casefold() in known:
         return None
-    return candidate
+    return " ".join(sentence[: m.end()].split()[-2:])
 
 
 def _in_code(text: str, start: int) -> bool:

@@ -35,6 +35,7 @@ from lucasrag_assets.rules.charged import canonical_name, charging_evidence
 
 from .collisions import is_word
 from .features import SUBJECT_TOKEN, cosine, featurise
+from .holding import holding_cue
 from .mentions import SubjectContext, resolve_all, subject_pattern, whole_chunk
 from .model import CareModel, Exemplar, shipped_model
 from .vectors import SpanEmbed
@@ -114,8 +115,9 @@ class _Scores:
     view: str | None
     prototype: str | None
     features: np.ndarray
-    released: bool  # below the model's release cut for this evidence
+    released: bool  # below the model's release cut for this evidence, and no holding cue
     release_rule: str
+    holding: str | None  # holding.holding_cue: speaks of the subject as gone, missed or counterfactual
 
 
 def _score(
@@ -129,6 +131,7 @@ def _score(
     focus_vector: np.ndarray | None,
 ) -> _Scores:
     vec, cue = vectorise(text, subject, context)
+    holding = holding_cue(masked_context(context, subject))
     focus_vec = vectorise(text, subject, context, focus=True)[0]
     p_lexical = model.probability(vec)
     p = model.focused_probability(vec, focus_vec)
@@ -145,12 +148,36 @@ def _score(
         centroid, vsim = vector_model.nearest(vector)
         if centroid is not None:
             nearest = f"{centroid.label}: {centroid.name} (vector similarity {vsim:.2f})"
-        released, rule = model.releases(p, p_lexical, True), model.release_rule(True)
+        released = model.releases(p, p_lexical, True) and holding is None
         return _Scores(
-            p, vector_model.outcome(p), cue, nearest, p_lexical, p_vector, view, prototype, vec, released, rule
+            p,
+            vector_model.outcome(p),
+            cue,
+            nearest,
+            p_lexical,
+            p_vector,
+            view,
+            prototype,
+            vec,
+            released,
+            model.release_rule(True),
+            holding,
         )
-    released, rule = model.releases(p, p_lexical, False), model.release_rule(False)
-    return _Scores(p, model.outcome(p), cue, nearest, p_lexical, None, None, None, vec, released, rule)
+    released = model.releases(p, p_lexical, False) and holding is None
+    return _Scores(
+        p,
+        model.outcome(p),
+        cue,
+        nearest,
+        p_lexical,
+        None,
+        None,
+        None,
+        vec,
+        released,
+        model.release_rule(False),
+        holding,
+    )
 
 
 def _decide(
@@ -171,9 +198,11 @@ def _decide(
     if s.released:
         return "released", "inferred", f"a neutral mention: score {s.p:.3f} (lexical {s.lexical:.3f}), {s.release_rule}"
     near, sim = _nearest(s.features, released)
-    if near is not None and sim >= RELEASED_EXAMPLE_SIMILARITY and not charged:
+    if near is not None and sim >= RELEASED_EXAMPLE_SIMILARITY and not charged and s.holding is None:
         return "released", "learned", f"like {near.name}, which you released (similarity {sim:.2f}); {reading}"
     why = "inferred charged" if charged else "refers to the subject and is not confidently neutral"
+    if s.holding is not None:  # the scores alone would have released it: say what holds it
+        return "withheld", "inferred", f"{why}: {reading}, but it speaks of them as gone or missed: {s.holding}"
     return "withheld", "inferred", f"{why}: {reading}; released when {s.release_rule}"
 
 

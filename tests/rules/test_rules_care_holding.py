@@ -1,0 +1,107 @@
+"""Care: words that speak of a subject as gone, missed or counterfactual hold a passage whatever the scores
+(rules/care/holding.py), and the collision rules for a colleague's initial and team."""
+
+from __future__ import annotations
+
+import pytest
+
+from lucasrag.embedding import get_embedder
+from lucasrag.vocabulary import DeferenceSubject
+from lucasrag_assets.rules.care.detector import assess_chunk
+from lucasrag_assets.rules.care.holding import holding_cue
+from lucasrag_assets.rules.care.mentions import resolve
+
+S = "<subject>"
+
+#: (masked context, the cue's kind or None)
+CUES = [
+    (f"{S} would've loved this garden.", "what they would have done"),
+    (f"{S} would have laughed at the new kitchen", "what they would have done"),
+    ("She would of said so. Ate it anyway.", "what they would have done"),
+    (f"{S} wouldn't have wanted a fuss.", "what they would have done"),
+    (f"Today would have been {S}'s birthday.", "a day that would have been theirs"),
+    (f"{S} would be 30 today.", "an age they did not reach"),
+    (f"Would've been {S}'s 70th.", "a day that would have been theirs"),
+    ("I wish I had rung you that Sunday.", "a wish"),
+    (f"Wish {S} could see the baby.", "a wish"),
+    (f"{S} should be here.", "their absence"),
+    (f"First Christmas without {S}.", "a time without them"),
+    (f"12 years without {S}.", "a time without them"),
+    ("Not the same without her.", "a time without them"),
+    ("7 years today. Lit a candle.", "a date coming round"),
+    (f"2 years since we lost {S}.", "a date coming round"),
+    (f"{S}'s anniversary. Work as usual.", "a date coming round"),
+    ("so the anniversary is Thursday", "a date coming round"),
+    (f"Missed {S} at the match today.", "missing them"),
+    (f"Still have {S}'s number in my phone.", "something of theirs kept"),
+    ("Can't bring myself to sell it.", "something of theirs kept"),
+    (f"Dreamt about {S} again.", "a dream"),
+    # not cues: the same words in practical writing
+    ("They would have the forms by Friday.", None),
+    ("The solicitor would have to sign it first.", None),
+    (f"{S}'s 40th anniversary party, the hall is booked.", None),
+    (f"Paid {S}'s council tax, £142.", None),
+    (f"{S} sent the drill back.", None),
+]
+
+
+@pytest.mark.parametrize("masked, kind", CUES)
+def test_holding_cues(masked, kind):
+    cue = holding_cue(masked)
+    assert (cue is None) if kind is None else (cue is not None and cue.endswith(f"({kind})"))
+
+
+MUM = DeferenceSubject("Mum", ("my mother", "mom"))
+PEARL = DeferenceSubject("Nana Pearl", ("nana", "pearl"))
+JONAS = DeferenceSubject("Jonas", ("jonas weber",))
+
+
+def embed(text: str, span_sets):
+    return get_embedder().embed_spans(text, span_sets)
+
+
+#: Short, understated lines written for this test: the detector's scores alone would release them.
+@pytest.mark.parametrize(
+    "text, subject",
+    [
+        ("Mum would have loved this.", MUM),
+        ("Pearl would've loved this garden.", PEARL),
+        ("mum would have laughed at the new kitchen", MUM),
+    ],
+)
+def test_a_line_that_speaks_of_the_subject_as_gone_is_withheld_whatever_the_scores(text, subject):
+    (a,) = assess_chunk(text, (subject,), embed=embed)
+    assert a.score is not None and a.score < 0.295 and a.lexical_score < 0.055  # the release cut's side
+    assert (a.outcome, a.source) == ("withheld", "inferred")
+    assert "speaks of them as gone or missed: '" in a.why and "would" in a.why
+
+
+def test_a_practical_mention_with_no_cue_is_still_released():
+    (a,) = assess_chunk(
+        "Mum's scone recipe: 225g self-raising flour, 55g butter, 150ml milk. Bake 12 min at 220C.", (MUM,), embed=embed
+    )
+    assert (a.outcome, a.source) == ("released", "inferred")
+
+
+def test_a_decision_still_releases_a_held_line():
+    (a,) = assess_chunk("Mum would have loved this.", (MUM,), dismissed=("Mum",), embed=embed)
+    assert (a.outcome, a.source) == ("released", "dismissed")
+
+
+#: (text, subject, refers to it, the collision's evidence when not)
+COLLEAGUES = [
+    ("1:1 with Jonas K. about the migration tickets.", JONAS, False, "another person: Jonas K."),
+    ("Jonas W. sent the invoice.", JONAS, True, None),  # W: the initial of the subject's own surname
+    ("Standup: Jonas (backend) is blocked on staging.", JONAS, False, "another person: Jonas (backend)"),
+    ("Ask Jonas on frontend about the build.", JONAS, False, "another person: Jonas on frontend"),
+    ("Told Jonas I. was wrong.", JONAS, True, None),  # "I." is no initial
+]
+
+
+@pytest.mark.parametrize("text, subject, refers, why", COLLEAGUES)
+def test_a_colleague_by_initial_or_team(text, subject, refers, why):
+    context = resolve(text, subject)
+    assert context is not None
+    assert bool(context.mentions) is refers
+    if why:
+        assert any(why in c for c in context.collisions)

@@ -1,5 +1,5 @@
 """Care: words that speak of a subject as gone, missed or counterfactual hold a passage whatever the scores
-(rules/care/holding.py), and the collision rules for a colleague's initial and team."""
+(rules/care/holding.py)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,6 @@ from lucasrag.embedding import get_embedder
 from lucasrag.vocabulary import DeferenceSubject
 from lucasrag_assets.rules.care.detector import assess_chunk
 from lucasrag_assets.rules.care.holding import holding_cue
-from lucasrag_assets.rules.care.mentions import resolve
 
 S = "<subject>"
 
@@ -53,7 +52,6 @@ def test_holding_cues(masked, kind):
 
 MUM = DeferenceSubject("Mum", ("my mother", "mom"))
 PEARL = DeferenceSubject("Nana Pearl", ("nana", "pearl"))
-JONAS = DeferenceSubject("Jonas", ("jonas weber",))
 
 
 def embed(text: str, span_sets):
@@ -86,22 +84,3 @@ def test_a_practical_mention_with_no_cue_is_still_released():
 def test_a_decision_still_releases_a_held_line():
     (a,) = assess_chunk("Mum would have loved this.", (MUM,), dismissed=("Mum",), embed=embed)
     assert (a.outcome, a.source) == ("released", "dismissed")
-
-
-#: (text, subject, refers to it, the collision's evidence when not)
-COLLEAGUES = [
-    ("1:1 with Jonas K. about the migration tickets.", JONAS, False, "another person: Jonas K."),
-    ("Jonas W. sent the invoice.", JONAS, True, None),  # W: the initial of the subject's own surname
-    ("Standup: Jonas (backend) is blocked on staging.", JONAS, False, "another person: Jonas (backend)"),
-    ("Ask Jonas on frontend about the build.", JONAS, False, "another person: Jonas on frontend"),
-    ("Told Jonas I. was wrong.", JONAS, True, None),  # "I." is no initial
-]
-
-
-@pytest.mark.parametrize("text, subject, refers, why", COLLEAGUES)
-def test_a_colleague_by_initial_or_team(text, subject, refers, why):
-    context = resolve(text, subject)
-    assert context is not None
-    assert bool(context.mentions) is refers
-    if why:
-        assert any(why in c for c in context.collisions)

@@ -1,12 +1,13 @@
 """Mentions that only look like a deference subject: *collisions*, each with the reason a person is shown.
 
 * a name followed by a capitalised surname the subject does not have ("Maya Chen",
-  "Tom Hargreaves") is another person with the same first name: that mention, and
+  "Tom Hargreaves") or another initial ("Jonas K.") is another person with the same first name: that mention, and
   every bare mention of the same name in the chunk, is not the subject;
 * a name placed among work or neighbours ("Maya from accounts", "my colleague Dan", "Dan (work)",
   "Dan, our new PM", "Dan in IT", "Dan on the platform team", "cc Dan");
 * someone else's relation when the subject is the writer's ("Sam's mum", "his grandad"
-  when the subject is Mum or Grandad), or anyone's ("a mum at the school gate", "every mum");
+  when the subject is Mum or Grandad), or anyone's ("a mum at the school gate", "every mum", "the dad
+  who runs the café"), or no one's ("dad jokes", "mum guilt", "mom jeans");
 * a name that is also a month or a season, written as a time ("in June", "12 June", "last summer");
 * a common word that is also a name, used as a word: after an article or a quantifier
   ("a pip", "the iris", "some dev boxes"), inside code (`` `pip install` ``), written in lower case
@@ -145,7 +146,20 @@ NAME_COMPOUNDS: dict[str, frozenset[str]] = {
         "penny": "jar whistle",
     }.items()
 }
+#: A kinship word as the first word of a compound noun that names no one: "dad jokes", "mum guilt", "mom jeans".
+KIN_COMPOUNDS: dict[str, frozenset[str]] = {
+    word: frozenset(heads.split())
+    for words, heads in {
+        ("dad",): "joke jokes rock bod bods shoes trainers jeans hat hats energy vibes mode",
+        ("mum", "mom", "mam"): "jeans guilt friends friend group groups chat chats life bun tum tribe blog blogs",
+        ("mummy", "mommy"): "blogger bloggers blog blogs",
+    }.items()
+    for word in words
+}
 _NEXT_WORD = re.compile(r"\s+([a-z]+)\b")
+#: After "the", what places a kinship word among other people: "the mum at the school gate", "the dad who runs
+#: the café", "the mum of twins". Not "the dad in the photo", which may well be the writer's.
+_THE_KIN_AFTER = re.compile(r"\s+(?:at|from|of|who|whose|next door)\b", re.IGNORECASE)
 #: Before a kinship word, what makes it anyone's relation rather than the writer's: "a mum at the school gate",
 #: "every mum in the class", "as a new mum", "another mum". Between them only a word that describes a relation
 #: ("new", "single", "working"): "had a dream nan was there" and "a walk with mum" stay the subject; not "no mum"
@@ -250,6 +264,11 @@ def collision(sentence: str, start: int, end: int, subject: DeferenceSubject) ->
         return f"someone else's relation: {m.group(0).strip()} {written}"
     if first in KINSHIP and len(word.split()) == 1 and (m := _GENERIC_KIN.search(before)):
         return f"anyone's relation, not yours: {m.group(0).strip()} {written}"
+    if first in KINSHIP and len(word.split()) == 1 and not written.endswith(("'s", "’s")):
+        if m := _compound(sentence, end, word, KIN_COMPOUNDS):
+            return f"{COMMON_WORD}: {written}{m.group(0)}"
+        if re.search(r"\bthe\s+$", before, re.IGNORECASE) and (m := _THE_KIN_AFTER.match(sentence, end)):
+            return f"anyone's relation, not yours: the {written}{m.group(0)}"
     if word in _TIME_NAMES and not written.endswith(("'s", "’s")):
         if m := _TIME_BEFORE.search(before):
             return f"a time, not the person: {m.group(0).strip()} {written}"
@@ -283,10 +302,13 @@ def is_word(reason: str) -> bool:
     return reason.startswith(COMMON_WORD)
 
 
-def _compound(sentence: str, end: int, word: str) -> re.Match[str] | None:
-    """The word after the name-word ending at ``end`` when the two make a compound noun (:data:`NAME_COMPOUNDS`)."""
+def _compound(
+    sentence: str, end: int, word: str, table: dict[str, frozenset[str]] = NAME_COMPOUNDS
+) -> re.Match[str] | None:
+    """The word after the name-word ending at ``end`` when the two make a compound noun (:data:`NAME_COMPOUNDS`,
+    or ``table``)."""
     m = _NEXT_WORD.match(sentence, end)
-    return m if m and m.group(1) in NAME_COMPOUNDS.get(word, ()) else None
+    return m if m and m.group(1) in table.get(word, ()) else None
 
 
 def _word_not_name(sentence: str, start: int, end: int, word: str) -> str | None:

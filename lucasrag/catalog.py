@@ -23,6 +23,7 @@ CARE_PAIR_SCHEMA = {
     "reference": pl.String,  # how the chunk refers to the subject (or why a look-alike is not it)
     "sentence": pl.String,  # the first sentence referring to the subject (for the person's review only)
     "rule_cue": pl.String,
+    "holding": pl.String,  # words that speak of the subject as gone or missed (rules/care/holding.py), if any
     "score": pl.Float64,  # the detector's probability of charged
     "inferred": pl.String,  # the detector's reading: charged | uncertain | neutral
     "nearest": pl.String,

@@ -31,6 +31,14 @@ def test_pending_rows_group_by_subject_most_likely_neutral_first():
     assert len(review_rows(PAIRS, every=True)) == 5
 
 
+def test_a_pair_held_by_words_of_loss_is_listed_last_and_no_neutral_batch_picks_it():
+    held = {**pair("Dad", score=0.09), "holding": "'Dad would have loved' (what they would have done)"}
+    rows = review_rows([("journal/bridge.md", held), ("recipes/chilli.md", pair("Dad", score=0.4))])
+    assert [(r["path"], r["neutral"]) for r in rows] == [("recipes/chilli.md", 0.6), ("journal/bridge.md", 0.0)]
+    assert [r["path"] for r in select(rows, neutral_above=0.5)] == ["recipes/chilli.md"]
+    assert [r["path"] for r in select(rows, neutral_below=0.5)] == ["journal/bridge.md"]
+
+
 TAGS = {"recipes/c.md": ("food",), "journal/a.md": ("diary", "#Maya"), "journal/2019/b.md": ()}
 SELECTIONS = [
     pytest.param({"folder": "journal"}, ["journal/2019/b.md", "journal/a.md"], id="folder"),

@@ -38,3 +38,23 @@ def test_collisions(text, subject, refers, why):
     assert bool(context.mentions) is refers
     if why:
         assert any(why in c for c in context.collisions)
+
+
+#: (text, subject, the mention found, or None when the text does not refer to the subject)
+PARENTS_DAYS = [
+    ("Father's Day. Kept busy in the garden.", DAD, "Father's Day"),
+    ("fathers day card for Tom", DAD, "fathers day"),
+    ("Mothering Sunday. Didn't go out.", MUM, "Mothering Sunday"),
+    ("Mother’s Day lunch booked.", MUM, "Mother’s Day"),
+    ("Father's Day. Kept busy.", MUM, None),  # another parent's day
+    ("Father's Day. Kept busy.", DeferenceSubject("Grandad Tom", ("grandad",)), None),
+]
+
+
+@pytest.mark.parametrize("text, subject, mention", PARENTS_DAYS)
+def test_a_parents_day_refers_to_the_parent(text, subject, mention):
+    context = resolve(text, subject)
+    if mention is None:
+        assert context is None
+    else:
+        assert context.mentions == (mention,) and context.reference == f"names a day that is theirs: {mention!r}"

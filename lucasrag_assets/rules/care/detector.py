@@ -57,6 +57,9 @@ class CareAssessment:
     reference: str | None = None  # how the chunk refers to the subject ("names it", "the note's title ...")
     sentence: str | None = None  # the first sentence that refers to the subject (shown to the person only)
     rule_cue: str | None = None  # "cue (why)" from rules/charged.py, if any
+    holding: str | None = (
+        None  # words that speak of the subject as gone or missed (holding.py): never released by scores
+    )
     score: float | None = None  # the classifier's probability of charged
     inferred: str | None = None  # the detector's reading: charged | uncertain | neutral
     nearest: str | None = None  # the labelled example it resembles most (corpus family or vault path)
@@ -132,6 +135,7 @@ def _score(
 ) -> _Scores:
     vec, cue = vectorise(text, subject, context)
     holding = holding_cue(masked_context(context, subject))
+    holding = holding.replace(SUBJECT_TOKEN, subject.name) if holding else None  # as the person reads it
     focus_vec = vectorise(text, subject, context, focus=True)[0]
     p_lexical = model.probability(vec)
     p = model.focused_probability(vec, focus_vec)
@@ -217,6 +221,7 @@ def _evidence(s: _Scores) -> dict:
         vector_view=s.view,
         prototype=s.prototype,
         rule_cue=s.cue,
+        holding=s.holding,
     )
 
 

@@ -126,14 +126,33 @@ def name_pattern(names: tuple[str, ...], capitalised: tuple[str, ...] = ()) -> r
     )
 
 
+#: The days that are a parent's: for a subject named "Dad" or "my mother", "Father's Day" or "Mothering Sunday"
+#: refers to them ("Father's Day. Kept busy in the garden." is as much about a dead father as his name).
+_OCCASIONS = (
+    ("dad daddy father papa pa pops da dada", ("Father's Day", "Father’s Day", "Fathers Day", "Fathers' Day")),
+    (
+        "mum mummy mother mom mommy mam mammy mama ma",
+        ("Mother's Day", "Mother’s Day", "Mothers Day", "Mothers' Day", "Mothering Sunday"),
+    ),
+)
+
+
+def occasions(subject: DeferenceSubject) -> tuple[str, ...]:
+    """The days that are the subject's when it is the writer's parent: a name or alias that is a word for a
+    father or a mother, alone or after "my"."""
+    names = {n.casefold().removeprefix("my ").strip() for n in subject.names}
+    return tuple(day for words, days in _OCCASIONS if names & set(words.split()) for day in days)
+
+
 def spellings(subject: DeferenceSubject) -> tuple[str, ...]:
-    """Every way a chunk may name the subject: its names and aliases, then its shortenings (``short_forms``)."""
-    return (*subject.names, *short_forms(subject, KINSHIP))
+    """Every way a chunk may name the subject: its names and aliases, the days that are theirs
+    (:func:`occasions`), then its shortenings (``short_forms``)."""
+    return (*subject.names, *occasions(subject), *short_forms(subject, KINSHIP))
 
 
 def subject_pattern(subject: DeferenceSubject) -> re.Pattern[str]:
-    """The subject's names and aliases, and the shortenings of them it is known by (``short_forms``)."""
-    return name_pattern(subject.names, short_forms(subject, KINSHIP))
+    """The subject's names and aliases, the days that are theirs, and the shortenings of them it is known by."""
+    return name_pattern((*subject.names, *occasions(subject)), short_forms(subject, KINSHIP))
 
 
 def _is_title(sentences: list[Sentence], i: int) -> bool:
@@ -194,7 +213,13 @@ def resolve(text: str, subject: DeferenceSubject, namesakes: Sequence[str] = ())
     ordered, focused = sorted(about), sorted(focus)
     listed = name_pattern(subject.names)
     named = [w for _, w in mentions if listed.fullmatch(w)]
-    reference = "names it" if named else f"names it as {mentions[0][1]!r}, a shortening of a name on its list"
+    days = name_pattern(occasions(subject)) if occasions(subject) else None
+    if named:
+        reference = "names it"
+    elif days is not None and days.fullmatch(mentions[0][1]):
+        reference = f"names a day that is theirs: {mentions[0][1]!r}"
+    else:
+        reference = f"names it as {mentions[0][1]!r}, a shortening of a name on its list"
     return SubjectContext(
         subject.name,
         tuple(written),

@@ -4,7 +4,7 @@
 table) list rows through :func:`review_rows`: one row per (note, subject) whose chunks are withheld with no
 decision of the person's. A note's row speaks for its chunk most likely charged. Rows are grouped by subject
 and, within a subject, the most likely neutral come first (``neutral`` = 1 - the detector's probability of
-charged), so that a person can release a run of them with one batch decision. A row carries the referring
+charged; 0 for a pair held by words that speak of the subject as gone, ``holding.py``), so that a person can release a run of them with one batch decision. A row carries the referring
 sentence for the person's eyes; hints and MCP never show it.
 """
 
@@ -26,6 +26,7 @@ REVIEW_COLUMNS = (
     "reference",
     "sentence",
     "rule_cue",
+    "holding",
     "score",
     "inferred",
     "nearest",
@@ -42,7 +43,9 @@ def review_rows(pairs: Iterable[tuple[str, dict]], *, every: bool = False) -> li
             continue
         key = (path, a["subject"])
         row = {"path": path, **{c: a.get(c) for c in REVIEW_COLUMNS if c not in ("path", "neutral")}}
-        row["neutral"] = None if a.get("score") is None else round(1 - a["score"], 4)
+        # words that speak of the subject as gone hold a pair whatever its score: it is not likely neutral, is
+        # listed last and no --neutral-above batch picks it
+        row["neutral"] = None if a.get("score") is None else 0.0 if a.get("holding") else round(1 - a["score"], 4)
         held = best.get(key)
         # a note is as withheld as its most withheld chunk, and as charged as its most charged one
         rank = (row["outcome"] == "withheld", row["score"] or 0.0)

@@ -16,6 +16,7 @@ from lucasrag_assets.rules import ageing, banding, care, charged, chunk_table, c
 from lucasrag_assets.rules.care.decisions import load_dismissals
 from lucasrag_assets.rules.care.mentions import names_alternation, spellings
 from lucasrag_assets.rules.care.model import shipped_model
+from lucasrag_assets.rules.care.namesakes import WORK_WORKSPACES, workspace_namesakes
 from lucasrag_assets.rules.care.vectors import vector_warning
 from lucasrag_assets.rules.chunk_table import (
     CHUNK_SCHEMA,
@@ -89,17 +90,7 @@ def learned_keys(routed: pl.DataFrame, subjects, dismissed) -> pl.Series:
     (a loose, case-insensitive match: a superset of its references), the notes released for that subject
     and their bytes. A decision then redoes the notes that name its subject, not the whole vault."""
     hashes = dict(zip(routed["path"], routed["content_hash"]))
-    text = pl.concat_str(
-        [
-            pl.col("title").fill_null(""),
-            pl.col("path"),
-            pl.col("aliases").list.join(" ").fill_null(""),
-            pl.col("tags").list.join(" ").fill_null(""),
-            pl.col("properties").fill_null(""),
-            pl.col("body").fill_null(""),
-        ],
-        separator="\n",
-    )
+    text = _note_text()
     parts = []
     for s in subjects:
         released = sorted((p, hashes.get(p, "")) for p, names in dismissed.items() if s.name in names)
@@ -113,8 +104,52 @@ def learned_keys(routed: pl.DataFrame, subjects, dismissed) -> pl.Series:
     return routed.select(pl.concat_str(parts, separator="|").alias("learned"))["learned"]
 
 
+def _note_text() -> pl.Expr:
+    """Everything of a note that may name a subject, as one string (a loose match: a superset of references)."""
+    return pl.concat_str(
+        [
+            pl.col("title").fill_null(""),
+            pl.col("path"),
+            pl.col("aliases").list.join(" ").fill_null(""),
+            pl.col("tags").list.join(" ").fill_null(""),
+            pl.col("properties").fill_null(""),
+            pl.col("body").fill_null(""),
+        ],
+        separator="\n",
+    )
+
+
+def vault_namesakes(routed: pl.DataFrame, subjects) -> dict[str, dict[str, tuple[str, ...]]]:
+    """``care.namesakes.workspace_namesakes`` of the routed notes: only the work and admin notes that name a
+    subject's spelling are read."""
+    if not subjects or routed.is_empty():
+        return {}
+    names = names_alternation([n for s in subjects for n in spellings(s)])
+    named = routed.filter(
+        pl.col("workspace").is_in(list(WORK_WORKSPACES))
+        & pl.col("body").fill_null("").str.contains(rf"(?i)(?:{names})")
+    ).select("workspace", pl.concat_str([pl.col("title").fill_null(""), pl.col("body")], separator="\n").alias("text"))
+    return workspace_namesakes(named.iter_rows(), subjects)
+
+
+def namesake_keys(routed: pl.DataFrame, subjects, namesakes: dict[str, dict[str, tuple[str, ...]]]) -> pl.Series:
+    """Per note, the namesakes its workspace gives the subjects its text names: a namesake found or lost redoes
+    only the notes of that workspace that name the subject."""
+    parts = []
+    for s in subjects:
+        for workspace, by_subject in namesakes.items():
+            if s.name not in by_subject:
+                continue
+            names = _note_text().str.contains(rf"(?i)(?:{names_alternation(spellings(s))})")
+            key = f"{s.name}@{workspace}={by_subject[s.name]}"
+            parts.append(pl.when(names & (pl.col("workspace") == workspace)).then(pl.lit(key)).otherwise(pl.lit("")))
+    if not parts:
+        return pl.Series("namesakes", [""] * routed.height, dtype=pl.String)
+    return routed.select(pl.concat_str(parts, separator="|").alias("namesakes"))["namesakes"]
+
+
 def remembered_chunk_frame(
-    settings: Settings, routed: pl.DataFrame, salt: str, dismissed, compute, subjects=()
+    settings: Settings, routed: pl.DataFrame, salt: str, dismissed, compute, subjects=(), namesakes=None
 ) -> tuple[pl.DataFrame, int]:
     """``compute(notes)`` (their chunk rows) for the routed notes whose key the last run's memo does
     not hold; the others' rows come from the memo, with this run's workspace. Rows in ``routed``'s
@@ -127,8 +162,10 @@ def remembered_chunk_frame(
     keyed = routed.join(by_path, on="path", how="left", maintain_order="left").with_columns(
         pl.col("dismissed").fill_null(pl.lit([], dtype=pl.List(pl.String)))
     )
-    keyed = keyed.with_columns(learned_keys(routed, subjects, dismissed))
-    keys = row_keys(keyed, [*CHUNK_INPUTS, "dismissed", "learned"], salt)
+    keyed = keyed.with_columns(
+        learned_keys(routed, subjects, dismissed), namesake_keys(routed, subjects, namesakes or {})
+    )
+    keys = row_keys(keyed, [*CHUNK_INPUTS, "dismissed", "learned", "namesakes"], salt)
     # a note's workspace is not stored: a note that only moved keeps its rows
     stored = {c: dtype for c, dtype in CHUNK_SCHEMA.items() if c != "workspace"}
     rows, chunked = memoised_rows(
@@ -160,6 +197,8 @@ def banded_chunks(
 
     # What the person released teaches the release step about the notes that name the same subject.
     labelled = routed_documents.filter(pl.col("path").is_in(list(dismissed)))
+    # a bare first name in work notes that name a namesake in full is the namesake (rules/care/namesakes.py)
+    namesakes = vault_namesakes(routed_documents, subjects)
     salt = chunk_rows_salt(settings, subjects, vector_off or f"on ({shipped_model().vector.embedding_model})")
     cache = lucasrag.embedding_cache(CALIBRATED_MODEL)
     misses = cache.misses
@@ -181,9 +220,12 @@ def banded_chunks(
                 dismissed=dismissed,
                 embed=None if vector_off else cache.embed_spans,
                 examples=learned_examples(texts, subjects, dismissed),
+                workspace_namesakes=namesakes,
             )
 
-        frame, chunked = remembered_chunk_frame(settings, routed_documents, salt, dismissed, compute, subjects)
+        frame, chunked = remembered_chunk_frame(
+            settings, routed_documents, salt, dismissed, compute, subjects, namesakes
+        )
         care_embedded = cache.misses - misses
     finally:
         cache.close()

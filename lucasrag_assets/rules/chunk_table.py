@@ -10,7 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import re
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import fields
 from pathlib import PurePosixPath
 
@@ -136,6 +136,7 @@ def chunk_frame(
     dismissed: Mapping[str, Collection[str]] | None = None,
     embed: SpanEmbed | None = None,
     examples: Mapping[str, list[Exemplar]] | None = None,
+    workspace_namesakes: Mapping[str, Mapping[str, Sequence[str]]] | None = None,
 ) -> pl.DataFrame:
     """Every chunk of every routed note. The band is decided per note (a note
     is one moment in time) and each chunk records the rule that decided it;
@@ -143,7 +144,8 @@ def chunk_frame(
     ``dismissed`` maps a note path to the subjects a person dismissed for it;
     ``embed`` gives the care detector its vector evidence (None: lexical only);
     ``examples``: :func:`learned_examples` of the whole vault, when ``routed`` is only part of it
-    (None: taken from ``routed``)."""
+    (None: taken from ``routed``); ``workspace_namesakes``: ``care.namesakes.workspace_namesakes`` of the
+    whole vault (a note's own head wins over its workspace)."""
     dismissed = dismissed or {}
     notes = note_texts(routed, settings, count_tokens=count_tokens, known_chunks=known_chunks)
     if examples is None:
@@ -154,8 +156,9 @@ def chunk_frame(
         date = note["date"].isoformat() if note["date"] else None
         declared = note["declared_charged"] or []
         names, head = note_names(note), texts[0] if texts else ""
-        refs = note_reference(names, head, subjects) if subjects else {}
-        namesakes = note_namesakes(names, head, subjects) if subjects else {}
+        in_workspace = (workspace_namesakes or {}).get(note["workspace"], {})
+        refs = note_reference(names, head, subjects, in_workspace) if subjects else {}
+        namesakes = {**in_workspace, **(note_namesakes(names, head, subjects) if subjects else {})}
         previous: dict[str, str] = {}  # the subjects the chunk before referred to → how it named them
         for index, text in enumerate(texts):
             care = assess_chunk(

@@ -62,10 +62,23 @@ Row = tuple[Passage, str, float | None, str | None]  # passage, outcome, score, 
 
 
 def assessments(passages: Sequence[Passage], embed) -> list:
-    """Each passage's ``CareAssessment`` for its own subject (None when nothing refers to it or looks like it)."""
-    from lucasrag_assets.rules.care.detector import assess_chunk
+    """Each passage's ``CareAssessment`` for its own subject (None when nothing refers to it or looks like it).
 
-    return [{a.subject: a for a in assess_chunk(p.text, SUBJECTS, embed=embed)}.get(p.subject) for p in passages]
+    Each batch is read as one vault, as an ingest reads a vault: a bare first name in its work or admin passages
+    is a namesake when that workspace's passages name one in full (``care.namesakes.workspace_namesakes``)."""
+    from lucasrag_assets.rules.care.detector import assess_chunk
+    from lucasrag_assets.rules.care.namesakes import workspace_namesakes
+
+    batches, by_batch = batch_of(), defaultdict(list)
+    for p in passages:
+        by_batch[batches.get(p.family, BATCH_ORDER[0])].append(p)
+    vaults = {b: workspace_namesakes([(p.workspace, p.text) for p in ps], SUBJECTS) for b, ps in by_batch.items()}
+
+    def assessed(p: Passage):
+        namesakes = vaults[batches.get(p.family, BATCH_ORDER[0])].get(p.workspace, {})
+        return {a.subject: a for a in assess_chunk(p.text, SUBJECTS, namesakes=namesakes, embed=embed)}.get(p.subject)
+
+    return [assessed(p) for p in passages]
 
 
 def assess(passages: Sequence[Passage], embed) -> tuple[list[Row], float]:

@@ -1,12 +1,15 @@
 """Care: collisions met in writing the rules were not made on — a colleague by initial or team, a kinship word in
-a compound noun or among other people (rules/care/collisions.py)."""
+a compound noun or among other people (rules/care/collisions.py), a parent's day, and a namesake the work notes
+name in full (rules/care/namesakes.py)."""
 
 from __future__ import annotations
 
 import pytest
 
 from lucasrag.vocabulary import DeferenceSubject
+from lucasrag_assets.rules.care.detector import assess_chunk
 from lucasrag_assets.rules.care.mentions import resolve
+from lucasrag_assets.rules.care.namesakes import workspace_namesakes
 
 JONAS = DeferenceSubject("Jonas", ("jonas weber",))
 DAD = DeferenceSubject("Dad", ("my father", "father"))
@@ -58,3 +61,45 @@ def test_a_parents_day_refers_to_the_parent(text, subject, mention):
         assert context is None
     else:
         assert context.mentions == (mention,) and context.reference == f"names a day that is theirs: {mention!r}"
+
+
+DANIEL = DeferenceSubject("Dan", ("daniel",))
+OKAFOR = [
+    ("technical", "1-1 with Dan Okafor: the migration plan."),
+    ("technical", "Dan Okafor reviewed the queue PR."),
+    ("technical", "Dan reviewed my PR."),
+]
+#: (the workspace's notes, subject, workspace → namesake evidence for the subject)
+WORKSPACE_NAMESAKES = [
+    pytest.param(OKAFOR, DANIEL, {"technical": "Dan Okafor, whom the technical notes name in full"}, id="two-notes"),
+    pytest.param(OKAFOR[1:], DANIEL, {}, id="one-note-is-not-enough"),
+    pytest.param(
+        [(ws, t) for _, t in OKAFOR for ws in ("personal", "creative")], DANIEL, {}, id="not-in-personal-notes"
+    ),
+    pytest.param(
+        [*OKAFOR, ("technical", "Daniel Hart had a go at me.")],
+        DeferenceSubject("Dan", ("daniel hart",)),
+        {},
+        id="the-subject-named-there-in-full",
+    ),
+    pytest.param(
+        [*OKAFOR, ("technical", "Dan Smith joined."), ("technical", "Dan Smith left.")], DANIEL, {}, id="two-as-often"
+    ),
+    pytest.param(
+        [("administrative", "Mum Smith, form A."), ("administrative", "Mum Smith, form B.")], MUM, {}, id="kinship"
+    ),
+]
+
+
+@pytest.mark.parametrize("notes, subject, expected", WORKSPACE_NAMESAKES)
+def test_a_namesake_the_work_notes_name_in_full(notes, subject, expected):
+    found = workspace_namesakes(notes, (subject,))
+    assert {ws: by[subject.name][0] for ws, by in found.items()} == expected
+
+
+def test_a_bare_name_in_a_workspace_with_a_namesake_is_released_unless_read_as_charged():
+    namesakes = workspace_namesakes(OKAFOR, (DANIEL,))["technical"]
+    (a,) = assess_chunk("Dan reviewed my PR and merged it.", (DANIEL,), namesakes=namesakes)
+    assert (a.outcome, a.source) == ("released", "resolution") and "whom the technical notes name in full" in a.why
+    (b,) = assess_chunk("Dan rang the day of the funeral. I cried in the stairwell.", (DANIEL,), namesakes=namesakes)
+    assert (b.outcome, b.source) == ("withheld", "inferred")

@@ -164,13 +164,14 @@ def _is_title(sentences: list[Sentence], i: int) -> bool:
 
 def resolve(text: str, subject: DeferenceSubject, namesakes: Sequence[str] = ()) -> SubjectContext | None:
     """The chunk's sentences about ``subject``, or None when it never mentions the subject. ``namesakes``: other
-    people with the subject's name that the note names at its head (:func:`note_namesakes`)."""
+    people with the subject's name that the note names at its head (:func:`note_namesakes`) or its workspace names
+    in full (``namesakes.workspace_namesakes``), each with where ("Dan Okafor, named at the note's head")."""
     pattern = subject_pattern(subject)
     if not pattern.search(text):
         return None
     sentences = split_structured(text)
     mentions: list[tuple[int, str]] = []
-    others: list[str] = [f"{o}, named at the note's head" for o in namesakes]
+    others: list[str] = list(namesakes)  # each with where it was named: the note's head, the workspace
     collisions: list[str] = []
     for i, s in enumerate(sentences):
         for m in pattern.finditer(s.text):
@@ -264,21 +265,26 @@ def note_namesakes(
         contexts = [c for _, text in heads if (c := resolve(text, s)) is not None]
         others = tuple(dict.fromkeys(o for c in contexts for o in c.others))
         if others and not any(c.mentions for c in contexts):
-            out[s.name] = others
+            out[s.name] = tuple(f"{o}, named at the note's head" for o in others)
     return out
 
 
-def note_reference(names: Sequence[str], first_chunk: str, subjects: Sequence[DeferenceSubject]) -> dict[str, str]:
+def note_reference(
+    names: Sequence[str],
+    first_chunk: str,
+    subjects: Sequence[DeferenceSubject],
+    namesakes: Mapping[str, Sequence[str]] | None = None,
+) -> dict[str, str]:
     """The subjects a note names at its head — ``names`` (its title, file name, aliases, tags, properties) or the
-    first two lines of
-    its first chunk — as canonical name → the evidence. Such a note is about the subject throughout, so a later
-    chunk that refers to the subject by pronoun or not at all still refers to it ("Grandad" as a title, then
-    three pages of "he")."""
+    first two lines of its first chunk — as canonical name → the evidence. Such a note is about the subject
+    throughout, so a later chunk that refers to the subject by pronoun or not at all still refers to it
+    ("Grandad" as a title, then three pages of "he"). ``namesakes``: as :func:`resolve` takes them (the note's
+    workspace names a namesake in full: a bare first name at the head is the namesake's)."""
     heads = _note_heads(names, first_chunk)
     out: dict[str, str] = {}
     for s in subjects:
         for where, text in heads:
-            context = resolve(text, s)
+            context = resolve(text, s, (namesakes or {}).get(s.name, ()))
             if context is not None and context.mentions:
                 out[s.name] = f"the note's {where} names {context.mentions[0]!r}"
                 break

@@ -281,6 +281,12 @@ CARRIED = [
     pytest.param("He would have hated the new fence. I cried.", True, id="pronoun-first"),
     pytest.param("In the car I thought of his hands.", True, id="possessive-pronoun"),
     pytest.param("The fence is new. He would have hated it.", True, id="pronoun-in-the-second-sentence"),
+    pytest.param(
+        "The garden centre was busy. I bought compost. Then I saw the roses he planted.",
+        True,
+        id="later-in-the-paragraph",
+    ),
+    pytest.param("The garden centre was busy. I saw Ana there. Then she left.", False, id="someone-else-named-later-first"),
     pytest.param("## Afterwards\n\nShe rang me from the home.", True, id="after-a-heading"),
     pytest.param("I met Sam at the gate and he brought cake.", False, id="someone-else-named-first"),
     pytest.param("Then I went home.\n\nHe rang.", False, id="pronoun-only-in-a-later-paragraph"),

@@ -299,16 +299,17 @@ _INNER_NAME = re.compile(r"(?<=[\w,;:)] )(?!I\b)[A-Z][a-z\u00e0-\u00ff]+")
 
 def carried_reference(text: str, previous: dict[str, str]) -> dict[str, str]:
     """The subjects a chunk refers to by going on from the chunk before: ``previous`` maps each subject the
-    previous chunk of the note refers to → how the note named it; the chunk refers to them too when one of its first
-    two sentences uses a third-person pronoun before anyone else is named inside a sentence ("Grandad's
-    stone is weathered." | "He would have hated the new fence."). A note is cut into chunks by length, not by
+    previous chunk of the note refers to → how the note named it; the chunk refers to them too when its opening
+    paragraph (the one the chunk before was cut from) uses a third-person pronoun before anyone else is named
+    inside a sentence ("Grandad's stone is weathered." | "He would have hated the new fence.", or "The garden
+    centre was busy. I bought compost. Then I saw the roses he planted."). A note is cut into chunks by length, not by
     who it is about, so without this the second chunk of a long entry would be about nobody. Errs towards
     the subject, as every resolution rule does. Returns canonical name → the evidence."""
     if not previous:
         return {}
     sentences = split_structured(text)
     opening = [s for s in sentences if not s.heading]
-    first = [s.text for s in opening if s.paragraph == opening[0].paragraph][:2] if opening else []
+    first = [s.text for s in opening if s.paragraph == opening[0].paragraph] if opening else []
     for sentence in first:
         pronoun = _PRONOUN.search(sentence)
         named = _INNER_NAME.search(sentence)

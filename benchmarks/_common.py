@@ -186,3 +186,27 @@ class RssSampler(threading.Thread):
     def sample(self) -> None:
         for name, pid in list(self.trees.items()):
             self.peak[name] = max(self.peak[name], sum(rss_mb(p) for p in process_tree(pid)))
+
+
+def outcome_tally(counts: collections.Counter, want: str) -> str:
+    """How many of ``counts`` (outcome → count) start with ``want``, of how many, and each outcome's count."""
+    total, good = sum(counts.values()), sum(n for k, n in counts.items() if k.startswith(want))
+    detail = ", ".join(f"{k} {n}" for k, n in sorted(counts.items()))
+    return f"{good}/{total} {want} ({good / total:.1%}) — {detail}"
+
+
+def care_cases(title: str, cases, want: str, embed, show: bool = False) -> None:
+    """Assess each ``(DeferenceSubject, chunk text)`` of ``cases`` as an ingest assesses a chunk and print how
+    many get ``want`` (withheld | released; a chunk that does not refer to the subject counts as released);
+    ``show``: one line per case, "!!" where it is not ``want``."""
+    from lucasrag_assets.rules.care.detector import assess_chunk
+
+    counts: collections.Counter = collections.Counter()
+    for subject, text in cases:
+        a = {a.subject: a for a in assess_chunk(text, (subject,), embed=embed)}.get(subject.name)
+        got = "released (no reference)" if a is None else f"{a.outcome} ({a.source})"
+        counts[got] += 1
+        if show:
+            flag = "  " if got.startswith(want) else "!!"
+            print(f"{flag} {got:<24} {text[:60]!r:<64} {a.why[:80] if a else ''}")
+    print(f"{title}: {outcome_tally(counts, want)}")

@@ -18,9 +18,14 @@ writing, and what they do for neutral writing.
 from __future__ import annotations
 
 import argparse
+import sys
 from collections import Counter
+from pathlib import Path
 
 from lucasrag.vocabulary import DeferenceSubject
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import care_cases, outcome_tally  # noqa: E402
 
 #: (subject, sentence): the everyday word, which should be released
 WORD = [
@@ -103,14 +108,7 @@ def corpus_figures(embed, title: str, named) -> None:
         a = {a.subject: a for a in assess_chunk(p.text, subjects, embed=embed)}.get(p.subject)
         by_label[p.label]["released (no reference)" if a is None else f"{a.outcome} ({a.source})"] += 1
     for label, counts in by_label.items():
-        print(f"corpus about {title}, {label}: {_tally(counts, 'released')}")
-
-
-def _tally(counts: Counter, want: str) -> str:
-    """How many of ``counts`` start with ``want``, of how many, and each outcome's count."""
-    total, good = sum(counts.values()), sum(n for k, n in counts.items() if k.startswith(want))
-    detail = ", ".join(f"{k} {n}" for k, n in sorted(counts.items()))
-    return f"{good}/{total} {want} ({good / total:.1%}) — {detail}"
+        print(f"corpus about {title}, {label}: {outcome_tally(counts, 'released')}")
 
 
 def main() -> None:
@@ -120,17 +118,10 @@ def main() -> None:
     ap.add_argument("--corpus", action="store_true", help="also the care corpus written about such subjects")
     args = ap.parse_args()
     from lucasrag.embedding import get_embedder
-    from lucasrag_assets.rules.care.detector import assess_chunk
 
     embed = None if args.lexical else get_embedder().embed_spans
     for title, cases, want in (("the word", WORD, "released"), ("the person", PERSON, "withheld")):
-        counts: Counter = Counter()
-        for name, text in cases:
-            (a,) = assess_chunk(text, (DeferenceSubject(name),), embed=embed)
-            counts[f"{a.outcome} ({a.source})"] += 1
-            if args.cases:
-                print(f"  {a.outcome:<8} {a.source:<10} {text[:56]:<56} {a.why[:70]}")
-        print(f"{title}: {_tally(counts, want)}")
+        care_cases(title, [(DeferenceSubject(name), text) for name, text in cases], want, embed, args.cases)
     if args.corpus:
         for title, named in CORPUS_SETS.items():
             corpus_figures(embed, title, named)

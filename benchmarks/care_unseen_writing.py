@@ -15,9 +15,13 @@ pair released or a chunk that does not refer to the subject at all.
 from __future__ import annotations
 
 import argparse
-from collections import Counter
+import sys
+from pathlib import Path
 
 from lucasrag.vocabulary import DeferenceSubject
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import care_cases  # noqa: E402
 
 MUM = DeferenceSubject("Mum", ("my mother", "mom", "mam"))
 MOTHER = DeferenceSubject("Mum", ("my mother", "mother", "mom", "mam"))
@@ -197,21 +201,10 @@ def main() -> None:
     ap.add_argument("--cases", action="store_true", help="one line per chunk")
     args = ap.parse_args()
     from lucasrag.embedding import get_embedder
-    from lucasrag_assets.rules.care.detector import assess_chunk
 
     embed = None if args.lexical else get_embedder().embed_spans
-    for title, cases, want in (("the subject", WITHHOLD, "withheld"), ("not the subject", RELEASE, "released")):
-        counts: Counter = Counter()
-        for subject, text in cases:
-            a = {a.subject: a for a in assess_chunk(text, (subject,), embed=embed)}.get(subject.name)
-            got = "released (no reference)" if a is None else f"{a.outcome} ({a.source})"
-            counts[got] += 1
-            if args.cases:
-                flag = "  " if got.startswith(want) else "!!"
-                print(f"{flag} {got:<24} {text[:60]!r:<64} {a.why[:80] if a else ''}")
-        good = sum(n for k, n in counts.items() if k.startswith(want))
-        detail = ", ".join(f"{k} {n}" for k, n in sorted(counts.items()))
-        print(f"{title}: {good}/{sum(counts.values())} {want} — {detail}")
+    care_cases("the subject", WITHHOLD, "withheld", embed, args.cases)
+    care_cases("not the subject", RELEASE, "released", embed, args.cases)
 
 
 if __name__ == "__main__":

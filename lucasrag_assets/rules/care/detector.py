@@ -142,44 +142,29 @@ def _score(
     near, sim = _nearest(vec, model.exemplars)
     nearest = f"{near.label}: {near.name} (similarity {sim:.2f})" if near is not None else None
     vector, view = pair_vector
-    if vector_model is not None and vector_model.usable(vector):
+    with_vectors = vector_model is not None and vector_model.usable(vector)
+    p_vector = prototype = None
+    if with_vectors:
         p_vector = vector_model.vector_probability(vector)
         p = vector_model.probability(p_lexical, vector, pooled, (model.probability(focus_vec), focus_vector))
-        prototype = None
         if vector_model.prototypes is not None:
             text_of, psim = vector_model.prototypes.nearest(vector)
             prototype = f"{text_of} (similarity {psim:.2f})"
         centroid, vsim = vector_model.nearest(vector)
         if centroid is not None:
             nearest = f"{centroid.label}: {centroid.name} (vector similarity {vsim:.2f})"
-        released = model.releases(p, p_lexical, True) and holding is None
-        return _Scores(
-            p,
-            vector_model.outcome(p),
-            cue,
-            nearest,
-            p_lexical,
-            p_vector,
-            view,
-            prototype,
-            vec,
-            released,
-            model.release_rule(True),
-            holding,
-        )
-    released = model.releases(p, p_lexical, False) and holding is None
     return _Scores(
         p,
-        model.outcome(p),
+        (vector_model if with_vectors else model).outcome(p),
         cue,
         nearest,
         p_lexical,
-        None,
-        None,
-        None,
+        p_vector,
+        view if with_vectors else None,
+        prototype,
         vec,
-        released,
-        model.release_rule(False),
+        model.releases(p, p_lexical, with_vectors) and holding is None,
+        model.release_rule(with_vectors),
         holding,
     )
 

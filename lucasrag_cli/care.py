@@ -40,7 +40,7 @@ def care_list(
     """Pending (note, subject) pairs: withheld until you decide. Grouped by subject, most likely neutral first."""
     from lucasrag.deference import load_deference
     from lucasrag_assets.rules.care.decisions import recorded_dismissals
-    from lucasrag_assets.rules.care.review import review_rows, since_suggestions
+    from lucasrag_assets.rules.care.review import namesakes_released, review_rows, since_suggestions
     from lucasrag_assets.rules.charged import canonical_name
 
     s = settings()
@@ -60,8 +60,12 @@ def care_list(
     if as_json:
         print(json.dumps(rows, ensure_ascii=False, indent=2))
         return
+    namesakes = namesakes_released(pairs)
+    if subject:
+        namesakes = {k: v for k, v in namesakes.items() if k.casefold() == wanted}
     if not rows:
         out.print("nothing awaits review" if not every else "no note refers to a deference subject", highlight=False)
+        _print_namesakes(namesakes)
         return
     current = None
     for r in rows:
@@ -84,11 +88,22 @@ def care_list(
         if r.get("sentence"):
             out.print(f"         “{r['sentence'][:160]}”", highlight=False, markup=False)
         out.print(f"         {r['why']}", highlight=False, markup=False)
+    _print_namesakes(namesakes)
     out.print(
         "\nneutral: how sure the detector is that the mention is neutral (1 = sure). Decide a run at once: "
         "`lucasrag care dismiss --neutral-above 0.9 --dry-run`, `--folder F`, `--tag T`, or one PATH SUBJECT.",
         highlight=False,
     )
+
+
+def _print_namesakes(namesakes: dict[str, list[tuple[str, int]]]) -> None:
+    """The full names released as another person: one may be the subject by a surname it was never given."""
+    if not namesakes:
+        return
+    out.print("\nreleased as someone else of the same name (if one is the subject, add the full name to its aliases):")
+    for subject, names in namesakes.items():
+        listed = ", ".join(f"{n} ({k} note{'s' if k != 1 else ''})" for n, k in names)
+        out.print(f"  {subject}: {listed}", highlight=False, markup=False)
 
 
 def _canonical(name: str) -> str:

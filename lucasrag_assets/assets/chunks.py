@@ -120,7 +120,7 @@ def _note_text() -> pl.Expr:
 
 
 def vault_namesakes(routed: pl.DataFrame, subjects) -> dict[str, dict[str, tuple[str, ...]]]:
-    """``care.namesakes.workspace_namesakes`` of the routed notes: only the work and admin notes that name a
+    """``care.namesakes.workspace_namesakes`` of the routed notes: only the technical notes that name a
     subject's spelling are read."""
     if not subjects or routed.is_empty():
         return {}
@@ -197,7 +197,7 @@ def banded_chunks(
 
     # What the person released teaches the release step about the notes that name the same subject.
     labelled = routed_documents.filter(pl.col("path").is_in(list(dismissed)))
-    # a bare first name in work notes that name a namesake in full is the namesake (rules/care/namesakes.py)
+    # a bare first name in technical notes that name a namesake in full is the namesake (rules/care/namesakes.py)
     namesakes = vault_namesakes(routed_documents, subjects)
     salt = chunk_rows_salt(settings, subjects, vector_off or f"on ({shipped_model().vector.embedding_model})")
     cache = lucasrag.embedding_cache(CALIBRATED_MODEL)

@@ -20,7 +20,7 @@ from lucasrag.settings import Settings
 from lucasrag.vocabulary import ChunkRecord, DeferenceSubject
 from lucasrag_assets.rules.ageing import note_ageing
 from lucasrag_assets.rules.banding import BandDecision, decide_band
-from lucasrag_assets.rules.care.detector import assess_chunk, released_examples, withheld_subjects
+from lucasrag_assets.rules.care.detector import assess_chunk, one_moment, released_examples, withheld_subjects
 from lucasrag_assets.rules.care.mentions import (
     WHOLE_CHUNK_MENTION,
     carried_reference,
@@ -160,7 +160,8 @@ def chunk_frame(
         refs = note_reference(names, head, subjects, in_workspace) if subjects else {}
         namesakes = {**in_workspace, **(note_namesakes(names, head, subjects) if subjects else {})}
         previous: dict[str, str] = {}  # the subjects the chunk before referred to → how it named them
-        for index, text in enumerate(texts):
+        cares = []
+        for text in texts:
             care = assess_chunk(
                 text,
                 subjects,
@@ -172,12 +173,14 @@ def chunk_frame(
                 note_date=note["date"],
                 embed=embed,
             )
+            cares.append(care)
             # how the note named each subject: a chunk that only went on by pronoun keeps the earlier naming
             previous = {
                 a.subject: previous.get(a.subject, a.mention) if a.mention == WHOLE_CHUNK_MENTION else a.mention
                 for a in care
                 if a.mention and a.source != "resolution"
             }
+        for index, (text, care) in enumerate(zip(texts, one_moment(cares))):
             rows.append(
                 {
                     "chunk_id": chunk_id(note["path"], index, text),

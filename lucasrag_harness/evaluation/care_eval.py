@@ -64,7 +64,7 @@ Row = tuple[Passage, str, float | None, str | None]  # passage, outcome, score, 
 def assessments(passages: Sequence[Passage], embed) -> list:
     """Each passage's ``CareAssessment`` for its own subject (None when nothing refers to it or looks like it).
 
-    Each batch is read as one vault, as an ingest reads a vault: a bare first name in its work or admin passages
+    Each batch is read as one vault, as an ingest reads a vault: a bare first name in its technical passages
     is a namesake when that workspace's passages name one in full (``care.namesakes.workspace_namesakes``)."""
     from lucasrag_assets.rules.care.detector import assess_chunk
     from lucasrag_assets.rules.care.namesakes import workspace_namesakes

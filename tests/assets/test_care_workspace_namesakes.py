@@ -1,5 +1,5 @@
-"""A bare first name in work notes that name a namesake in full is the namesake, end to end: released at ingest,
-withheld again once the work notes stop naming him (the chunk memo is keyed on it), and never in the diary."""
+"""A bare first name in technical notes that name a namesake in full is the namesake, end to end: released at ingest,
+withheld again once the technical notes stop naming him (the chunk memo is keyed on it), and never in the diary."""
 
 from __future__ import annotations
 

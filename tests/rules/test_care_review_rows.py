@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from lucasrag_assets.rules.care.review import review_rows, select, since_suggestions
+from lucasrag_assets.rules.care.review import namesakes_released, review_rows, select, since_suggestions
 
 
 def pair(subject, outcome="withheld", source="inferred", score=0.5):
@@ -74,3 +74,17 @@ def test_a_since_date_is_suggested_from_the_earliest_charged_note():
     assert since_suggestions(pairs, dates) == {
         "Tom": {"since": "2009-01-01", "first_charged": "journal/2009.md", "releases": 1}
     }
+
+
+def test_full_names_released_as_another_person_are_listed_for_a_look():
+    def other(why):
+        return {"subject": "Rob", "outcome": "released", "source": "resolution", "reference": f"not the subject: {why}"}
+
+    pairs = [
+        ("j/1.md", other("another person: Robert Hale")),
+        ("j/2.md", other("another person: Robert Hale; another person: Rob Mensah, named at the note's head")),
+        ("w/3.md", other("another person: Rob M.")),
+        ("w/4.md", other("another person: Rob from finance")),  # a workplace, not a full name
+        ("j/5.md", {**other("another person: Robert Hale"), "outcome": "withheld", "source": "inferred"}),
+    ]
+    assert namesakes_released(pairs) == {"Rob": [("Robert Hale", 2), ("Rob M.", 1), ("Rob Mensah", 1)]}

@@ -286,7 +286,9 @@ CARRIED = [
         True,
         id="later-in-the-paragraph",
     ),
-    pytest.param("The garden centre was busy. I saw Ana there. Then she left.", False, id="someone-else-named-later-first"),
+    pytest.param(
+        "The garden centre was busy. I saw Ana there. Then she left.", False, id="someone-else-named-later-first"
+    ),
     pytest.param("## Afterwards\n\nShe rang me from the home.", True, id="after-a-heading"),
     pytest.param("I met Sam at the gate and he brought cake.", False, id="someone-else-named-first"),
     pytest.param("Then I went home.\n\nHe rang.", False, id="pronoun-only-in-a-later-paragraph"),

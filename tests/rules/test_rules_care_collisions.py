@@ -28,6 +28,7 @@ COLLISIONS = [
     ("mum guilt again, missed sports day", MUM, False, "a common word: mum guilt"),
     ("the dad at the party kept talking about crypto", DAD, False, "anyone's relation, not yours: the dad at"),
     ("Chatted to the mum of twins from Ben's class.", MUM, False, "anyone's relation, not yours: the mum of"),
+    ("Don't stress about the odd pip.", DeferenceSubject("Pip"), False, "a common word: the odd pip"),
     ("Dad's jokes were the worst.", DAD, True, None),  # his jokes: the person
     ("the dad in the photo is mine", DAD, True, None),
     ("Mother's Day. Kept busy.", DeferenceSubject("Mum", ("mother",)), True, None),  # an occasion of theirs
@@ -73,6 +74,7 @@ OKAFOR = [
 WORKSPACE_NAMESAKES = [
     pytest.param(OKAFOR, DANIEL, {"technical": "Dan Okafor, whom the technical notes name in full"}, id="two-notes"),
     pytest.param(OKAFOR[1:], DANIEL, {}, id="one-note-is-not-enough"),
+    pytest.param([("administrative", t) for _, t in OKAFOR], DANIEL, {}, id="not-in-admin-notes"),
     pytest.param(
         [(ws, t) for _, t in OKAFOR for ws in ("personal", "creative")], DANIEL, {}, id="not-in-personal-notes"
     ),
@@ -85,9 +87,7 @@ WORKSPACE_NAMESAKES = [
     pytest.param(
         [*OKAFOR, ("technical", "Dan Smith joined."), ("technical", "Dan Smith left.")], DANIEL, {}, id="two-as-often"
     ),
-    pytest.param(
-        [("administrative", "Mum Smith, form A."), ("administrative", "Mum Smith, form B.")], MUM, {}, id="kinship"
-    ),
+    pytest.param([("technical", "Mum Smith, form A."), ("technical", "Mum Smith, form B.")], MUM, {}, id="kinship"),
 ]
 
 

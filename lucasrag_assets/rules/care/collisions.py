@@ -55,8 +55,13 @@ _OTHER_OWNER = re.compile(
     r"[A-Za-z][\w-]*(?:['’]s|s['’])|\b(?:his|her|their|your|whose))\s+$",
     re.IGNORECASE,
 )
-#: Before a one-word name, a word that makes it a common noun: "a pip", "the iris", "two jays".
-_ARTICLE = re.compile(r"\b(?:a|an|the|this|that|these|those|some|any|each|every|several|many|few)\s+$", re.IGNORECASE)
+#: Before a one-word name, a word that makes it a common noun: "a pip", "the iris", "two jays", "the odd pip",
+#: "a stray pip" (a word of quantity between them; not "the late", "the poor", "the little": a person or a pet).
+_ARTICLE = re.compile(
+    r"\b(?:a|an|the|this|that|these|those|some|any|each|every|several|many|few)\s+"
+    r"(?:(?:odd|occasional|stray|single|spare|extra|loose|rogue)\s+)?$",
+    re.IGNORECASE,
+)
 #: Around a one-word name that is also an English word, what makes it a verb or an auxiliary ("I will ring",
 #: "we really hope so", "Will be late", "Hope you're well"): a person's name follows no subject pronoun and no
 #: modal, and no bare "be". Only these: a rule that misfires leaks ("miss will so much", "love you maya" and

@@ -244,8 +244,12 @@ def resolve_all(
 
 def _note_heads(names: Sequence[str], first_chunk: str) -> tuple[tuple[str, str], ...]:
     """(where, text) of what a note says at its head: its names (title, file name, tags, properties), its first
-    two lines."""
-    lines = [ln for ln in first_chunk.splitlines() if ln.strip()][:2]
+    two lines of text and the headings above them (a meeting note's attendees come after its title heading)."""
+    lines: list[str] = []
+    for line in (ln for ln in first_chunk.splitlines() if ln.strip()):
+        lines.append(line)
+        if sum(not ln.lstrip().startswith("#") for ln in lines) == 2:
+            break
     return (
         ("title, file name, tags or properties", "\n".join(n for n in names if n)),
         ("first line", "\n".join(lines)),

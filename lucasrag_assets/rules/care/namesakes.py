@@ -1,16 +1,16 @@
-"""Namesakes a workspace knows: another person with a subject's first name whom the vault's work or admin notes
-name in full. Pure functions, no Dagster.
+"""Namesakes a workspace knows: another person with a subject's first name whom the vault's technical notes name
+in full. Pure functions, no Dagster.
 
 A colleague who shares the first name of a subject is the commonest collision in a real vault, and most work
 notes name them bare ("Dan reviewed my PR"). One line rarely tells them apart; the vault often does. When the
-technical (or administrative) notes name "Dan Okafor" in full in at least :data:`MIN_NOTES` notes, and never
+technical notes name "Dan Okafor" in full in at least :data:`MIN_NOTES` notes, and never
 name the subject by anything but the bare first name there (no "Dan Hart", no "my ex"), a bare "Dan" in that
 workspace is taken for Dan Okafor — the same reading a note gets when its own title names him
 (``mentions.note_namesakes``). The detector still reads every such chunk: a chunk it does not read as neutral
 stays withheld ("seems not the subject (another person: Dan Okafor, …), but the detector reads it charged").
 
-Only the work and admin workspaces: in personal and creative notes a bare first name is the person's own
-people, and the subject first among them.
+Only the technical workspace: in personal and creative notes a bare first name is the person's own people, and
+the subject first among them, and in administrative notes too (:data:`WORK_WORKSPACES`).
 """
 
 from __future__ import annotations
@@ -23,8 +23,10 @@ from lucasrag.vocabulary import DeferenceSubject
 from .collisions import KINSHIP
 from .mentions import resolve, subject_pattern
 
-#: The workspaces where a namesake named in full speaks for the bare first name.
-WORK_WORKSPACES = ("technical", "administrative")
+#: The workspaces where a namesake named in full speaks for the bare first name. Not the administrative one: a
+#: person's admin is where an ex or a parent is named bare most (the divorce order, the kids' holidays), and on a
+#: vault written by someone else a colleague named in full there made "stop looking at robert's facebook" his.
+WORK_WORKSPACES = ("technical",)
 #: In how many of the workspace's notes the namesake must be named in full.
 MIN_NOTES = 2
 

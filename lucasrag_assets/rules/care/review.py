@@ -10,6 +10,7 @@ sentence for the person's eyes; hints and MCP never show it.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import PurePosixPath
 
@@ -115,3 +116,22 @@ def since_suggestions(pairs: Iterable[tuple[str, dict]], dates: Mapping[str, str
         if before:
             out[subject] = {"since": since, "first_charged": first, "releases": len(before)}
     return out
+
+
+_FULL_NAME = re.compile(r"another person: ([^\s;,]+ [A-Z][\w'’-]*\.?)(?=[;,]|$)")
+
+
+def namesakes_released(pairs: Iterable[tuple[str, dict]]) -> dict[str, list[tuple[str, int]]]:
+    """Per subject, the full names released as another person of the same name ("Robert Hale"), each with how
+    many notes, most first. A surname the person never listed may be the subject's own — the ex written in full
+    ("Robert Hale got married") — so ``care list`` shows them, for one look and, if so, an alias."""
+    notes: dict[str, dict[str, set[str]]] = {}
+    for path, a in pairs:
+        if a.get("source") != "resolution" or a.get("outcome") != "released":
+            continue
+        for name in _FULL_NAME.findall(a.get("reference") or ""):
+            notes.setdefault(a["subject"], {}).setdefault(name, set()).add(path)
+    return {
+        subject: sorted(((n, len(p)) for n, p in by_name.items()), key=lambda x: (-x[1], x[0]))
+        for subject, by_name in sorted(notes.items(), key=lambda kv: kv[0].casefold())
+    }

@@ -1,22 +1,35 @@
-"""Everyday queries over a small vault written as another person writes, with four deference subjects and
-nothing marked: how many results are passages that should have been withheld. Prints figures.
+"""Everyday queries over vaults written as other people write, with their own deference lists and nothing marked:
+how many results are passages that should have been withheld, and how many neutral mentions and collisions are
+withheld. Prints figures.
 
-    python benchmarks/care_unseen_vault.py [--work DIR] [--cases]
+    python benchmarks/care_unseen_vault.py [--vault small|claire] [--work DIR] [--cases]
 
-Twenty notes (2025-2026): ten present-day entries that refer to a subject in a few plain words — an anniversary
-line, "would have loved", news of an ex's wedding and baby, a dream, a dog's lead kept by the door, a brother's
-birthday, Father's Day — and ten everyday, work and admin notes, among them a colleague who shares the ex's
-first name ("Lena K. (backend)"), one who shares the dog's ("Oscar from QA"), estate paperwork and a recipe
-of Dad's. The vault is ingested on the embedded profile (``run_ingest``) and asked twenty everyday questions
-(``query()``, the default ten results); a leak is a result from one of the ten notes. It mirrors what checks
-of vaults written by other people count; it was written on 2026-12-06, after the rules of that day were
-designed on single sentences, and it found one more gap (Father's Day), fixed before its figure was taken.
+``small`` (inline below): twenty notes (2025-2026), ten present-day entries that refer to a subject in a few plain
+words — an anniversary line, "would have loved", news of an ex's wedding and baby, a dream, a dog's lead kept by the
+door, a brother's birthday, Father's Day — and ten everyday, work and admin notes, among them a colleague who shares
+the ex's first name ("Lena K. (backend)"), one who shares the dog's ("Oscar from QA"), estate paperwork and a recipe
+of Dad's; twenty everyday questions. Written on 2026-12-06 after the rules of that day were designed on single
+sentences; it found one more gap (Father's Day).
+
+``claire`` (``benchmarks/care_vaults/claire``): seventy notes by one imagined writer (2015-2026; a mother who died,
+an ex-husband, an estranged sister, a cat), written on 2026-12-06 by a helper that had not read this project's
+code: thirty that should be withheld (long diary entries where the subject comes up halfway and is then "he" or
+"she", one line struck out of a shopping list, a poem), fifteen neutral mentions (probate, divorce paperwork, the
+kids' holidays arranged with the ex, memories from before each loss), ten collisions (a colleague "Rob Mensah" /
+"Rob M.", "Ellie B.", "the odd pip", "pipped at the post") and fifteen notes about none; thirty everyday questions
+(``truth.json``, ``queries.json``). It found the gaps "a note is one moment", technical-only workspace namesakes
+and a meeting note's head were built for, before its figures were taken.
+
+The vault is ingested on the embedded profile (``run_ingest``) and asked its questions (``query()``, the default
+results); a leak is a result from a note that should be withheld.
 """
 
 from __future__ import annotations
 
 import argparse
 import datetime as dt
+import json
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -165,18 +178,49 @@ QUESTIONS = [
 ]
 
 
-def write_vault(vault: Path) -> dict[str, str]:
-    """The vault's files; returns path → the subject each charged note should be withheld for."""
+def write_small(vault: Path) -> tuple[dict[str, str], list[str]]:
+    """The small vault's files; returns path → "charged:<subject>" | "none" (its truth) and its questions."""
     (vault / ".lucasrag").mkdir(parents=True, exist_ok=True)
     (vault / ".lucasrag" / "deference.yaml").write_text(DEFERENCE)
     for path, date, body, _ in NOTES:
         (vault / path).parent.mkdir(parents=True, exist_ok=True)
         (vault / path).write_text(f"---\ndate: {date}\n---\n{body}\n")
-    return {path: subject for path, _, _, subject in NOTES if subject}
+    return {path: f"charged:{subject}" if subject else "none" for path, _, _, subject in NOTES}, QUESTIONS
+
+
+def copy_claire(vault: Path) -> tuple[dict[str, str], list[str]]:
+    """The claire vault copied to ``vault`` (the benchmark never writes into the repository); its truth and
+    questions."""
+    source = Path(__file__).resolve().parent / "care_vaults" / "claire"
+    shutil.copytree(source / "vault", vault, dirs_exist_ok=True)
+    return json.loads((source / "truth.json").read_text()), json.loads((source / "queries.json").read_text())
+
+
+def withheld_by_class(settings, truth: dict[str, str]) -> dict[str, str]:
+    """Per truth class (charged, neutral, collision, none), how many of its notes have a chunk withheld, and how
+    many are not in any index."""
+    import polars as pl
+
+    from lucasrag_assets.io_manager import asset_value_path
+
+    chunks = pl.read_parquet(asset_value_path(settings.data, ["banded_chunks"]))
+    held = set(chunks.filter(pl.col("charged").list.len() > 0)["path"].to_list())
+    indexed = set(chunks["path"].to_list())
+    by: dict[str, list[int]] = {}
+    for path, label in truth.items():
+        counts = by.setdefault(label.split(":")[0], [0, 0, 0])
+        counts[0] += path in held
+        counts[1] += path not in indexed  # quarantined for review (too little to route) or invalid: never answers
+        counts[2] += 1
+    return {
+        label: f"{n} of {total} withheld" + (f", {out} not indexed" if out else "")
+        for label, (n, out, total) in sorted(by.items())
+    }
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--vault", choices=("small", "claire"), default="small")
     ap.add_argument("--work", type=Path, help="folder for the vault and its data (default: a temporary one)")
     ap.add_argument("--cases", action="store_true", help="one line per question")
     args = ap.parse_args()
@@ -185,19 +229,21 @@ def main() -> None:
     from lucasrag_query import query
 
     work = args.work or Path(tempfile.mkdtemp(prefix="care-unseen-"))
-    charged = write_vault(work / "vault")
-    settings = Settings(vault=work / "vault", data=work / "data", now=dt.date(2026, 10, 1))
+    truth, questions = (write_small if args.vault == "small" else copy_claire)(work / "vault")
+    charged = {path for path, label in truth.items() if label.startswith("charged")}
+    settings = Settings(vault=work / "vault", data=work / "data", now=dt.date(2026, 12, 6))
     run_ingest(settings)
     leaks = with_hint = results = 0
-    for q in QUESTIONS:
+    for q in questions:
         r = query(q, settings=settings).to_dict()
         leaked = [x["path"] for x in r["results"] if x["path"] in charged]
         leaks, results = leaks + len(leaked), results + len(r["results"])
         with_hint += bool(r.get("hints"))
         if args.cases:
             print(f"{len(r['results']):3} results, {len(leaked)} leaked {leaked}  {q}")
-    print(f"{len(QUESTIONS)} everyday questions over {len(NOTES)} notes ({len(charged)} refer to a subject):")
+    print(f"{args.vault}: {len(questions)} everyday questions over {len(truth)} notes ({len(charged)} to withhold)")
     print(f"leaked results {leaks} of {results}; questions with a care hint {with_hint}; work folder {work}")
+    print(f"notes with a chunk withheld: {withheld_by_class(settings, truth)}")
 
 
 if __name__ == "__main__":

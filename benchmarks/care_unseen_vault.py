@@ -188,10 +188,10 @@ def write_small(vault: Path) -> tuple[dict[str, str], list[str]]:
     return {path: f"charged:{subject}" if subject else "none" for path, _, _, subject in NOTES}, QUESTIONS
 
 
-def copy_claire(vault: Path) -> tuple[dict[str, str], list[str]]:
-    """The claire vault copied to ``vault`` (the benchmark never writes into the repository); its truth and
-    questions."""
-    source = Path(__file__).resolve().parent / "care_vaults" / "claire"
+def copy_vault(name: str, vault: Path) -> tuple[dict[str, str], list[str]]:
+    """The vault ``benchmarks/care_vaults/<name>`` copied to ``vault`` (the benchmark never writes into the
+    repository); its truth and questions."""
+    source = Path(__file__).resolve().parent / "care_vaults" / name
     shutil.copytree(source / "vault", vault, dirs_exist_ok=True)
     return json.loads((source / "truth.json").read_text()), json.loads((source / "queries.json").read_text())
 
@@ -220,7 +220,7 @@ def withheld_by_class(settings, truth: dict[str, str]) -> dict[str, str]:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--vault", choices=("small", "claire"), default="small")
+    ap.add_argument("--vault", choices=("small", "claire", "portland"), default="small")
     ap.add_argument("--work", type=Path, help="folder for the vault and its data (default: a temporary one)")
     ap.add_argument("--cases", action="store_true", help="one line per question")
     args = ap.parse_args()
@@ -229,7 +229,8 @@ def main() -> None:
     from lucasrag_query import query
 
     work = args.work or Path(tempfile.mkdtemp(prefix="care-unseen-"))
-    truth, questions = (write_small if args.vault == "small" else copy_claire)(work / "vault")
+    vault = work / "vault"
+    truth, questions = write_small(vault) if args.vault == "small" else copy_vault(args.vault, vault)
     charged = {path for path, label in truth.items() if label.startswith("charged")}
     settings = Settings(vault=work / "vault", data=work / "data", now=dt.date(2026, 12, 6))
     run_ingest(settings)

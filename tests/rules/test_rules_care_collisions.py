@@ -22,6 +22,8 @@ COLLISIONS = [
     ("Standup: Jonas (backend) is blocked on staging.", JONAS, False, "another person: Jonas (backend)"),
     ("Ask Jonas on frontend about the build.", JONAS, False, "another person: Jonas on frontend"),
     ("Told Jonas I. was wrong.", JONAS, True, None),  # "I." is no initial
+    ("# Jonas Okafor", JONAS, False, "another person: Jonas Okafor"),  # a heading: a surname that is no word
+    ("# Jonas Birthday Plans", JONAS, True, None),  # a heading in title case: an English word is a word
     ("Dad jokes at standup went down badly.", DAD, False, "a common word: Dad jokes"),
     ("Listening to dad rock on the drive.", DAD, False, "a common word: dad rock"),
     ("Bought mom jeans in the sale.", MUM, False, "a common word: mom jeans"),
@@ -74,6 +76,12 @@ OKAFOR = [
 WORKSPACE_NAMESAKES = [
     pytest.param(OKAFOR, DANIEL, {"technical": "Dan Okafor, whom the technical notes name in full"}, id="two-notes"),
     pytest.param(OKAFOR[1:], DANIEL, {}, id="one-note-is-not-enough"),
+    pytest.param(
+        [("technical", "1:1 with Dan O. about the queue."), *OKAFOR[1:]],
+        DANIEL,
+        {"technical": "Dan Okafor, whom the technical notes name in full"},
+        id="an-initial-and-a-surname-are-one-person",
+    ),
     pytest.param([("administrative", t) for _, t in OKAFOR], DANIEL, {}, id="not-in-admin-notes"),
     pytest.param(
         [(ws, t) for _, t in OKAFOR for ws in ("personal", "creative")], DANIEL, {}, id="not-in-personal-notes"
@@ -103,3 +111,40 @@ def test_a_bare_name_in_a_workspace_with_a_namesake_is_released_unless_read_as_c
     assert (a.outcome, a.source) == ("released", "resolution") and "whom the technical notes name in full" in a.why
     (b,) = assess_chunk("Dan rang the day of the funeral. I cried in the stairwell.", (DANIEL,), namesakes=namesakes)
     assert (b.outcome, b.source) == ("withheld", "inferred")
+
+
+NORA = DeferenceSubject("Nora")
+#: (text, refers to Nora by her initial)
+INITIALS = [
+    ("drove past the place where N and I had our first date", True),
+    ("N's mum texted happy birthday", True),
+    ("texted N about the keys", True),
+    ("me and N at the coast, 2019", True),
+    ("Plan N. Go.", False),
+    ("N = 50 samples per arm", False),
+    ("took the N train", False),
+    ("N/A for now", False),
+]
+
+
+@pytest.mark.parametrize("text, refers", INITIALS)
+def test_a_subject_written_by_its_initial(text, refers):
+    context = resolve(text, NORA)
+    assert (context is not None and context.reference.startswith("names it by its initial")) is refers
+
+
+BABY = DeferenceSubject("the baby", ("june",))
+
+
+@pytest.mark.parametrize(
+    "text, refers",
+    [
+        ("envoy config push (part of the June infra migration window)", False),
+        ("the Summer we lost her", True),
+        ("the June she was due", True),
+    ],
+)
+def test_the_month_before_a_noun_is_a_time(text, refers):
+    subject = BABY if "June" in text else DeferenceSubject("Summer")
+    context = resolve(text, subject)
+    assert bool(context and context.mentions) is refers

@@ -180,6 +180,6 @@ def test_a_words_look_alike_needs_a_clearer_neutral_reading_than_a_namesake():
     """Below the neutral reading (0.775) but not below the word cut (0.6): a word's look-alike stays withheld."""
     (a,) = assess_chunk("No hope of a refund from the airline.", (DeferenceSubject("Hope"),), embed=embed)
     assert a.inferred == "neutral" and a.score >= 0.6 and (a.outcome, a.source) == ("withheld", "inferred")
-    assert a.why.endswith("and a word's look-alike is released only below 0.6")
+    assert a.why.endswith("and a word's or a time's look-alike is released only below 0.6")
     (b,) = assess_chunk("Paid the gas bill online, reference 4471.", (DeferenceSubject("Bill"),), embed=embed)
     assert (b.outcome, b.source) == ("released", "resolution") and b.score < 0.6

@@ -233,7 +233,7 @@ def _look_alike(
     if s.inferred != "neutral" or (word_only and s.p >= WORD_LOOK_ALIKE_BELOW):
         held = f"seems not the subject ({looks}), but the detector reads it {s.inferred} (score {s.p:.2f})"
         if s.inferred == "neutral":
-            held += f", and a word's look-alike is released only below {WORD_LOOK_ALIKE_BELOW}"
+            held += f", and a word's or a time's look-alike is released only below {WORD_LOOK_ALIKE_BELOW}"
         sentence = next((t for t in whole.sentences if subject_pattern(subject).search(t)), None)
         return CareAssessment(
             subject.name, "withheld", "inferred", held, reference=why, sentence=sentence, **_evidence(s)

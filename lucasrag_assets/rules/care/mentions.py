@@ -113,13 +113,16 @@ def names_alternation(names: Sequence[str]) -> str:
 
 
 @functools.lru_cache(maxsize=256)
-def name_pattern(names: tuple[str, ...], capitalised: tuple[str, ...] = ()) -> re.Pattern[str]:
+def name_pattern(names: tuple[str, ...], capitalised: tuple[str, ...] = (), raw: str = "") -> re.Pattern[str]:
     """Any of ``names`` as whole words (longest first), any case, any whitespace between words, and any of
     ``capitalised`` only as written (capital first); a closing quote may follow ("'happy birthday Dev'"), a
-    contraction may not ("Dev'll" is not a mention)."""
+    contraction may not ("Dev'll" is not a mention). ``raw``: one more alternative, a regex of its own
+    (:func:`initial_pattern`)."""
     body = names_alternation(names)
     if capitalised:
         body = "|".join(b for b in (body, rf"(?-i:{names_alternation(capitalised)})") if b)
+    if raw:
+        body = "|".join(b for b in (body, raw) if b)
     # After a hyphen only when written with a capital: "dating-after-Daniel" names him, "pre-dev" is a word.
     return re.compile(
         rf"(?<!\w)(?<!\w-(?=(?-i:[a-z])))(?:{body})(?:['\u2019]s\b)?(?![\w-]|['\u2019](?!s\b)\w)", re.IGNORECASE
@@ -150,9 +153,29 @@ def spellings(subject: DeferenceSubject) -> tuple[str, ...]:
     return (*subject.names, *occasions(subject), *short_forms(subject, KINSHIP))
 
 
+#: Before a lone initial, a word that takes a person: "me and N", "texted N", "missed N".
+_BEFORE_AN_INITIAL = ("me and", "texted", "told", "saw", "called", "missed", "miss", "without", "dreamt about")
+
+
+@functools.lru_cache(maxsize=256)
+def initial_pattern(name: str) -> str:
+    """The subject's initial written alone where a person goes — "N and I had our first date", "N's mum", "me and
+    N", "texted N" — as people write an ex or a sister they would rather not name (case-sensitive; not "I" or
+    "A", not a kinship word, not a name under three letters). Empty when the name has no such initial."""
+    first = name.split()[0] if name.split() else ""
+    if len(first) < 3 or first.casefold() in KINSHIP or not first[0].isupper() or first[0] in "IA":
+        return ""
+    x = re.escape(first[0])
+    before = "|".join(f"(?<=\\b{re.escape(w)} )" for w in _BEFORE_AN_INITIAL)
+    return rf"(?-i:{x}(?=\s+(?:and|&)\s+(?:I|me)\b)|{x}(?=['’]s\b)|(?:{before}){x}(?![\w.'’/=&-]))"
+
+
 def subject_pattern(subject: DeferenceSubject) -> re.Pattern[str]:
-    """The subject's names and aliases, the days that are theirs, and the shortenings of them it is known by."""
-    return name_pattern((*subject.names, *occasions(subject)), short_forms(subject, KINSHIP))
+    """The subject's names and aliases, the days that are theirs, the shortenings of them it is known by, and its
+    initial where a person goes (:func:`initial_pattern`)."""
+    return name_pattern(
+        (*subject.names, *occasions(subject)), short_forms(subject, KINSHIP), initial_pattern(subject.name)
+    )
 
 
 def _is_title(sentences: list[Sentence], i: int) -> bool:
@@ -175,8 +198,8 @@ def resolve(text: str, subject: DeferenceSubject, namesakes: Sequence[str] = ())
     collisions: list[str] = []
     for i, s in enumerate(sentences):
         for m in pattern.finditer(s.text):
-            titled = s.heading or _is_title(sentences, i)  # title case: a capital after a name is no surname
-            other = None if titled else other_person(s.text, m.end(), subject)
+            titled = s.heading or _is_title(sentences, i)  # title case: a capital word after a name may be a word
+            other = other_person(s.text, m.end(), subject, titled=titled)
             why = None if other else collision(s.text, m.start(), m.end(), subject)
             if other:
                 others.append(other)
@@ -219,6 +242,8 @@ def resolve(text: str, subject: DeferenceSubject, namesakes: Sequence[str] = ())
         reference = "names it"
     elif days is not None and days.fullmatch(mentions[0][1]):
         reference = f"names a day that is theirs: {mentions[0][1]!r}"
+    elif len(mentions[0][1].removesuffix("'s").removesuffix("’s")) == 1:
+        reference = f"names it by its initial: {mentions[0][1]!r}"
     else:
         reference = f"names it as {mentions[0][1]!r}, a shortening of a name on its list"
     return SubjectContext(

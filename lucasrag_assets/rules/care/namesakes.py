@@ -31,6 +31,12 @@ WORK_WORKSPACES = ("technical",)
 MIN_NOTES = 2
 
 
+def _person(full_name: str) -> str:
+    """One key for the ways a namesake is written: "Sam Okafor" and "Sam O." are one person ("sam o")."""
+    first, _, rest = full_name.partition(" ")
+    return f"{first.casefold()} {rest[:1].casefold()}"
+
+
 def _bare_names(subject: DeferenceSubject) -> set[str]:
     """The subject's one-word names, folded: the forms a namesake shares."""
     return {n.casefold() for n in subject.names if len(n.split()) == 1}
@@ -45,6 +51,7 @@ def workspace_namesakes(
     name, or names two namesakes equally often."""
     people = [s for s in subjects if _bare_names(s) and s.name.split()[0].casefold() not in KINSHIP]
     named_in_full: dict[tuple[str, str], Counter] = defaultdict(Counter)
+    forms: dict[tuple[str, str], set[str]] = defaultdict(set)
     subject_there: set[tuple[str, str]] = set()
     for workspace, text in notes:
         if workspace not in WORK_WORKSPACES:
@@ -56,7 +63,8 @@ def workspace_namesakes(
             named = [m for m in context.mentions if subject_pattern(s).fullmatch(m)]  # not the pronouns
             if any(m.casefold().removesuffix("'s").removesuffix("’s") not in _bare_names(s) for m in named):
                 subject_there.add((workspace, s.name))
-            named_in_full[(workspace, s.name)].update(set(context.others))
+            named_in_full[(workspace, s.name)].update({_person(o) for o in context.others})
+            forms[(workspace, s.name)].update(context.others)
     out: dict[str, dict[str, tuple[str, ...]]] = defaultdict(dict)
     for (workspace, name), counts in named_in_full.items():
         ranked = counts.most_common(2)
@@ -64,6 +72,8 @@ def workspace_namesakes(
             continue
         if len(ranked) == 2 and ranked[1][1] == ranked[0][1]:
             continue  # two namesakes as often: the bare name could be either, or the subject
-        # no count in the evidence: it is part of every such note's memo key, and a count would redo them all
-        out[workspace][name] = (f"{ranked[0][0]}, whom the {workspace} notes name in full",)
+        # the person by their longest form ("Sam Okafor", not "Sam O."); no count in the evidence: it is part of
+        # every such note's memo key, and a count would redo them all
+        full = max((f for f in forms[(workspace, name)] if _person(f) == ranked[0][0]), key=lambda f: (len(f), f))
+        out[workspace][name] = (f"{full}, whom the {workspace} notes name in full",)
     return dict(out)

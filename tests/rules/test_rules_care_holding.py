@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from datetime import date
+
 import pytest
 
 from lucasrag.embedding import get_embedder
@@ -84,3 +86,24 @@ def test_a_practical_mention_with_no_cue_is_still_released():
 def test_a_decision_still_releases_a_held_line():
     (a,) = assess_chunk("Mum would have loved this.", (MUM,), dismissed=("Mum",), embed=embed)
     assert (a.outcome, a.source) == ("released", "dismissed")
+
+
+DAD = DeferenceSubject("Dad", ("my dad",), since=date(2024, 11, 14))
+#: (chunk text, note date, refers to Dad by its date)
+ANNIVERSARIES = [
+    ("left standup early, it's the anniversary. OOO after lunch", date(2025, 11, 14), True),
+    ("a year today. quiet day, long walk.", date(2025, 11, 15), True),  # the day after
+    ("left standup early, it's the anniversary", date(2025, 11, 20), False),  # another day
+    ("groceries: milk, eggs, coffee", date(2025, 11, 14), False),  # the day, but nothing of a date coming round
+    ("it's the anniversary", date(2024, 11, 14), False),  # the day itself, not an anniversary
+    ("it's the anniversary", None, False),  # undated
+]
+
+
+@pytest.mark.parametrize("text, note_date, refers", ANNIVERSARIES)
+def test_a_chunk_written_on_the_anniversary_refers_to_the_subject(text, note_date, refers):
+    care = assess_chunk(text, (DAD,), note_date=note_date)
+    assert bool(care) is refers
+    if refers:
+        (a,) = care
+        assert a.withheld and a.reference.startswith("written on the anniversary of 2024-11-14")

@@ -241,6 +241,22 @@ def _look_alike(
     return CareAssessment(subject.name, "released", "resolution", why, reference=why, **_evidence(s))
 
 
+def anniversary_references(text: str, subjects: Sequence[DeferenceSubject], note_date: date | None) -> dict[str, str]:
+    """The subjects a chunk that names no one refers to by its date: written on the anniversary of a subject's
+    ``since:`` (the same month, the day within one, a later year) and speaking of a date coming round or a loss
+    (:func:`holding.holding_cue`: "left standup early, it's the anniversary"). Canonical name → the evidence."""
+    if note_date is None:
+        return {}
+    out = {}
+    for s in subjects:
+        since = s.since
+        if since is None or note_date.year <= since.year or note_date.month != since.month:
+            continue
+        if abs(note_date.day - since.day) <= 1 and (cue := holding_cue(text)):
+            out[s.name] = f"written on the anniversary of {since.isoformat()} (its since:) and says {cue}"
+    return out
+
+
 def assess_chunk(
     text: str,
     subjects: Sequence[DeferenceSubject],
@@ -273,7 +289,8 @@ def assess_chunk(
         n: CareAssessment(n, "withheld", "declared", "marked charged in the note's frontmatter") for n in declared_names
     }
     contexts = {c.subject: c for c in resolve_all(text, subjects, namesakes)}
-    for name, evidence in (note_refs or {}).items():  # the note is about the subject: so is this chunk
+    refs = {**anniversary_references(text, subjects, note_date), **(note_refs or {})}
+    for name, evidence in refs.items():  # the note is about the subject: so is this chunk
         if name in by_name and not (name in contexts and contexts[name].mentions):
             contexts[name] = whole_chunk(text, by_name[name], evidence)
     # A chunk whose every mention looks like someone else or a word is still read by the detector: a rule that

@@ -39,7 +39,10 @@ HOLDING_CUES: tuple[tuple[str, str], ...] = (
         "a time without them",
     ),
     (rf"\b(?:years?|months?|weeks?)\s+without\s+{_S}", "a time without them"),
-    (r"\b\d+\s+(?:years?|months?|weeks?)\s+(?:ago\s+)?today\b", "a date coming round"),
+    (
+        r"\b(?:\d+|a|one|two|three|four|five|six|seven|eight|nine|ten)\s+(?:years?|months?|weeks?)\s+(?:ago\s+)?today\b",
+        "a date coming round",
+    ),
     (rf"\b(?:years?|months?|weeks?)\s+since\s+(?:{_S}|we lost|I lost)", "a date coming round"),
     (rf"{_S}['’]s\s+anniversary\b|\banniversary\s+(?:of|for)\s+{_S}|\bthe anniversary\b", "a date coming round"),
     (rf"\bmiss(?:ed|ing|es)?\s+{_S}", "missing them"),

@@ -20,7 +20,7 @@ from lucasrag.settings import Settings
 from lucasrag.vocabulary import ChunkRecord, DeferenceSubject
 from lucasrag_assets.rules.ageing import note_ageing
 from lucasrag_assets.rules.banding import BandDecision, decide_band
-from lucasrag_assets.rules.care.detector import assess_chunk, one_moment, released_examples, withheld_subjects
+from lucasrag_assets.rules.care.detector import assess_chunk, released_examples, withheld_subjects
 from lucasrag_assets.rules.care.mentions import (
     WHOLE_CHUNK_MENTION,
     carried_reference,
@@ -28,6 +28,7 @@ from lucasrag_assets.rules.care.mentions import (
     note_reference,
 )
 from lucasrag_assets.rules.care.model import Exemplar
+from lucasrag_assets.rules.care.moments import one_moment
 from lucasrag_assets.rules.care.vectors import SpanEmbed
 from lucasrag_assets.rules.chunking import chunk_id, chunk_text, doc_id
 from lucasrag_assets.rules.obsidian import with_names

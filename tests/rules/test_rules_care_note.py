@@ -1,13 +1,14 @@
 """Care at the level of a note: a note is one moment (a chunk read as charged withholds the note's other chunks
-for that subject), and a meeting note's head reaches past its title heading (rules/care/detector, mentions)."""
+for that subject), and a meeting note's head reaches past its title heading (rules/care/moments, mentions)."""
 
 from __future__ import annotations
 
 import pytest
 
 from lucasrag.vocabulary import DeferenceSubject
-from lucasrag_assets.rules.care.detector import CareAssessment, one_moment
+from lucasrag_assets.rules.care.detector import CareAssessment
 from lucasrag_assets.rules.care.mentions import WHOLE_CHUNK_MENTION, note_namesakes
+from lucasrag_assets.rules.care.moments import one_moment
 
 
 def pair(subject, outcome, source, inferred=None, mention="Rob"):

@@ -36,7 +36,7 @@ from lucasrag_assets.rules.charged import canonical_name, charging_evidence
 from .collisions import is_word
 from .features import SUBJECT_TOKEN, cosine, featurise
 from .holding import holding_cue
-from .mentions import WHOLE_CHUNK_MENTION, SubjectContext, resolve_all, subject_pattern, whole_chunk
+from .mentions import SubjectContext, anniversary_references, resolve_all, subject_pattern, whole_chunk
 from .model import CareModel, Exemplar, shipped_model
 from .vectors import SpanEmbed
 
@@ -241,22 +241,6 @@ def _look_alike(
     return CareAssessment(subject.name, "released", "resolution", why, reference=why, **_evidence(s))
 
 
-def anniversary_references(text: str, subjects: Sequence[DeferenceSubject], note_date: date | None) -> dict[str, str]:
-    """The subjects a chunk that names no one refers to by its date: written on the anniversary of a subject's
-    ``since:`` (the same month, the day within one, a later year) and speaking of a date coming round or a loss
-    (:func:`holding.holding_cue`: "left standup early, it's the anniversary"). Canonical name → the evidence."""
-    if note_date is None:
-        return {}
-    out = {}
-    for s in subjects:
-        since = s.since
-        if since is None or note_date.year <= since.year or note_date.month != since.month:
-            continue
-        if abs(note_date.day - since.day) <= 1 and (cue := holding_cue(text)):
-            out[s.name] = f"written on the anniversary of {since.isoformat()} (its since:) and says {cue}"
-    return out
-
-
 def assess_chunk(
     text: str,
     subjects: Sequence[DeferenceSubject],
@@ -357,36 +341,6 @@ def released_examples(
             if context.mentions:
                 vec, _ = vectorise(text, by_name[context.subject], context)
                 out.setdefault(context.subject, []).append(Exemplar("released", path, vec))
-    return out
-
-
-#: The releases a charged reading elsewhere in the note overrides (:func:`one_moment`): the detector's own, what a
-#: dismissal taught, a subject's policy. Not the person's decision, nor "not the subject".
-_ONE_MOMENT_OVERRIDES = ("inferred", "learned", "policy")
-
-
-def one_moment(chunks: Sequence[Sequence[CareAssessment]]) -> list[list[CareAssessment]]:
-    """A note is one moment: a subject one of its chunks refers to and the detector reads as charged is withheld
-    in every chunk of the note. A long diary entry is cut into chunks by length, and its first chunk ("Back to
-    school after Easter. 73 emails.") is the same day as the chunk where the news of the ex comes; on a vault
-    written by someone else such first chunks answered almost every everyday question. ``chunks``: each chunk's
-    assessments (:func:`assess_chunk`), in order; returns them with the note's charged subjects added."""
-    charged: dict[str, int] = {}
-    for i, care in enumerate(chunks):
-        for a in care:
-            if a.withheld and a.source == "inferred" and a.mention and a.inferred in ("charged", "uncertain"):
-                charged.setdefault(a.subject, i)
-    out = []
-    for care in chunks:
-        by = {a.subject: a for a in care}
-        for name, at in charged.items():
-            a = by.get(name)
-            if a is None or (not a.withheld and a.source in _ONE_MOMENT_OVERRIDES):
-                why = f"chunk {at + 1} of the note reads as charged for {name}, and a note is one moment"
-                by[name] = CareAssessment(
-                    name, "withheld", "inferred", why, mention=a.mention if a else WHOLE_CHUNK_MENTION, reference=why
-                )
-        out.append([by[n] for n in sorted(by, key=str.casefold)])
     return out
 
 

@@ -107,3 +107,14 @@ def test_a_chunk_written_on_the_anniversary_refers_to_the_subject(text, note_dat
     if refers:
         (a,) = care
         assert a.withheld and a.reference.startswith("written on the anniversary of 2024-11-14")
+
+
+def test_a_chunk_about_one_subject_is_not_given_another_by_its_date():
+    tom = DeferenceSubject("Grandad Tom", ("grandad",))
+    care = assess_chunk(
+        "He would have hated the new fence.",
+        (tom, DAD),
+        note_refs={"Grandad Tom": "an earlier chunk names him"},
+        note_date=date(2025, 11, 14),
+    )
+    assert [a.subject for a in care] == ["Grandad Tom"]

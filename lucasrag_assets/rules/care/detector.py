@@ -273,7 +273,9 @@ def assess_chunk(
         n: CareAssessment(n, "withheld", "declared", "marked charged in the note's frontmatter") for n in declared_names
     }
     contexts = {c.subject: c for c in resolve_all(text, subjects, namesakes)}
-    refs = {**anniversary_references(text, subjects, note_date), **(note_refs or {})}
+    refs = dict(note_refs or {})
+    if not refs and not any(c.mentions for c in contexts.values()):  # a chunk about no one: its date may name one
+        refs = anniversary_references(text, subjects, note_date)
     for name, evidence in refs.items():  # the note is about the subject: so is this chunk
         if name in by_name and not (name in contexts and contexts[name].mentions):
             contexts[name] = whole_chunk(text, by_name[name], evidence)

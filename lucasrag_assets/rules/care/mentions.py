@@ -363,9 +363,11 @@ def whole_chunk(text: str, subject: DeferenceSubject, evidence: str) -> SubjectC
 
 
 def anniversary_references(text: str, subjects: Sequence[DeferenceSubject], note_date: date | None) -> dict[str, str]:
-    """The subjects a chunk that names no one refers to by its date: written on the anniversary of a subject's
+    """The subjects a chunk that refers to no one refers to by its date: written on the anniversary of a subject's
     ``since:`` (the same month, the day within one, a later year) and speaking of a date coming round or a loss
-    (:func:`holding.holding_cue`: "left standup early, it's the anniversary"). Canonical name → the evidence."""
+    (:func:`holding.holding_cue`: "left standup early, it's the anniversary"). Canonical name → the evidence.
+    ``detector.assess_chunk`` asks only for a chunk that refers to no subject: "he would have hated the fence",
+    written on the anniversary of another subject, is about the one the note names."""
     if note_date is None:
         return {}
     out = {}

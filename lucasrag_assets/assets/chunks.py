@@ -90,23 +90,22 @@ def learned_keys(routed: pl.DataFrame, subjects, dismissed) -> pl.Series:
     (a loose, case-insensitive match: a superset of its references), the notes released for that subject
     and their bytes. A decision then redoes the notes that name its subject, not the whole vault."""
     hashes = dict(zip(routed["path"], routed["content_hash"]))
-    text = _note_text()
     parts = []
     for s in subjects:
         released = sorted((p, hashes.get(p, "")) for p, names in dismissed.items() if s.name in names)
         if not released:
             continue
         key = f"{s.name}={released}"
-        names = text.str.contains(rf"(?i)(?:{names_alternation(spellings(s))})")
-        parts.append(pl.when(names).then(pl.lit(key)).otherwise(pl.lit("")))
+        parts.append(pl.when(_names(s)).then(pl.lit(key)).otherwise(pl.lit("")))
     if not parts:
         return pl.Series("learned", [""] * routed.height, dtype=pl.String)
     return routed.select(pl.concat_str(parts, separator="|").alias("learned"))["learned"]
 
 
-def _note_text() -> pl.Expr:
-    """Everything of a note that may name a subject, as one string (a loose match: a superset of references)."""
-    return pl.concat_str(
+def _names(subject) -> pl.Expr:
+    """Whether a note's text names any spelling of ``subject`` (a loose, case-insensitive match over everything
+    of the note that may name it: a superset of its references)."""
+    text = pl.concat_str(
         [
             pl.col("title").fill_null(""),
             pl.col("path"),
@@ -117,6 +116,7 @@ def _note_text() -> pl.Expr:
         ],
         separator="\n",
     )
+    return text.str.contains(rf"(?i)(?:{names_alternation(spellings(subject))})")
 
 
 def vault_namesakes(routed: pl.DataFrame, subjects) -> dict[str, dict[str, tuple[str, ...]]]:
@@ -125,10 +125,9 @@ def vault_namesakes(routed: pl.DataFrame, subjects) -> dict[str, dict[str, tuple
     if not subjects or routed.is_empty():
         return {}
     names = names_alternation([n for s in subjects for n in spellings(s)])
-    named = routed.filter(
-        pl.col("workspace").is_in(list(WORK_WORKSPACES))
-        & pl.col("body").fill_null("").str.contains(rf"(?i)(?:{names})")
-    ).select("workspace", pl.concat_str([pl.col("title").fill_null(""), pl.col("body")], separator="\n").alias("text"))
+    text = pl.concat_str([pl.col("title").fill_null(""), pl.col("body").fill_null("")], separator="\n")
+    named = routed.filter(pl.col("workspace").is_in(list(WORK_WORKSPACES))).select("workspace", text.alias("text"))
+    named = named.filter(pl.col("text").str.contains(rf"(?i)(?:{names})"))
     return workspace_namesakes(named.iter_rows(), subjects)
 
 
@@ -138,11 +137,10 @@ def namesake_keys(routed: pl.DataFrame, subjects, namesakes: dict[str, dict[str,
     parts = []
     for s in subjects:
         for workspace, by_subject in namesakes.items():
-            if s.name not in by_subject:
-                continue
-            names = _note_text().str.contains(rf"(?i)(?:{names_alternation(spellings(s))})")
-            key = f"{s.name}@{workspace}={by_subject[s.name]}"
-            parts.append(pl.when(names & (pl.col("workspace") == workspace)).then(pl.lit(key)).otherwise(pl.lit("")))
+            if s.name in by_subject:
+                key = f"{s.name}@{workspace}={by_subject[s.name]}"
+                there = _names(s) & (pl.col("workspace") == workspace)
+                parts.append(pl.when(there).then(pl.lit(key)).otherwise(pl.lit("")))
     if not parts:
         return pl.Series("namesakes", [""] * routed.height, dtype=pl.String)
     return routed.select(pl.concat_str(parts, separator="|").alias("namesakes"))["namesakes"]

@@ -167,6 +167,7 @@ KIN_COMPOUNDS: dict[str, frozenset[str]] = {
 _NEXT_WORD = re.compile(r"\s+([a-z]+)\b")
 #: After "the", what places a kinship word among other people: "the mum at the school gate", "the dad who runs
 #: the café", "the mum of twins". Not "the dad in the photo", which may well be the writer's.
+_THE_BEFORE = re.compile(r"\bthe\s+$", re.IGNORECASE)
 _THE_KIN_AFTER = re.compile(r"\s+(?:at|from|of|who|whose|next door)\b", re.IGNORECASE)
 #: Before a kinship word, what makes it anyone's relation rather than the writer's: "a mum at the school gate",
 #: "every mum in the class", "as a new mum", "another mum". Between them only a word that describes a relation
@@ -285,14 +286,14 @@ def collision(sentence: str, start: int, end: int, subject: DeferenceSubject) ->
     if first in KINSHIP and len(word.split()) == 1 and not written.endswith(("'s", "’s")):
         if m := _compound(sentence, end, word, KIN_COMPOUNDS):
             return f"{COMMON_WORD}: {written}{m.group(0)}"
-        if re.search(r"\bthe\s+$", before, re.IGNORECASE) and (m := _THE_KIN_AFTER.match(sentence, end)):
+        if _THE_BEFORE.search(before) and (m := _THE_KIN_AFTER.match(sentence, end)):
             return f"anyone's relation, not yours: the {written}{m.group(0)}"
     if word in _TIME_NAMES and not written.endswith(("'s", "’s")):
         if m := _TIME_BEFORE.search(before):
             return f"{TIME}: {m.group(0).strip()} {written}"
         if m := _TIME_AFTER.match(sentence, end):
             return f"{TIME}: {written}{m.group(0)}"
-        if re.search(r"\bthe\s+$", before, re.IGNORECASE) and (m := _TIME_NOUN_AFTER.match(sentence, end)):
+        if _THE_BEFORE.search(before) and (m := _TIME_NOUN_AFTER.match(sentence, end)):
             return f"{TIME}: the {written}{m.group(0)}"
     if first not in KINSHIP and len(word.split()) == 1:
         if _PLACED_BEFORE.search(before):

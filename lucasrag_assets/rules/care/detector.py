@@ -57,9 +57,7 @@ class CareAssessment:
     reference: str | None = None  # how the chunk refers to the subject ("names it", "the note's title ...")
     sentence: str | None = None  # the first sentence that refers to the subject (shown to the person only)
     rule_cue: str | None = None  # "cue (why)" from rules/charged.py, if any
-    holding: str | None = (
-        None  # words that speak of the subject as gone or missed (holding.py): never released by scores
-    )
+    holding: str | None = None  # words that speak of the subject as gone or missed (holding.py), if any
     score: float | None = None  # the classifier's probability of charged
     inferred: str | None = None  # the detector's reading: charged | uncertain | neutral
     nearest: str | None = None  # the labelled example it resembles most (corpus family or vault path)

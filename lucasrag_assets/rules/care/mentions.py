@@ -239,10 +239,10 @@ def resolve(text: str, subject: DeferenceSubject, namesakes: Sequence[str] = ())
     ordered, focused = sorted(about), sorted(focus)
     listed = name_pattern(subject.names)
     named = [w for _, w in mentions if listed.fullmatch(w)]
-    days = name_pattern(occasions(subject)) if occasions(subject) else None
+    days = occasions(subject)
     if named:
         reference = "names it"
-    elif days is not None and days.fullmatch(mentions[0][1]):
+    elif days and name_pattern(days).fullmatch(mentions[0][1]):
         reference = f"names a day that is theirs: {mentions[0][1]!r}"
     elif len(mentions[0][1].removesuffix("'s").removesuffix("’s")) == 1:
         reference = f"names it by its initial: {mentions[0][1]!r}"
@@ -333,9 +333,9 @@ def carried_reference(text: str, previous: dict[str, str]) -> dict[str, str]:
     previous chunk of the note refers to → how the note named it; the chunk refers to them too when its opening
     paragraph (the one the chunk before was cut from) uses a third-person pronoun before anyone else is named
     inside a sentence ("Grandad's stone is weathered." | "He would have hated the new fence.", or "The garden
-    centre was busy. I bought compost. Then I saw the roses he planted."). A note is cut into chunks by length, not by
-    who it is about, so without this the second chunk of a long entry would be about nobody. Errs towards
-    the subject, as every resolution rule does. Returns canonical name → the evidence."""
+    centre was busy. I bought compost. Then I saw the roses he planted."). A note is cut into chunks by length,
+    not by who it is about, so without this the second chunk of a long entry would be about nobody. Errs
+    towards the subject, as every resolution rule does. Returns canonical name → the evidence."""
     if not previous:
         return {}
     sentences = split_structured(text)

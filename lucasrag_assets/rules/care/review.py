@@ -4,8 +4,9 @@
 table) list rows through :func:`review_rows`: one row per (note, subject) whose chunks are withheld with no
 decision of the person's. A note's row speaks for its chunk most likely charged. Rows are grouped by subject
 and, within a subject, the most likely neutral come first (``neutral`` = 1 - the detector's probability of
-charged; 0 for a pair held by words that speak of the subject as gone, ``holding.py``), so that a person can release a run of them with one batch decision. A row carries the referring
-sentence for the person's eyes; hints and MCP never show it.
+charged; 0 for a pair held by words that speak of the subject as gone, ``holding.py``), so that a person can
+release a run of them with one batch decision. A row carries the referring sentence for the person's eyes;
+hints and MCP never show it.
 """
 
 from __future__ import annotations

@@ -17,6 +17,7 @@ from lucasrag_assets.rules.care.decisions import load_dismissals
 from lucasrag_assets.rules.care.mentions import names_alternation, spellings
 from lucasrag_assets.rules.care.model import shipped_model
 from lucasrag_assets.rules.care.namesakes import WORK_WORKSPACES, workspace_namesakes
+from lucasrag_assets.rules.care.unnamed import nearest_subject
 from lucasrag_assets.rules.care.vectors import vector_warning
 from lucasrag_assets.rules.chunk_table import (
     CHUNK_SCHEMA,
@@ -146,8 +147,22 @@ def namesake_keys(routed: pl.DataFrame, subjects, namesakes: dict[str, dict[str,
     return routed.select(pl.concat_str(parts, separator="|").alias("namesakes"))["namesakes"]
 
 
+def vault_named_nearby(routed: pl.DataFrame, subjects) -> dict[str, str]:
+    """Per dated note, the subject the vault names nearest in time (``care.unnamed.nearest_subject``): whom a loss
+    written in it without a name is about. A subject's dates are those of the notes whose text names any of its
+    spellings (a loose match, as for the memo keys)."""
+    if not subjects or routed.is_empty():
+        return {}
+    dated = routed.filter(pl.col("date").is_not_null())
+    subject_dates = {s.name: sorted(dated.filter(_names(s))["date"].to_list()) for s in subjects}
+    if not any(subject_dates.values()):
+        return {}
+    found = ((p, nearest_subject(d, subject_dates)) for p, d in dated.select("path", "date").iter_rows())
+    return {p: name for p, name in found if name}
+
+
 def remembered_chunk_frame(
-    settings: Settings, routed: pl.DataFrame, salt: str, dismissed, compute, subjects=(), namesakes=None
+    settings: Settings, routed: pl.DataFrame, salt: str, dismissed, compute, subjects=(), namesakes=None, nearby=None
 ) -> tuple[pl.DataFrame, int]:
     """``compute(notes)`` (their chunk rows) for the routed notes whose key the last run's memo does
     not hold; the others' rows come from the memo, with this run's workspace. Rows in ``routed``'s
@@ -160,10 +175,13 @@ def remembered_chunk_frame(
     keyed = routed.join(by_path, on="path", how="left", maintain_order="left").with_columns(
         pl.col("dismissed").fill_null(pl.lit([], dtype=pl.List(pl.String)))
     )
+    nearby = nearby or {}
     keyed = keyed.with_columns(
-        learned_keys(routed, subjects, dismissed), namesake_keys(routed, subjects, namesakes or {})
+        learned_keys(routed, subjects, dismissed),
+        namesake_keys(routed, subjects, namesakes or {}),
+        pl.Series("nearby", [nearby.get(p, "") for p in routed["path"]], dtype=pl.String),
     )
-    keys = row_keys(keyed, [*CHUNK_INPUTS, "dismissed", "learned", "namesakes"], salt)
+    keys = row_keys(keyed, [*CHUNK_INPUTS, "dismissed", "learned", "namesakes", "nearby"], salt)
     # a note's workspace is not stored: a note that only moved keeps its rows
     stored = {c: dtype for c, dtype in CHUNK_SCHEMA.items() if c != "workspace"}
     rows, chunked = memoised_rows(
@@ -197,6 +215,7 @@ def banded_chunks(
     labelled = routed_documents.filter(pl.col("path").is_in(list(dismissed)))
     # a bare first name in technical notes that name a namesake in full is the namesake (rules/care/namesakes.py)
     namesakes = vault_namesakes(routed_documents, subjects)
+    nearby = vault_named_nearby(routed_documents, subjects)  # whom a loss that names no one is about
     salt = chunk_rows_salt(settings, subjects, vector_off or f"on ({shipped_model().vector.embedding_model})")
     cache = lucasrag.embedding_cache(CALIBRATED_MODEL)
     misses = cache.misses
@@ -219,10 +238,11 @@ def banded_chunks(
                 embed=None if vector_off else cache.embed_spans,
                 examples=learned_examples(texts, subjects, dismissed),
                 workspace_namesakes=namesakes,
+                named_nearby=nearby,
             )
 
         frame, chunked = remembered_chunk_frame(
-            settings, routed_documents, salt, dismissed, compute, subjects, namesakes
+            settings, routed_documents, salt, dismissed, compute, subjects, namesakes, nearby
         )
         care_embedded = cache.misses - misses
     finally:

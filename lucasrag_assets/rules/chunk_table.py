@@ -138,6 +138,7 @@ def chunk_frame(
     embed: SpanEmbed | None = None,
     examples: Mapping[str, list[Exemplar]] | None = None,
     workspace_namesakes: Mapping[str, Mapping[str, Sequence[str]]] | None = None,
+    named_nearby: Mapping[str, str] | None = None,
 ) -> pl.DataFrame:
     """Every chunk of every routed note. The band is decided per note (a note
     is one moment in time) and each chunk records the rule that decided it;
@@ -146,7 +147,8 @@ def chunk_frame(
     ``embed`` gives the care detector its vector evidence (None: lexical only);
     ``examples``: :func:`learned_examples` of the whole vault, when ``routed`` is only part of it
     (None: taken from ``routed``); ``workspace_namesakes``: ``care.namesakes.workspace_namesakes`` of the
-    whole vault (a note's own head wins over its workspace)."""
+    whole vault (a note's own head wins over its workspace); ``named_nearby`` maps a note's path to the subject the
+    vault names nearest in time to it (``care.unnamed.nearest_subject``: whom a loss that names no one is about)."""
     dismissed = dismissed or {}
     notes = note_texts(routed, settings, count_tokens=count_tokens, known_chunks=known_chunks)
     if examples is None:
@@ -172,6 +174,7 @@ def chunk_frame(
                 note_refs={**carried_reference(text, previous), **refs},
                 namesakes=namesakes,
                 note_date=note["date"],
+                named_nearby=(named_nearby or {}).get(note["path"]),
                 embed=embed,
             )
             cares.append(care)

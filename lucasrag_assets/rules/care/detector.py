@@ -36,8 +36,9 @@ from lucasrag_assets.rules.charged import canonical_name, charging_evidence
 from .collisions import is_word
 from .features import SUBJECT_TOKEN, cosine, featurise
 from .holding import holding_cue
-from .mentions import SubjectContext, anniversary_references, resolve_all, subject_pattern, whole_chunk
+from .mentions import SubjectContext, resolve_all, subject_pattern, whole_chunk
 from .model import CareModel, Exemplar, shipped_model
+from .unnamed import unnamed_references
 from .vectors import SpanEmbed
 
 #: A pending pair at least this similar (hashed lexical features) to a chunk the person released for the same
@@ -249,6 +250,7 @@ def assess_chunk(
     note_refs: Mapping[str, str] | None = None,
     namesakes: Mapping[str, Sequence[str]] | None = None,
     note_date: date | None = None,
+    named_nearby: str | None = None,
     model: CareModel | None = None,
     embed: SpanEmbed | None = None,
 ) -> list[CareAssessment]:
@@ -258,7 +260,8 @@ def assess_chunk(
     for this note; ``released_examples`` maps a canonical subject to features of chunks the person released
     for it (:func:`released_examples`); ``note_refs`` the subjects the note's title or first line names, with
     the evidence (``mentions.note_reference``); ``namesakes`` the other people of a subject's name the note's head
-    names (``mentions.note_namesakes``); ``note_date`` the note's date (for ``since:``). ``embed``
+    names (``mentions.note_namesakes``); ``note_date`` the note's date (for ``since:``); ``named_nearby`` the subject the
+    vault names nearest in time to the note (``unnamed.nearest_subject``: whom a loss that names no one is about). ``embed``
     (a ``vectors.SpanEmbed``: one forward pass over ``text``) runs the embedding model the vector weights were
     trained on (the caller checks which model, see ``vectors.vector_warning``); without it the lexical
     evidence decides alone, with its own release cut.
@@ -272,8 +275,8 @@ def assess_chunk(
     }
     contexts = {c.subject: c for c in resolve_all(text, subjects, namesakes)}
     refs = dict(note_refs or {})
-    if not refs and not any(c.mentions for c in contexts.values()):  # a chunk about no one: its date may name one
-        refs = anniversary_references(text, subjects, note_date)
+    if not refs and not any(c.mentions for c in contexts.values()):  # names no one: its date or a loss may
+        refs = unnamed_references(text, subjects, note_date, named_nearby)
     for name, evidence in refs.items():  # the note is about the subject: so is this chunk
         if name in by_name and not (name in contexts and contexts[name].mentions):
             contexts[name] = whole_chunk(text, by_name[name], evidence)

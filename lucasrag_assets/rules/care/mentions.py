@@ -32,12 +32,10 @@ import functools
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import date
 
 from lucasrag.vocabulary import DeferenceSubject
 
 from .collisions import KINSHIP, collision, other_person
-from .holding import holding_cue
 from .short_forms import short_forms
 
 _SENTENCE_END = re.compile(r"(?:(?<=[.!?;])|(?<=[.!?][\"'\u201d\u2019)]))\s+")
@@ -360,21 +358,3 @@ def whole_chunk(text: str, subject: DeferenceSubject, evidence: str) -> SubjectC
     spans = tuple((s.start, s.end) for s in sentences)
     texts = tuple(s.text for s in sentences)
     return SubjectContext(subject.name, (WHOLE_CHUNK_MENTION,), texts, (), spans, texts, spans, (), evidence)
-
-
-def anniversary_references(text: str, subjects: Sequence[DeferenceSubject], note_date: date | None) -> dict[str, str]:
-    """The subjects a chunk that refers to no one refers to by its date: written on the anniversary of a subject's
-    ``since:`` (the same month, the day within one, a later year) and speaking of a date coming round or a loss
-    (:func:`holding.holding_cue`: "left standup early, it's the anniversary"). Canonical name → the evidence.
-    ``detector.assess_chunk`` asks only for a chunk that refers to no subject: "he would have hated the fence",
-    written on the anniversary of another subject, is about the one the note names."""
-    if note_date is None:
-        return {}
-    out = {}
-    for s in subjects:
-        since = s.since
-        if since is None or note_date.year <= since.year or note_date.month != since.month:
-            continue
-        if abs(note_date.day - since.day) <= 1 and (cue := holding_cue(text)):
-            out[s.name] = f"written on the anniversary of {since.isoformat()} (its since:) and says {cue}"
-    return out

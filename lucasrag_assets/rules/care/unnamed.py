@@ -1,0 +1,130 @@
+"""A chunk that names no subject and still refers to one: by its date, or by the loss it speaks of.
+
+Writing about a loss often names no one: "wore his watch to the farmers market … i cant make myself take it in",
+"the ultrasound photo is still on the fridge. neither of us will take it down", "would have been 27 wks today".
+Such a chunk has no name for reference resolution to find, and the detector's scores say nothing without one
+(on everyday text that names no subject they run high for diaries and poems alike: 0.99 for "Slept badly; too much
+coffee"). Two narrow kinds of evidence stand in:
+
+* **its date**: written on the anniversary of a subject's ``since:`` and speaking of a date coming round or a
+  loss (:func:`holding.holding_cue`) — that subject (:func:`anniversary_references`);
+* **words of a loss** (:data:`LOSS_CUES`): an age or a day someone did not reach, "the anniversary", the first
+  season without them, something of theirs the writer cannot part with, a loss named (a miscarriage, "no
+  heartbeat", "passed away"). Then the chunk is withheld for the subject the vault names nearest in time
+  (``named_nearby``: the subject's notes lie around the same weeks as the loss is written about), and the hint
+  counts it there; with no dated note naming a subject, for every subject.
+
+The words are few and specific because a chunk they match is withheld with nothing else to go on: on the
+generated 1,000-note vault's 1,545 chunks that name no subject, the claire and small test vaults and the LoCoMo
+conversations (7,588 texts in all) they match only passages about a death ("my grandma passed away"), none
+about anything else. They recognise a loss, so they miss what they do not recognise; docs/care.md says how much.
+Pure functions, no Dagster.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Mapping, Sequence
+from datetime import date
+
+from lucasrag.vocabulary import DeferenceSubject
+
+from .holding import holding_cue
+
+_NUMBER = r"(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|sixty)"
+_WOULD_HAVE = r"\bwould(?:\s+have|['’]ve)\s+"
+_THEIR = r"(?:his|her|their|your|our)"
+_SEASON = (
+    r"(?:christmas|birthday|spring|summer|autumn|fall|winter|easter|mother['’]s day|father['’]s day|year|holiday|"
+    r"new year)"
+)
+_GONE = r"(?:without\s+(?:him|her|them|you)|(?:you|he|she|they)['’]?re\s+not\s+here|(?:you|he|she)\s+(?:is|are)n['’]?t\s+here)"
+#: (pattern, what it says). Case-insensitive; matched against the chunk as written.
+LOSS_CUES: tuple[tuple[str, str], ...] = (
+    (
+        rf"{_WOULD_HAVE}(?:been|turned)\s+(?:{_NUMBER}\s*(?:today|this year|years?\s+old|wks|weeks|months)\b"
+        rf"|{_THEIR}\s+(?:\d+\w*\s+)?birthday\b)",
+        "an age or a day they did not reach",
+    ),
+    (
+        rf"{_WOULD_HAVE}been\s+{_THEIR}\s+(?:\d+\w*\s+)?(?:wedding\s+)?anniversary\b",
+        "a day that would have been theirs",
+    ),
+    (
+        r"\bthe anniversary\b(?!\s+(?:party|dinner|sale|edition|issue|release|of the company|of the firm))",
+        "a date coming round",
+    ),
+    (rf"\b(?:first|second)\s+{_SEASON}\s+{_GONE}", "a time without them"),
+    (r"\bcan['’]?t\s+(?:make|bring)\s+myself\b|\bcan['’]?t\s+throw\s+(?:it|them|his|her)\b", "something kept"),
+    (
+        r"\bcan['’]?t\s+delete\s+(?:his|her|their|the\s+(?:app|number|voicemail|messages|texts|photos|contact))\b"
+        r"|\bneither of us (?:will|can|could)\s+(?:say|take|touch|move|mention|bring|talk|look)\b",
+        "something kept",
+    ),
+    (r"\b(?:i|we)\s+still\s+(?:have|keep|wear|use)\s+(?:his|her|their)\s+(?!own\b)\w+", "something of theirs kept"),
+    (r"\bno heartbeat\b|\bstillborn\b|\bmiscarri(?:age|ed)\b|\bwe lost (?:her|him|the baby)\b", "a loss"),
+    (r"\b(?:since|before|after|when|the day)\s+(?:he|she|you)\s+(?:died|passed|left us)\b|\bpassed away\b", "a death"),
+)
+_LOSS = tuple((re.compile(rx, re.IGNORECASE), why) for rx, why in LOSS_CUES)
+
+
+def loss_cue(text: str) -> str | None:
+    """``"'<words as written>' (<what they say>)"`` for the first of :data:`LOSS_CUES` in ``text``, or None."""
+    for rx, why in _LOSS:
+        if m := rx.search(text):
+            return f"'{m.group(0)}' ({why})"
+    return None
+
+
+def anniversary_references(text: str, subjects: Sequence[DeferenceSubject], note_date: date | None) -> dict[str, str]:
+    """The subjects a chunk that refers to no one refers to by its date: written on the anniversary of a subject's
+    ``since:`` (the same month, the day within one, a later year) and speaking of a date coming round or a loss
+    (:func:`holding.holding_cue`: "left standup early, it's the anniversary"). Canonical name → the evidence."""
+    if note_date is None:
+        return {}
+    out = {}
+    for s in subjects:
+        since = s.since
+        if since is None or note_date.year <= since.year or note_date.month != since.month:
+            continue
+        if abs(note_date.day - since.day) <= 1 and (cue := holding_cue(text)):
+            out[s.name] = f"written on the anniversary of {since.isoformat()} (its since:) and says {cue}"
+    return out
+
+
+def unnamed_references(
+    text: str, subjects: Sequence[DeferenceSubject], note_date: date | None, named_nearby: str | None
+) -> dict[str, str]:
+    """The subjects a chunk that refers to no one refers to all the same (canonical name → the evidence): by its
+    date (:func:`anniversary_references`), else by words of a loss (:func:`loss_cue`) — for ``named_nearby``, the
+    subject the vault names nearest in time to the note, or for every subject when none is known.
+    ``detector.assess_chunk`` asks only for a chunk that refers to no subject: "he would have hated the fence" in a
+    note that names Dad is about Dad."""
+    if by_date := anniversary_references(text, subjects, note_date):
+        return by_date
+    cue = loss_cue(text)
+    if cue is None or not subjects:
+        return {}
+    names = {s.name for s in subjects}
+    if named_nearby in names:
+        return {
+            named_nearby: f"names no one but speaks of a loss, {cue}; {named_nearby} is the subject named nearest in time"
+        }
+    why = f"names no one but speaks of a loss, {cue}; no dated note names a subject, so it is withheld for each"
+    return dict.fromkeys(sorted(names), why)
+
+
+def nearest_subject(note_date: date | None, subject_dates: Mapping[str, Sequence[date]]) -> str | None:
+    """The subject whose dated notes lie nearest ``note_date`` (``subject_dates``: each subject's note dates,
+    sorted), the first in name order on a tie; None when the note or every subject is undated."""
+    if note_date is None:
+        return None
+    best: tuple[int, str] | None = None
+    for name in sorted(subject_dates, key=str.casefold):
+        dates = subject_dates[name]
+        i = bisect.bisect_left(dates, note_date)
+        gaps = [abs((dates[j] - note_date).days) for j in (i - 1, i) if 0 <= j < len(dates)]
+        if gaps and (best is None or min(gaps) < best[0]):
+            best = (min(gaps), name)
+    return None if best is None else best[1]

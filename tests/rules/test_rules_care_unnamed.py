@@ -1,0 +1,136 @@
+"""Care: a chunk that names no subject and still refers to one — by the words of a loss, withheld for the subject
+the vault names nearest in time (rules/care/unnamed.py)."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import polars as pl
+import pytest
+
+from lucasrag.vocabulary import DeferenceSubject
+from lucasrag_assets.assets.chunks import vault_named_nearby
+from lucasrag_assets.rules.care.detector import assess_chunk
+from lucasrag_assets.rules.care.unnamed import loss_cue, nearest_subject, unnamed_references
+
+#: (chunk text, the cue's kind or None). Written for these rules, not taken from a test vault.
+LOSS = [
+    ("- would have been 30 wks today. the app still sends its monday message", "an age or a day they did not reach"),
+    ("Would've turned sixty this year. Cake anyway.", "an age or a day they did not reach"),
+    ("Today would have been her birthday.", "an age or a day they did not reach"),
+    ("would have been our 10th anniversary. long walk, early night", "a day that would have been theirs"),
+    ("- t: in late, it's the anniversary. skipped the retro", "a date coming round"),
+    ("First Christmas without her. Kept busy.", "a time without them"),
+    ("first summer you're not here and the tomatoes came up anyway", "a time without them"),
+    ("his reading glasses are still on the shelf. i cant bring myself to move them", "something kept"),
+    ("Can't throw it out, the old brown coat.", "something kept"),
+    ("I still can't delete her number.", "something kept"),
+    ("the scan pictures are in the drawer. neither of us will mention it", "something kept"),
+    ("We still keep his mug on the hook.", "something of theirs kept"),
+    ("8 weeks. no heartbeat. home by four.", "a loss"),
+    ("The miscarriage was a year ago on Sunday.", "a loss"),
+    ("Hard week. Since she died the house is too quiet.", "a death"),
+    # everyday writing: no loss
+    ("Booked the anniversary dinner at Lupa for Friday.", None),
+    ("The build would have been 3x faster with the cache.", None),
+    ("Would have been nice to finish the report today.", None),
+    ("First spring planting: peas, broad beans, radish.", None),
+    ("Can't delete the branch until the PR merges.", None),
+    ("Neither of us could make the Thursday meeting.", None),
+    ("Raj still has his old laptop from onboarding.", None),
+    ("Can't give it a proper review today, tomorrow.", None),
+    ("Anniversary edition of the album arrived.", None),
+]
+
+
+@pytest.mark.parametrize("text, kind", LOSS)
+def test_words_of_a_loss(text, kind):
+    cue = loss_cue(text)
+    assert (cue is None) if kind is None else (cue is not None and cue.endswith(f"({kind})")), cue
+
+
+SUBJECTS = (DeferenceSubject("Dad", ("pop",)), DeferenceSubject("Nora"), DeferenceSubject("the baby", ("june",)))
+D = date.fromisoformat
+DATES = {"Dad": [D("2025-01-20"), D("2025-04-02")], "Nora": [D("2025-03-28")], "the baby": [D("2026-02-15")]}
+
+
+@pytest.mark.parametrize(
+    "note_date, nearest",
+    [
+        (D("2025-01-01"), "Dad"),  # before every date: the first
+        (D("2025-03-30"), "Nora"),  # between Dad's two dates, Nora's is nearer
+        (D("2026-03-10"), "the baby"),  # after every date
+        (D("2025-03-15"), "Nora"),  # 13 days to Nora, 18 to Dad
+        (None, None),  # an undated note
+    ],
+)
+def test_the_subject_named_nearest_in_time(note_date, nearest):
+    assert nearest_subject(note_date, DATES) == nearest
+
+
+def test_no_dated_subject_is_nearest():
+    assert nearest_subject(D("2025-03-15"), {"Dad": [], "Nora": []}) is None
+
+
+def test_a_loss_that_names_no_one_is_withheld_for_the_subject_named_nearby():
+    text = "- wfh\n- the ultrasound photo is still on the fridge. neither of us will take it down\n- run 4mi"
+    (a,) = assess_chunk(text, SUBJECTS, note_date=D("2026-03-10"), named_nearby="the baby")
+    assert (a.subject, a.outcome) == ("the baby", "withheld")
+    assert a.reference.startswith("names no one but speaks of a loss, 'neither of us will take' (something kept)")
+
+
+def test_with_no_subject_known_nearby_it_is_withheld_for_each():
+    refs = unnamed_references("No heartbeat at the scan.", SUBJECTS, D("2026-02-03"), None)
+    assert sorted(refs) == ["Dad", "Nora", "the baby"]
+    assert all("withheld for each" in why for why in refs.values())
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "- slept till 9\n- laundry\n- groceries: leeks, eggs, coffee",  # no loss
+        "Nora would have been 40 today.",  # names a subject: resolution decides, for Nora alone
+    ],
+)
+def test_a_chunk_without_a_loss_or_that_names_someone_is_not_given_to_the_nearby_subject(text):
+    care = assess_chunk(text, SUBJECTS, note_date=D("2026-03-10"), named_nearby="the baby")
+    assert "the baby" not in {a.subject for a in care}
+
+
+def test_an_anniversary_of_a_since_date_comes_first():
+    dad = DeferenceSubject("Dad", since=D("2024-11-14"))
+    refs = unnamed_references("left early, it's the anniversary", (dad, SUBJECTS[1]), D("2025-11-14"), "Nora")
+    assert list(refs) == ["Dad"] and refs["Dad"].startswith("written on the anniversary of 2024-11-14")
+
+
+def _routed(rows) -> pl.DataFrame:
+    return pl.DataFrame(
+        [
+            {"path": p, "date": d, "title": "", "body": body, "aliases": [], "tags": [], "properties": ""}
+            for p, d, body in rows
+        ],
+        schema={
+            "path": pl.String,
+            "date": pl.Date,
+            "title": pl.String,
+            "body": pl.String,
+            "aliases": pl.List(pl.String),
+            "tags": pl.List(pl.String),
+            "properties": pl.String,
+        },
+    )
+
+
+def test_the_vault_names_a_subject_nearest_in_time_to_each_dated_note():
+    routed = _routed(
+        [
+            ("a.md", D("2025-03-28"), "Accounts to separate w/ Nora."),
+            ("b.md", D("2026-02-15"), "We're going with June for the name."),
+            ("c.md", D("2026-03-10"), "the ultrasound photo is still on the fridge"),
+            ("d.md", None, "undated, names Nora"),
+            ("e.md", D("2025-04-01"), "long run, 14k"),
+        ]
+    )
+    nearby = vault_named_nearby(routed, SUBJECTS)
+    assert nearby == {"a.md": "Nora", "b.md": "the baby", "c.md": "the baby", "e.md": "Nora"}
+    assert vault_named_nearby(routed, ()) == {}

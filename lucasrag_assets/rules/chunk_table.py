@@ -29,6 +29,7 @@ from lucasrag_assets.rules.care.mentions import (
 )
 from lucasrag_assets.rules.care.model import Exemplar
 from lucasrag_assets.rules.care.moments import one_moment
+from lucasrag_assets.rules.care.unnamed import is_poem
 from lucasrag_assets.rules.care.vectors import SpanEmbed
 from lucasrag_assets.rules.chunking import chunk_id, chunk_text, doc_id
 from lucasrag_assets.rules.obsidian import with_names
@@ -162,6 +163,7 @@ def chunk_frame(
         in_workspace = (workspace_namesakes or {}).get(note["workspace"], {})
         refs = note_reference(names, head, subjects, in_workspace) if subjects else {}
         namesakes = {**in_workspace, **(note_namesakes(names, head, subjects) if subjects else {})}
+        poem = is_poem(note["path"], note.get("tags") or ())
         previous: dict[str, str] = {}  # the subjects the chunk before referred to → how it named them
         cares = []
         for text in texts:
@@ -175,6 +177,7 @@ def chunk_frame(
                 namesakes=namesakes,
                 note_date=note["date"],
                 named_nearby=(named_nearby or {}).get(note["path"]),
+                poem=poem,
                 embed=embed,
             )
             cares.append(care)

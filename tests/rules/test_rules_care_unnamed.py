@@ -11,7 +11,7 @@ import pytest
 from lucasrag.vocabulary import DeferenceSubject
 from lucasrag_assets.assets.chunks import vault_named_nearby
 from lucasrag_assets.rules.care.detector import assess_chunk
-from lucasrag_assets.rules.care.unnamed import loss_cue, nearest_subject, unnamed_references
+from lucasrag_assets.rules.care.unnamed import is_poem, loss_cue, nearest_subject, unnamed_references
 
 #: (chunk text, the cue's kind or None). Written for these rules, not taken from a test vault.
 LOSS = [
@@ -30,6 +30,9 @@ LOSS = [
     ("8 weeks. no heartbeat. home by four.", "a loss"),
     ("The miscarriage was a year ago on Sunday.", "a loss"),
     ("Hard week. Since she died the house is too quiet.", "a death"),
+    ("notes after class:\n- two years today. made it to lunch", "a date coming round"),
+    ("first bonfire night on my own in nine years", "a time without them"),
+    ("- [ ] pick up the ashes from Dunne's, Thursday", "a loss"),
     # everyday writing: no loss
     ("Booked the anniversary dinner at Lupa for Friday.", None),
     ("The build would have been 3x faster with the cache.", None),
@@ -40,6 +43,9 @@ LOSS = [
     ("Raj still has his old laptop from onboarding.", None),
     ("Can't give it a proper review today, tomorrow.", None),
     ("Anniversary edition of the album arrived.", None),
+    ("A year today since I joined the team, and still learning.", None),
+    ("Watching the Ashes at the pub, England collapsed.", None),
+    ("first trip on my own! Porto for three days", None),
 ]
 
 
@@ -95,6 +101,42 @@ def test_with_no_subject_known_nearby_it_is_withheld_for_each():
 def test_a_chunk_without_a_loss_or_that_names_someone_is_not_given_to_the_nearby_subject(text):
     care = assess_chunk(text, SUBJECTS, note_date=D("2026-03-10"), named_nearby="the baby")
     assert "the baby" not in {a.subject for a in care}
+
+
+@pytest.mark.parametrize(
+    "path, tags, poem",
+    [
+        ("poems/arroios.md", (), True),
+        ("writing/lyrics/Rogue River.md", (), True),
+        ("journal/2025-05-18.md", ("poem",), True),
+        ("notes/kettle.md", ("creative/songwriting",), True),
+        ("journal/2025-05-18.md", ("diary",), False),
+        ("poems.md", (), False),  # a file named so: its folder is not
+        ("recipes/poem-cake.md", (), False),
+    ],
+)
+def test_a_poem_by_its_tags_or_folders(path, tags, poem):
+    assert is_poem(path, tags) is poem
+
+
+POEM = "the window that stuck in summer\nyou'd thump the frame twice, left side, never right"
+
+
+def test_a_poem_that_speaks_to_someone_it_does_not_name_is_withheld_for_the_subject_named_nearby():
+    (a,) = assess_chunk(POEM, SUBJECTS, note_date=D("2025-05-18"), named_nearby="Nora", poem=True)
+    assert (a.subject, a.outcome) == ("Nora", "withheld")
+    assert a.reference.startswith("names no one but speaks to someone, 'you'd' (a poem to someone it does not name)")
+
+
+@pytest.mark.parametrize(
+    "text, poem",
+    [
+        (POEM, False),  # the same words outside a poem: a diary's "you" is anyone
+        ("the window that stuck in summer\nthe frame thumped twice, left side", True),  # a poem to no one
+    ],
+)
+def test_the_second_person_counts_only_in_a_poem(text, poem):
+    assert assess_chunk(text, SUBJECTS, note_date=D("2025-05-18"), named_nearby="Nora", poem=poem) == []
 
 
 def test_an_anniversary_of_a_since_date_comes_first():

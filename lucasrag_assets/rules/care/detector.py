@@ -251,6 +251,7 @@ def assess_chunk(
     namesakes: Mapping[str, Sequence[str]] | None = None,
     note_date: date | None = None,
     named_nearby: str | None = None,
+    poem: bool = False,
     model: CareModel | None = None,
     embed: SpanEmbed | None = None,
 ) -> list[CareAssessment]:
@@ -261,7 +262,8 @@ def assess_chunk(
     for it (:func:`released_examples`); ``note_refs`` the subjects the note's title or first line names, with
     the evidence (``mentions.note_reference``); ``namesakes`` the other people of a subject's name the note's head
     names (``mentions.note_namesakes``); ``note_date`` the note's date (for ``since:``); ``named_nearby`` the subject the
-    vault names nearest in time to the note (``unnamed.nearest_subject``: whom a loss that names no one is about). ``embed``
+    vault names nearest in time to the note (``unnamed.nearest_subject``: whom a loss that names no one is about);
+    ``poem`` the note is a poem or a song (``unnamed.is_poem``). ``embed``
     (a ``vectors.SpanEmbed``: one forward pass over ``text``) runs the embedding model the vector weights were
     trained on (the caller checks which model, see ``vectors.vector_warning``); without it the lexical
     evidence decides alone, with its own release cut.
@@ -275,8 +277,8 @@ def assess_chunk(
     }
     contexts = {c.subject: c for c in resolve_all(text, subjects, namesakes)}
     refs = dict(note_refs or {})
-    if not refs and not any(c.mentions for c in contexts.values()):  # names no one: its date or a loss may
-        refs = unnamed_references(text, subjects, note_date, named_nearby)
+    if not refs and not contexts:  # names no subject, nor anyone who only looks like one: its date or a loss may
+        refs = unnamed_references(text, subjects, note_date, named_nearby, poem=poem)
     for name, evidence in refs.items():  # the note is about the subject: so is this chunk
         if name in by_name and not (name in contexts and contexts[name].mentions):
             contexts[name] = whole_chunk(text, by_name[name], evidence)

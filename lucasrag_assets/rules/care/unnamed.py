@@ -12,7 +12,10 @@ coffee"). Two narrow kinds of evidence stand in:
   season without them, something of theirs the writer cannot part with, a loss named (a miscarriage, "no
   heartbeat", "passed away"). Then the chunk is withheld for the subject the vault names nearest in time
   (``named_nearby``: the subject's notes lie around the same weeks as the loss is written about), and the hint
-  counts it there; with no dated note naming a subject, for every subject.
+  counts it there; with no dated note naming a subject, for every subject;
+* **a poem that speaks to someone it does not name** ("you had the top because you were older"): in a vault with
+  painful subjects, a poem in the second person is as often to one of them as not (on the test vaults every such
+  poem was), and withholding it costs little — a poem rarely answers an everyday question. Withheld like a loss.
 
 The words are few and specific because a chunk they match is withheld with nothing else to go on: on the
 generated 1,000-note vault's 1,545 chunks that name no subject, the claire and small test vaults and the LoCoMo
@@ -63,9 +66,19 @@ LOSS_CUES: tuple[tuple[str, str], ...] = (
         "something kept",
     ),
     (r"\b(?:i|we)\s+still\s+(?:have|keep|wear|use)\s+(?:his|her|their)\s+(?!own\b)\w+", "something of theirs kept"),
+    (
+        r"(?:^|[.!?\n])\s*(?:[-*]\s+)?(?:a|one|two|three|four|five|six|seven|eight|nine|ten|\d+)\s+years?\s+today\s*(?:[.!\n]|$)",
+        "a date coming round",
+    ),
+    (r"\bfirst\b[^.!?\n]{0,40}\bon my own in\s+\w+\s+years\b", "a time without them"),
+    (
+        r"\b(?:scatter(?:ed|ing)?|collect(?:ed|ing)?|pick(?:ed|ing)? up|bur(?:y|ied))\s+(?:the|his|her|their)\s+ashes\b",
+        "a loss",
+    ),
     (r"\bno heartbeat\b|\bstillborn\b|\bmiscarri(?:age|ed)\b|\bwe lost (?:her|him|the baby)\b", "a loss"),
     (r"\b(?:since|before|after|when|the day)\s+(?:he|she|you)\s+(?:died|passed|left us)\b|\bpassed away\b", "a death"),
 )
+_LEAD = ".!?-* \n"  # what a cue may match before its words (a sentence's end, a list's bullet)
 _LOSS = tuple((re.compile(rx, re.IGNORECASE), why) for rx, why in LOSS_CUES)
 
 
@@ -73,7 +86,8 @@ def loss_cue(text: str) -> str | None:
     """``"'<words as written>' (<what they say>)"`` for the first of :data:`LOSS_CUES` in ``text``, or None."""
     for rx, why in _LOSS:
         if m := rx.search(text):
-            return f"'{m.group(0)}' ({why})"
+            words = m.group(0).lstrip(_LEAD).rstrip()
+            return f"'{words}' ({why})"
     return None
 
 
@@ -93,26 +107,51 @@ def anniversary_references(text: str, subjects: Sequence[DeferenceSubject], note
     return out
 
 
+#: A note that is a poem or a song, by its tags or folders ("poems/arroios.md", ``tags: [lyrics]``).
+_POEM_WORDS = frozenset("poem poems poetry verse verses lyrics lyric song songs songwriting haiku sonnet".split())
+#: Words that speak to someone: a poem in the second person.
+_ADDRESSED = re.compile(r"\b(?:you['’](?:d|re|ve|ll)|yours|your|you)\b", re.IGNORECASE)
+
+
+def is_poem(path: str, tags: Sequence[str]) -> bool:
+    """Whether a note is a poem or a song: a tag or a folder of its path says so."""
+    words = {w for t in tags for w in re.split(r"[/_\s-]+", t.casefold())}
+    folders = {w for part in path.casefold().split("/")[:-1] for w in re.split(r"[_\s-]+", part)}
+    return bool((words | folders) & _POEM_WORDS)
+
+
+def addressed_poem(text: str) -> str | None:
+    """The first words in which a poem speaks to someone (``"'you' (a poem to someone it does not name)"``)."""
+    m = _ADDRESSED.search(text)
+    return f"'{m.group(0)}' (a poem to someone it does not name)" if m else None
+
+
 def unnamed_references(
-    text: str, subjects: Sequence[DeferenceSubject], note_date: date | None, named_nearby: str | None
+    text: str,
+    subjects: Sequence[DeferenceSubject],
+    note_date: date | None,
+    named_nearby: str | None,
+    *,
+    poem: bool = False,
 ) -> dict[str, str]:
     """The subjects a chunk that refers to no one refers to all the same (canonical name → the evidence): by its
-    date (:func:`anniversary_references`), else by words of a loss (:func:`loss_cue`) — for ``named_nearby``, the
-    subject the vault names nearest in time to the note, or for every subject when none is known.
+    date (:func:`anniversary_references`), else by words of a loss (:func:`loss_cue`) or, in a poem (``poem``), by
+    speaking to someone (:func:`addressed_poem`) — for ``named_nearby``, the subject the vault names nearest in
+    time to the note, or for every subject when none is known.
     ``detector.assess_chunk`` asks only for a chunk that refers to no subject: "he would have hated the fence" in a
     note that names Dad is about Dad."""
     if by_date := anniversary_references(text, subjects, note_date):
         return by_date
-    cue = loss_cue(text)
-    if cue is None or not subjects:
+    if cue := loss_cue(text):
+        evidence = f"names no one but speaks of a loss, {cue}"
+    elif poem and (cue := addressed_poem(text)):
+        evidence = f"names no one but speaks to someone, {cue}"
+    else:
         return {}
     names = {s.name for s in subjects}
     if named_nearby in names:
-        return {
-            named_nearby: f"names no one but speaks of a loss, {cue}; {named_nearby} is the subject named nearest in time"
-        }
-    why = f"names no one but speaks of a loss, {cue}; no dated note names a subject, so it is withheld for each"
-    return dict.fromkeys(sorted(names), why)
+        return {named_nearby: f"{evidence}; {named_nearby} is the subject named nearest in time"}
+    return dict.fromkeys(sorted(names), f"{evidence}; no dated note names a subject, so it is withheld for each")
 
 
 def nearest_subject(note_date: date | None, subject_dates: Mapping[str, Sequence[date]]) -> str | None:

@@ -46,6 +46,10 @@ LOSS = [
     ("A year today since I joined the team, and still learning.", None),
     ("Watching the Ashes at the pub, England collapsed.", None),
     ("first trip on my own! Porto for three days", None),
+    # a loss that points at someone the text names just before: theirs, not a subject's
+    ("Dad finally put Biscuit's basket in the loft. It's almost a year since he died.", None),
+    ("Last week my grandma passed away and it's been really hard.", None),
+    ("Rang Aoife. First Christmas without him, she said, and it was the worst.", None),
 ]
 
 

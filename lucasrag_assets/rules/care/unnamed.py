@@ -33,6 +33,7 @@ from datetime import date
 
 from lucasrag.vocabulary import DeferenceSubject
 
+from .collisions import KINSHIP
 from .holding import holding_cue
 
 _NUMBER = r"(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|sixty)"
@@ -43,49 +44,92 @@ _SEASON = (
     r"new year)"
 )
 _GONE = r"(?:without\s+(?:him|her|them|you)|(?:you|he|she|they)['’]?re\s+not\s+here|(?:you|he|she)\s+(?:is|are)n['’]?t\s+here)"
-#: (pattern, what it says). Case-insensitive; matched against the chunk as written.
-LOSS_CUES: tuple[tuple[str, str], ...] = (
+#: (pattern, what it says, whether it points at someone by a pronoun). Case-insensitive; matched against the chunk
+#: as written. A cue that points at someone is not taken when the sentence or the one before names someone
+#: (:func:`someone_named_before`): "Dad finally put Biscuit's basket up. It's almost a year since he died" is the
+#: dog's death, and the dog is not on the list.
+LOSS_CUES: tuple[tuple[str, str, bool], ...] = (
     (
         rf"{_WOULD_HAVE}(?:been|turned)\s+(?:{_NUMBER}\s*(?:today|this year|years?\s+old|wks|weeks|months)\b"
         rf"|{_THEIR}\s+(?:\d+\w*\s+)?birthday\b)",
         "an age or a day they did not reach",
+        True,
     ),
     (
         rf"{_WOULD_HAVE}been\s+{_THEIR}\s+(?:\d+\w*\s+)?(?:wedding\s+)?anniversary\b",
         "a day that would have been theirs",
+        True,
     ),
     (
         r"\bthe anniversary\b(?!\s+(?:party|dinner|sale|edition|issue|release|of the company|of the firm))",
         "a date coming round",
+        False,
     ),
-    (rf"\b(?:first|second)\s+{_SEASON}\s+{_GONE}", "a time without them"),
-    (r"\bcan['’]?t\s+(?:make|bring)\s+myself\b|\bcan['’]?t\s+throw\s+(?:it|them|his|her)\b", "something kept"),
+    (rf"\b(?:first|second)\s+{_SEASON}\s+{_GONE}", "a time without them", True),
+    (r"\bcan['’]?t\s+(?:make|bring)\s+myself\b|\bcan['’]?t\s+throw\s+(?:it|them|his|her)\b", "something kept", False),
     (
         r"\bcan['’]?t\s+delete\s+(?:his|her|their|the\s+(?:app|number|voicemail|messages|texts|photos|contact))\b"
         r"|\bneither of us (?:will|can|could)\s+(?:say|take|touch|move|mention|bring|talk|look)\b",
         "something kept",
+        False,
     ),
-    (r"\b(?:i|we)\s+still\s+(?:have|keep|wear|use)\s+(?:his|her|their)\s+(?!own\b)\w+", "something of theirs kept"),
+    (
+        r"\b(?:i|we)\s+still\s+(?:have|keep|wear|use)\s+(?:his|her|their)\s+(?!own\b)\w+",
+        "something of theirs kept",
+        True,
+    ),
     (
         r"(?:^|[.!?\n])\s*(?:[-*]\s+)?(?:a|one|two|three|four|five|six|seven|eight|nine|ten|\d+)\s+years?\s+today\s*(?:[.!\n]|$)",
         "a date coming round",
+        False,
     ),
-    (r"\bfirst\b[^.!?\n]{0,40}\bon my own in\s+\w+\s+years\b", "a time without them"),
+    (r"\bfirst\b[^.!?\n]{0,40}\bon my own in\s+\w+\s+years\b", "a time without them", False),
     (
         r"\b(?:scatter(?:ed|ing)?|collect(?:ed|ing)?|pick(?:ed|ing)? up|bur(?:y|ied))\s+(?:the|his|her|their)\s+ashes\b",
         "a loss",
+        False,
     ),
-    (r"\bno heartbeat\b|\bstillborn\b|\bmiscarri(?:age|ed)\b|\bwe lost (?:her|him|the baby)\b", "a loss"),
-    (r"\b(?:since|before|after|when|the day)\s+(?:he|she|you)\s+(?:died|passed|left us)\b|\bpassed away\b", "a death"),
+    (r"\bno heartbeat\b|\bstillborn\b|\bmiscarri(?:age|ed)\b|\bwe lost (?:her|him|the baby)\b", "a loss", False),
+    (
+        r"\b(?:since|before|after|when|the day)\s+(?:he|she|you)\s+(?:died|passed|left us)\b|\bpassed away\b",
+        "a death",
+        True,
+    ),
 )
 _LEAD = ".!?-* \n"  # what a cue may match before its words (a sentence's end, a list's bullet)
-_LOSS = tuple((re.compile(rx, re.IGNORECASE), why) for rx, why in LOSS_CUES)
+_LOSS = tuple((re.compile(rx, re.IGNORECASE), why, whose) for rx, why, whose in LOSS_CUES)
+_MONTHS_AND_DAYS = frozenset(
+    "january february march april may june july august september october november december monday tuesday "
+    "wednesday thursday friday saturday sunday".split()
+)
+#: Someone named: a capitalised word inside a sentence ("put Biscuit's basket up", "rang Aoife"), a capitalised
+#: possessive anywhere ("Biscuit's"), a relation ("Dad", "my grandma").
+_CAPITALISED_INSIDE = re.compile(r"(?<=[a-z0-9,;)]\s)[A-Z][a-z][\w'’-]*")
+_POSSESSIVE = re.compile(r"\b[A-Z][a-z]+['’]s\b")
+_RELATION = re.compile(rf"\b(?:{'|'.join(sorted(KINSHIP))})\b", re.IGNORECASE)
+_SENTENCE_END = re.compile(r"[.!?]\s+|\n+")
+
+
+def someone_named_before(text: str, end: int) -> str | None:
+    """Someone the sentence ending at ``end``, or the sentence before it, names (the likely referent of a "he" or
+    "her" there), or None. Headings are titles, not people."""
+    before = "\n".join(line for line in text[:end].split("\n") if not line.lstrip().startswith("#"))
+    starts = [m.end() for m in _SENTENCE_END.finditer(before)]
+    window = before[starts[-2] if len(starts) > 1 else 0 :]
+    for rx in (_POSSESSIVE, _CAPITALISED_INSIDE, _RELATION):
+        for m in rx.finditer(window):
+            if m.group(0).casefold() not in _MONTHS_AND_DAYS:
+                return m.group(0)
+    return None
 
 
 def loss_cue(text: str) -> str | None:
-    """``"'<words as written>' (<what they say>)"`` for the first of :data:`LOSS_CUES` in ``text``, or None."""
-    for rx, why in _LOSS:
-        if m := rx.search(text):
+    """``"'<words as written>' (<what they say>)"`` for the first of :data:`LOSS_CUES` in ``text``, or None.
+    A cue that points at someone by a pronoun counts only where the text names no one just before it."""
+    for rx, why, whose in _LOSS:
+        for m in rx.finditer(text):
+            if whose and someone_named_before(text, m.start()):
+                continue
             words = m.group(0).lstrip(_LEAD).rstrip()
             return f"'{words}' ({why})"
     return None

@@ -220,7 +220,7 @@ def withheld_by_class(settings, truth: dict[str, str]) -> dict[str, str]:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--vault", choices=("small", "claire", "portland", "lisbon"), default="small")
+    ap.add_argument("--vault", choices=("small", "claire", "portland", "lisbon", "duluth"), default="small")
     ap.add_argument("--work", type=Path, help="folder for the vault and its data (default: a temporary one)")
     ap.add_argument("--cases", action="store_true", help="one line per question")
     args = ap.parse_args()

@@ -14,7 +14,7 @@ from lucasrag_assets.memo import load_memo, memoised_rows, row_keys, save_memo, 
 from lucasrag_assets.resources import LucasragSettings
 from lucasrag_assets.rules import ageing, banding, care, charged, chunk_table, chunking, dates, obsidian
 from lucasrag_assets.rules.care.decisions import load_dismissals
-from lucasrag_assets.rules.care.mentions import names_alternation, spellings
+from lucasrag_assets.rules.care.mentions import names_alternation, resolve_all, spellings
 from lucasrag_assets.rules.care.model import shipped_model
 from lucasrag_assets.rules.care.namesakes import WORK_WORKSPACES, workspace_namesakes
 from lucasrag_assets.rules.care.unnamed import nearest_subject
@@ -147,17 +147,42 @@ def namesake_keys(routed: pl.DataFrame, subjects, namesakes: dict[str, dict[str,
     return routed.select(pl.concat_str(parts, separator="|").alias("namesakes"))["namesakes"]
 
 
-def vault_named_nearby(routed: pl.DataFrame, subjects) -> dict[str, str]:
+def vault_named_nearby(
+    settings: Settings, routed: pl.DataFrame, subjects, namesakes: dict[str, dict[str, tuple[str, ...]]] | None = None
+) -> dict[str, str]:
     """Per dated note, the subject the vault names nearest in time (``care.unnamed.nearest_subject``): whom a loss
-    written in it without a name is about. A subject's dates are those of the notes whose text names any of its
-    spellings (a loose match, as for the memo keys)."""
+    written in it without a name is about. A subject's dates are those of the notes that refer to it by name —
+    resolved as a chunk's mentions are (``mentions.resolve_all``: "olive oil" and "Dan from accounts" are not
+    Olive and Dan), remembered per note in the memo ``named_subjects`` (a note is read again only when it
+    changed, or the deference list, its workspace's namesakes or the rules did)."""
     if not subjects or routed.is_empty():
         return {}
+    namesakes = namesakes or {}
     dated = routed.filter(pl.col("date").is_not_null())
-    subject_dates = {s.name: sorted(dated.filter(_names(s))["date"].to_list()) for s in subjects}
-    if not any(subject_dates.values()):
+    dated = dated.filter(pl.any_horizontal([_names(s) for s in subjects]))  # the loose match first: cheap
+    if dated.is_empty():
         return {}
-    found = ((p, nearest_subject(d, subject_dates)) for p, d in dated.select("path", "date").iter_rows())
+    by_name = {s.name: s for s in subjects}
+
+    def named(notes: pl.DataFrame) -> pl.DataFrame:
+        found = []
+        for title, body, workspace in notes.select("title", "body", "workspace").iter_rows():
+            contexts = resolve_all(f"{title or ''}\n{body or ''}", subjects, namesakes.get(workspace, {}))
+            found.append(sorted(c.subject for c in contexts if c.mentions and c.subject in by_name))
+        return pl.DataFrame({"named": found}, schema={"named": pl.List(pl.String)})
+
+    salt = repr((source_fingerprint(care), subjects, sorted((w, sorted(n.items())) for w, n in namesakes.items())))
+    keys = row_keys(dated, ["title", "body", "workspace"], salt)
+    rows, _ = memoised_rows(settings, "named_subjects", dated, keys, named, {"named": pl.List(pl.String)})
+    subject_dates: dict[str, list] = {}
+    for note_date, names in zip(dated["date"], rows["named"].to_list()):
+        for name in names or ():
+            subject_dates.setdefault(name, []).append(note_date)
+    subject_dates = {name: sorted(dates) for name, dates in subject_dates.items()}
+    if not subject_dates:
+        return {}
+    every = routed.filter(pl.col("date").is_not_null()).select("path", "date")
+    found = ((p, nearest_subject(d, subject_dates)) for p, d in every.iter_rows())
     return {p: name for p, name in found if name}
 
 
@@ -215,7 +240,7 @@ def banded_chunks(
     labelled = routed_documents.filter(pl.col("path").is_in(list(dismissed)))
     # a bare first name in technical notes that name a namesake in full is the namesake (rules/care/namesakes.py)
     namesakes = vault_namesakes(routed_documents, subjects)
-    nearby = vault_named_nearby(routed_documents, subjects)  # whom a loss that names no one is about
+    nearby = vault_named_nearby(settings, routed_documents, subjects, namesakes)  # whom an unnamed loss is about
     salt = chunk_rows_salt(settings, subjects, vector_off or f"on ({shipped_model().vector.embedding_model})")
     cache = lucasrag.embedding_cache(CALIBRATED_MODEL)
     misses = cache.misses

@@ -5,11 +5,9 @@ from __future__ import annotations
 
 from datetime import date
 
-import polars as pl
 import pytest
 
 from lucasrag.vocabulary import DeferenceSubject
-from lucasrag_assets.assets.chunks import vault_named_nearby
 from lucasrag_assets.rules.care.detector import assess_chunk
 from lucasrag_assets.rules.care.unnamed import is_poem, loss_cue, nearest_subject, unnamed_references
 
@@ -147,36 +145,3 @@ def test_an_anniversary_of_a_since_date_comes_first():
     dad = DeferenceSubject("Dad", since=D("2024-11-14"))
     refs = unnamed_references("left early, it's the anniversary", (dad, SUBJECTS[1]), D("2025-11-14"), "Nora")
     assert list(refs) == ["Dad"] and refs["Dad"].startswith("written on the anniversary of 2024-11-14")
-
-
-def _routed(rows) -> pl.DataFrame:
-    return pl.DataFrame(
-        [
-            {"path": p, "date": d, "title": "", "body": body, "aliases": [], "tags": [], "properties": ""}
-            for p, d, body in rows
-        ],
-        schema={
-            "path": pl.String,
-            "date": pl.Date,
-            "title": pl.String,
-            "body": pl.String,
-            "aliases": pl.List(pl.String),
-            "tags": pl.List(pl.String),
-            "properties": pl.String,
-        },
-    )
-
-
-def test_the_vault_names_a_subject_nearest_in_time_to_each_dated_note():
-    routed = _routed(
-        [
-            ("a.md", D("2025-03-28"), "Accounts to separate w/ Nora."),
-            ("b.md", D("2026-02-15"), "We're going with June for the name."),
-            ("c.md", D("2026-03-10"), "the ultrasound photo is still on the fridge"),
-            ("d.md", None, "undated, names Nora"),
-            ("e.md", D("2025-04-01"), "long run, 14k"),
-        ]
-    )
-    nearby = vault_named_nearby(routed, SUBJECTS)
-    assert nearby == {"a.md": "Nora", "b.md": "the baby", "c.md": "the baby", "e.md": "Nora"}
-    assert vault_named_nearby(routed, ()) == {}

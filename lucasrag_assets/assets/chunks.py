@@ -17,7 +17,7 @@ from lucasrag_assets.rules.care.decisions import load_dismissals
 from lucasrag_assets.rules.care.mentions import names_alternation, resolve_all, spellings
 from lucasrag_assets.rules.care.model import shipped_model
 from lucasrag_assets.rules.care.namesakes import WORK_WORKSPACES, workspace_namesakes
-from lucasrag_assets.rules.care.unnamed import nearest_subject
+from lucasrag_assets.rules.care.unnamed import nearest_subjects
 from lucasrag_assets.rules.care.vectors import vector_warning
 from lucasrag_assets.rules.chunk_table import (
     CHUNK_SCHEMA,
@@ -181,9 +181,7 @@ def vault_named_nearby(
     subject_dates = {name: sorted(dates) for name, dates in subject_dates.items()}
     if not subject_dates:
         return {}
-    every = routed.filter(pl.col("date").is_not_null()).select("path", "date")
-    found = ((p, nearest_subject(d, subject_dates)) for p, d in every.iter_rows())
-    return {p: name for p, name in found if name}
+    return nearest_subjects(routed.filter(pl.col("date").is_not_null()), subject_dates)
 
 
 def remembered_chunk_frame(

@@ -3,13 +3,20 @@ the vault names nearest in time (rules/care/unnamed.py)."""
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import date, timedelta
 
+import polars as pl
 import pytest
 
 from lucasrag.vocabulary import DeferenceSubject
 from lucasrag_assets.rules.care.detector import assess_chunk
-from lucasrag_assets.rules.care.unnamed import is_poem, loss_cue, nearest_subject, unnamed_references
+from lucasrag_assets.rules.care.unnamed import (
+    is_poem,
+    loss_cue,
+    nearest_subject,
+    nearest_subjects,
+    unnamed_references,
+)
 
 #: (chunk text, the cue's kind or None). Written for these rules, not taken from a test vault.
 LOSS = [
@@ -74,6 +81,15 @@ DATES = {"Dad": [D("2025-01-20"), D("2025-04-02")], "Nora": [D("2025-03-28")], "
 )
 def test_the_subject_named_nearest_in_time(note_date, nearest):
     assert nearest_subject(note_date, DATES) == nearest
+
+
+def test_many_notes_at_once_agree_with_one_at_a_time():
+    notes = pl.DataFrame(
+        {"path": [f"{i}.md" for i in range(40)], "date": [D("2024-12-01") + timedelta(days=17 * i) for i in range(40)]}
+    )
+    at_once = nearest_subjects(notes, DATES)
+    assert at_once == {p: nearest_subject(d, DATES) for p, d in notes.iter_rows()}
+    assert nearest_subjects(notes, {"Dad": []}) == {} and nearest_subjects(notes.clear(), DATES) == {}
 
 
 def test_no_dated_subject_is_nearest():

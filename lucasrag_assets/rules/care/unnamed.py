@@ -31,6 +31,8 @@ import re
 from collections.abc import Mapping, Sequence
 from datetime import date
 
+import polars as pl
+
 from lucasrag.vocabulary import DeferenceSubject
 
 from .collisions import KINSHIP
@@ -211,3 +213,27 @@ def nearest_subject(note_date: date | None, subject_dates: Mapping[str, Sequence
         if gaps and (best is None or min(gaps) < best[0]):
             best = (min(gaps), name)
     return None if best is None else best[1]
+
+
+def nearest_subjects(notes: pl.DataFrame, subject_dates: Mapping[str, Sequence[date]]) -> dict[str, str]:
+    """:func:`nearest_subject` for many notes at once (``notes``: ``path`` and a non-null ``date``): path → the
+    subject, by one as-of join per subject (100,000 notes in a fraction of the loop's time)."""
+    if notes.is_empty():
+        return {}
+    ordered = notes.select("path", "date").sort("date")
+    gaps = []
+    for i, name in enumerate(sorted((n for n, ds in subject_dates.items() if ds), key=str.casefold)):
+        dates = pl.DataFrame({"at": sorted(subject_dates[name])}, schema={"at": pl.Date}).sort("at")
+        joined = ordered.join_asof(dates, left_on="date", right_on="at", strategy="nearest")
+        gaps.append(
+            joined.select(
+                "path",
+                (pl.col("at") - pl.col("date")).dt.total_days().abs().alias("gap"),
+                pl.lit(i).alias("rank"),
+                pl.lit(name).alias("subject"),
+            )
+        )
+    if not gaps:
+        return {}
+    best = pl.concat(gaps).sort("gap", "rank").unique("path", keep="first")
+    return dict(zip(best["path"], best["subject"]))

@@ -103,6 +103,13 @@ def test_a_loss_that_names_no_one_is_withheld_for_the_subject_named_nearby():
     assert a.reference.startswith("names no one but speaks of a loss, 'neither of us will take' (something kept)")
 
 
+def test_the_person_sees_the_sentence_and_the_words_hold_it():
+    text = "- [x] pay condominio q4\n- [ ] pick up the ashes from Dunne's, Thursday\n- [x] haircut Sat 11h"
+    (a,) = assess_chunk(text, SUBJECTS, note_date=D("2025-10-02"), named_nearby="Dad")
+    assert a.sentence == "- [ ] pick up the ashes from Dunne's, Thursday"
+    assert a.holding == "'pick up the ashes' (a loss)" and a.withheld and a.pending
+
+
 def test_with_no_subject_known_nearby_it_is_withheld_for_each():
     refs = unnamed_references("No heartbeat at the scan.", SUBJECTS, D("2026-02-03"), None)
     assert sorted(refs) == ["Dad", "Nora", "the baby"]

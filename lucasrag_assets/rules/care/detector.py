@@ -38,7 +38,7 @@ from .features import SUBJECT_TOKEN, cosine, featurise
 from .holding import holding_cue
 from .mentions import SubjectContext, resolve_all, subject_pattern, whole_chunk
 from .model import CareModel, Exemplar, shipped_model
-from .unnamed import unnamed_references
+from .unnamed import unnamed_cue, unnamed_references
 from .vectors import SpanEmbed
 
 #: A pending pair at least this similar (hashed lexical features) to a chunk the person released for the same
@@ -277,11 +277,15 @@ def assess_chunk(
     }
     contexts = {c.subject: c for c in resolve_all(text, subjects, namesakes)}
     refs = dict(note_refs or {})
+    cue = None  # the words that make a chunk naming no one refer to a subject (unnamed.py)
     if not refs and not contexts:  # names no subject, nor anyone who only looks like one: its date or a loss may
         refs = unnamed_references(text, subjects, note_date, named_nearby, poem=poem)
+        cue = unnamed_cue(text, poem=poem) if refs else None
+        if cue is not None and not all(why.startswith(cue.evidence) for why in refs.values()):
+            cue = None  # it refers by its date (an anniversary): the holding words already hold it
     for name, evidence in refs.items():  # the note is about the subject: so is this chunk
         if name in by_name and not (name in contexts and contexts[name].mentions):
-            contexts[name] = whole_chunk(text, by_name[name], evidence)
+            contexts[name] = whole_chunk(text, by_name[name], evidence, cue.span if cue else None)
     # A chunk whose every mention looks like someone else or a word is still read by the detector: a rule that
     # misfires ("after the rory update: hearing his voice in empty rooms") must not release grief.
     look_alikes = {
@@ -321,6 +325,8 @@ def assess_chunk(
             )
             continue
         s = score(name, context)
+        if cue is not None and cue.holds and s.holding is None:  # words of a loss hold it like the holding words
+            s = replace(s, holding=cue.words, released=False)
         outcome, source, why = _decide(by_name[name], s, note_date, (released_examples or {}).get(name, ()))
         found[name] = CareAssessment(
             name,

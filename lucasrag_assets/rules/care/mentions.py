@@ -352,9 +352,25 @@ def carried_reference(text: str, previous: dict[str, str]) -> dict[str, str]:
     return {}
 
 
-def whole_chunk(text: str, subject: DeferenceSubject, evidence: str) -> SubjectContext:
-    """A chunk that refers to ``subject`` without naming it (``note_reference``): all of it is about the subject."""
+def whole_chunk(
+    text: str, subject: DeferenceSubject, evidence: str, focus_at: tuple[int, int] | None = None
+) -> SubjectContext:
+    """A chunk that refers to ``subject`` without naming it (``note_reference``): all of it is about the subject.
+    ``focus_at``: where the words that make it refer lie (``unnamed.unnamed_cue``); their sentence is the focus."""
     sentences = split_structured(text)
     spans = tuple((s.start, s.end) for s in sentences)
     texts = tuple(s.text for s in sentences)
-    return SubjectContext(subject.name, (WHOLE_CHUNK_MENTION,), texts, (), spans, texts, spans, (), evidence)
+    focus = [
+        (s.text, (s.start, s.end)) for s in sentences if focus_at and s.start <= focus_at[0] < max(s.end, s.start + 1)
+    ]
+    return SubjectContext(
+        subject.name,
+        (WHOLE_CHUNK_MENTION,),
+        texts,
+        (),
+        spans,
+        tuple(t for t, _ in focus[:1]),
+        tuple(sp for _, sp in focus[:1]),
+        (),
+        evidence,
+    )

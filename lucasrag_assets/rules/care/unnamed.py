@@ -29,6 +29,7 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from datetime import date
 
 import polars as pl
@@ -125,16 +126,23 @@ def someone_named_before(text: str, end: int) -> str | None:
     return None
 
 
-def loss_cue(text: str) -> str | None:
-    """``"'<words as written>' (<what they say>)"`` for the first of :data:`LOSS_CUES` in ``text``, or None.
-    A cue that points at someone by a pronoun counts only where the text names no one just before it."""
+def loss_words(text: str) -> tuple[str, tuple[int, int]] | None:
+    """``("'<words as written>' (<what they say>)", (start, end))`` for the first of :data:`LOSS_CUES` in
+    ``text``, or None. A cue that points at someone by a pronoun counts only where the text names no one just
+    before it."""
     for rx, why, whose in _LOSS:
         for m in rx.finditer(text):
             if whose and someone_named_before(text, m.start()):
                 continue
             words = m.group(0).lstrip(_LEAD).rstrip()
-            return f"'{words}' ({why})"
+            return f"'{words}' ({why})", (m.end() - len(m.group(0).lstrip(_LEAD)), m.end())
     return None
+
+
+def loss_cue(text: str) -> str | None:
+    """The words of a loss in ``text`` as :func:`loss_words` shows them, or None."""
+    found = loss_words(text)
+    return found[0] if found else None
 
 
 def anniversary_references(text: str, subjects: Sequence[DeferenceSubject], note_date: date | None) -> dict[str, str]:
@@ -166,10 +174,37 @@ def is_poem(path: str, tags: Sequence[str]) -> bool:
     return bool((words | folders) & _POEM_WORDS)
 
 
-def addressed_poem(text: str) -> str | None:
-    """The first words in which a poem speaks to someone (``"'you' (a poem to someone it does not name)"``)."""
+def addressed_poem(text: str) -> tuple[str, tuple[int, int]] | None:
+    """The first words in which a poem speaks to someone: ``("'you' (a poem to someone it does not name)",
+    (start, end))``, or None."""
     m = _ADDRESSED.search(text)
-    return f"'{m.group(0)}' (a poem to someone it does not name)" if m else None
+    return (f"'{m.group(0)}' (a poem to someone it does not name)", m.span()) if m else None
+
+
+@dataclass(frozen=True)
+class UnnamedCue:
+    """What makes a chunk that names no one refer to a subject: the words shown to the person, where they are,
+    and whether they hold the chunk whatever the detector's scores (words of a loss do; a poem's "you" is read
+    like any reference, and released when the detector is confident it is neutral)."""
+
+    words: str  # "'no heartbeat' (a loss)"
+    span: tuple[int, int]
+    holds: bool
+
+    @property
+    def evidence(self) -> str:
+        kind = "speaks of a loss" if self.holds else "speaks to someone"
+        return f"names no one but {kind}, {self.words}"
+
+
+def unnamed_cue(text: str, *, poem: bool = False) -> UnnamedCue | None:
+    """Words of a loss (:func:`loss_words`) in ``text``, else, in a poem, its words to someone
+    (:func:`addressed_poem`), or None."""
+    if found := loss_words(text):
+        return UnnamedCue(found[0], found[1], True)
+    if poem and (found := addressed_poem(text)):
+        return UnnamedCue(found[0], found[1], False)
+    return None
 
 
 def unnamed_references(
@@ -188,16 +223,13 @@ def unnamed_references(
     note that names Dad is about Dad."""
     if by_date := anniversary_references(text, subjects, note_date):
         return by_date
-    if cue := loss_cue(text):
-        evidence = f"names no one but speaks of a loss, {cue}"
-    elif poem and (cue := addressed_poem(text)):
-        evidence = f"names no one but speaks to someone, {cue}"
-    else:
+    cue = unnamed_cue(text, poem=poem)
+    if cue is None:
         return {}
     names = {s.name for s in subjects}
     if named_nearby in names:
-        return {named_nearby: f"{evidence}; {named_nearby} is the subject named nearest in time"}
-    return dict.fromkeys(sorted(names), f"{evidence}; no dated note names a subject, so it is withheld for each")
+        return {named_nearby: f"{cue.evidence}; {named_nearby} is the subject named nearest in time"}
+    return dict.fromkeys(sorted(names), f"{cue.evidence}; no dated note names a subject, so it is withheld for each")
 
 
 def nearest_subject(note_date: date | None, subject_dates: Mapping[str, Sequence[date]]) -> str | None:

@@ -2,7 +2,7 @@
 how many results are passages that should have been withheld, and how many neutral mentions and collisions are
 withheld. Prints figures.
 
-    python benchmarks/care_unseen_vault.py [--vault small|claire] [--work DIR] [--cases]
+    python benchmarks/care_unseen_vault.py [--vault small|claire|portland|lisbon|duluth] [--work DIR] [--cases]
 
 ``small`` (inline below): twenty notes (2025-2026), ten present-day entries that refer to a subject in a few plain
 words — an anniversary line, "would have loved", news of an ex's wedding and baby, a dream, a dog's lead kept by the
@@ -19,6 +19,12 @@ kids' holidays arranged with the ex, memories from before each loss), ten collis
 "Rob M.", "Ellie B.", "the odd pip", "pipped at the post") and fifteen notes about none; thirty everyday questions
 (``truth.json``, ``queries.json``). It found the gaps "a note is one moment", technical-only workspace namesakes
 and a meeting note's head were built for, before its figures were taken.
+
+``portland``, ``lisbon``, ``duluth`` (``benchmarks/care_vaults/``): eighty notes each by three more imagined writers
+(an engineer in Portland, a teacher in Lisbon, a carpenter near Duluth), each written by a helper that had not read
+the code after the rules the previous vault prompted, and scored once before any rule changed for it (its held-out
+figure, docs/care.md). In lisbon and duluth ten of the thirty notes to withhold never name their subject; duluth
+uses no stock phrase of grief, and two of its notes about none are poems to "you".
 
 The vault is ingested on the embedded profile (``run_ingest``) and asked its questions (``query()``, the default
 results); a leak is a result from a note that should be withheld.

@@ -1,5 +1,6 @@
-"""Care: collisions met in writing the rules were not made on — a colleague by initial or team, a kinship word in
-a compound noun or among other people (rules/care/collisions.py), a parent's day, and a namesake the work notes
+"""Care: collisions met in writing the rules were not made on — a colleague by initial or team, someone else's
+person ("Aoife's Declan"), a name-word in a compound anywhere ("olive oil"), a kinship word in a compound noun or
+among other people (rules/care/collisions.py), a parent's day, and a namesake the work notes
 name in full (rules/care/namesakes.py)."""
 
 from __future__ import annotations
@@ -14,6 +15,9 @@ from lucasrag_assets.rules.care.namesakes import workspace_namesakes
 JONAS = DeferenceSubject("Jonas", ("jonas weber",))
 DAD = DeferenceSubject("Dad", ("my father", "father"))
 MUM = DeferenceSubject("Mum", ("my mother", "mom"))
+DECLAN = DeferenceSubject("Declan", ("dec",))
+LINDA = DeferenceSubject("Linda")
+OLIVE = DeferenceSubject("Olive")
 
 #: (text, subject, refers to it, the collision's evidence when not)
 COLLISIONS = [
@@ -34,6 +38,17 @@ COLLISIONS = [
     ("Dad's jokes were the worst.", DAD, True, None),  # his jokes: the person
     ("the dad in the photo is mine", DAD, True, None),
     ("Mother's Day. Kept busy.", DeferenceSubject("Mum", ("mother",)), True, None),  # an occasion of theirs
+    # someone else's person: a possessive owner before the name
+    ("- Aoife's Declan turned 7!!", DECLAN, False, "someone else's: Aoife's Declan"),
+    ("fall supper: Ken's wife Linda running the kitchen", LINDA, False, "someone else's: Ken's wife Linda"),
+    ("Mum's Declan is home for Christmas.", DECLAN, True, None),  # your relation's: your brother
+    ("Declan's bike is still in the shed.", DECLAN, True, None),
+    ("Can't do Friday, sorry. It's Declan's day on Friday.", DECLAN, True, None),  # "It's" owns nothing
+    # a name-word in a compound, anywhere, and a list item's first word
+    ("- 3 tbsp olive oil, 2 cloves garlic", OLIVE, False, "a common word: olive oil"),
+    ("- Buck knife, sharpen.", DeferenceSubject("Darrell", ("buck",)), False, "a common word: Buck knife"),
+    ("- Olive at the vet, 2 jabs", OLIVE, True, None),
+    ("olive picking at her food again", OLIVE, True, None),  # not a compound of the table
 ]
 
 

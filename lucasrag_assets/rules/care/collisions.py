@@ -129,7 +129,7 @@ _AUXILIARY_AT_START = re.compile(r"\s+(?:you|we|they|i|he|she|it|there)\b(?!['�
 NAME_COMPOUNDS: dict[str, frozenset[str]] = {
     word: frozenset(heads.split())
     for word, heads in {
-        "olive": "oil oils tree trees branch green",
+        "olive": "oil oils tree trees branch green grove groves harvest",
         "amber": "warning warnings alert alerts light lights",
         "daisy": "chain chains",
         "rose": "gold water wine hip hips petals petal bush bushes bed",
@@ -152,6 +152,7 @@ NAME_COMPOUNDS: dict[str, frozenset[str]] = {
         "willow": "tree trees basket pattern",
         "crystal": "glasses glass ball",
         "penny": "jar whistle",
+        "buck": "knife knives shot",
     }.items()
 }
 #: A kinship word as the first word of a compound noun that names no one: "dad jokes", "mum guilt", "mom jeans".
@@ -235,6 +236,15 @@ _PLACED_AFTER = re.compile(
     r"|\s+(?:on|in)\s+the\s+[\w-]+(?:\s+[\w-]+)?\s+(?:team|squad|department)\b",
     re.IGNORECASE,
 )
+#: Before a name, someone else's possessive, with a relation or role between them or not: "Aoife's Declan" (her
+#: son), "Ken's wife Linda", "Jim's dog Rusty". Not a relation of yours as the owner ("Mum's Declan" is your
+#: brother), nor "my" or "our".
+_OWNER_BEFORE = re.compile(
+    r"(?<![\w'’])(?!(?:It|That|He|She|What|Who|There|Here|Where|Let|How|Today|Tonight|Everyone|Everybody|"
+    r"Nobody|Someone|Somebody|One|This)['’]s)([A-Z][a-z][\w-]*['’]s)\s+(?:(?:wife|husband|partner|fianc[eé]e?|son|daughter|boy|girl|kid|baby|"
+    r"brother|sister|mum|mom|dad|mother|father|boyfriend|girlfriend|friend|cousin|uncle|aunt|nephew|niece|"
+    r"dog|cat|horse|puppy|colleague|boss)\s+)?$"
+)
 #: Before the name also a school's people ("my teacher Maya"); after it they may describe the subject ("Dan, a
 #: student then, lived upstairs").
 _PLACED_BEFORE = re.compile(rf"(?:\b(?:{_ROLE}|teacher|student|pupil|namesake|other)\s+|\bcc:?\s+)$", re.IGNORECASE)
@@ -295,6 +305,9 @@ def collision(sentence: str, start: int, end: int, subject: DeferenceSubject) ->
             return f"{TIME}: {written}{m.group(0)}"
         if _THE_BEFORE.search(before) and (m := _TIME_NOUN_AFTER.match(sentence, end)):
             return f"{TIME}: the {written}{m.group(0)}"
+    if first not in KINSHIP and (m := _OWNER_BEFORE.search(before)):
+        if re.sub(r"['’]s$", "", m.group(1)).casefold() not in KINSHIP:
+            return f"someone else's: {m.group(0).strip()} {written}"
     if first not in KINSHIP and len(word.split()) == 1:
         if _PLACED_BEFORE.search(before):
             return f"another person: {_PLACED_BEFORE.search(before).group(0).strip()} {written}"
@@ -333,6 +346,9 @@ def _compound(
     return m if m and m.group(1) in table.get(word, ()) else None
 
 
+_LIST_MARK = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+(?:\[[ xX]\]\s+)?")
+
+
 def _word_not_name(sentence: str, start: int, end: int, word: str) -> str | None:
     """A name-word (:data:`NAME_WORDS`) used as the word: in lower case inside a sentence that starts with a
     capital, or as a verb opening the sentence. Possessives stay the person ("will's bike")."""
@@ -340,7 +356,9 @@ def _word_not_name(sentence: str, start: int, end: int, word: str) -> str | None
     if word not in NAME_WORDS or written.endswith(("'s", "’s")):
         return None
     before = sentence[:start]
-    if not before.strip():
+    if written.islower() and (m := _compound(sentence, end, word)):  # "3 tbsp olive oil": a compound anywhere
+        return f"{COMMON_WORD}: {written}{m.group(0)}"
+    if not _LIST_MARK.sub("", before).strip():  # a sentence's or a list item's first word
         if word in _VERB_NAMES and (m := _VERB_OBJECT.match(sentence, end)):
             return f"{COMMON_WORD}, a verb: {written}{m.group(0)}"
         if word == "will" and (m := _AUXILIARY_AT_START.match(sentence, end)):

@@ -39,8 +39,9 @@ COLLISIONS = [
     ("the dad in the photo is mine", DAD, True, None),
     ("Mother's Day. Kept busy.", DeferenceSubject("Mum", ("mother",)), True, None),  # an occasion of theirs
     # someone else's person: a possessive owner before the name
-    ("- Aoife's Declan turned 7!!", DECLAN, False, "someone else's: Aoife's Declan"),
-    ("fall supper: Ken's wife Linda running the kitchen", LINDA, False, "someone else's: Ken's wife Linda"),
+    ("- Aoife's Declan turned 7!!", DECLAN, False, "another person: Aoife's Declan"),
+    ("- Aoife's Declan turned 7!!\n- Declan made a speech", DECLAN, False, "another person: Aoife's Declan"),
+    ("fall supper: Ken's wife Linda running the kitchen", LINDA, False, "another person: Ken's wife Linda"),
     ("Mum's Declan is home for Christmas.", DECLAN, True, None),  # your relation's: your brother
     ("Declan's bike is still in the shed.", DECLAN, True, None),
     ("Can't do Friday, sorry. It's Declan's day on Friday.", DECLAN, True, None),  # "It's" owns nothing

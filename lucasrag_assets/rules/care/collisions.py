@@ -33,6 +33,9 @@ from .short_forms import english_words
 
 #: How every "the word, not the person" reason begins: the detector holds such look-alikes to a clearer reading.
 COMMON_WORD = "a common word"
+#: How "someone else's person" begins ("Aoife's Declan"): another person, whose bare name in the same chunk is theirs
+#: too (``mentions.resolve``).
+SOMEONE_ELSES = "someone else's: "
 #: How every "a month or a season, not the person" reason begins (held to the same clearer reading: "Known issues
 #: after the June update: … hearing her voice in empty rooms" reads 0.73).
 TIME = "a time, not the person"
@@ -307,7 +310,7 @@ def collision(sentence: str, start: int, end: int, subject: DeferenceSubject) ->
             return f"{TIME}: the {written}{m.group(0)}"
     if first not in KINSHIP and (m := _OWNER_BEFORE.search(before)):
         if re.sub(r"['’]s$", "", m.group(1)).casefold() not in KINSHIP:
-            return f"someone else's: {m.group(0).strip()} {written}"
+            return f"{SOMEONE_ELSES}{m.group(0).strip()} {written}"
     if first not in KINSHIP and len(word.split()) == 1:
         if _PLACED_BEFORE.search(before):
             return f"another person: {_PLACED_BEFORE.search(before).group(0).strip()} {written}"

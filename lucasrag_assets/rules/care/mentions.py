@@ -35,7 +35,7 @@ from dataclasses import dataclass
 
 from lucasrag.vocabulary import DeferenceSubject
 
-from .collisions import KINSHIP, collision, other_person
+from .collisions import KINSHIP, SOMEONE_ELSES, collision, other_person
 from .short_forms import short_forms
 
 _SENTENCE_END = re.compile(r"(?:(?<=[.!?;])|(?<=[.!?][\"'\u201d\u2019)]))\s+")
@@ -201,8 +201,8 @@ def resolve(text: str, subject: DeferenceSubject, namesakes: Sequence[str] = ())
             titled = s.heading or _is_title(sentences, i)  # title case: a capital word after a name may be a word
             other = other_person(s.text, m.end(), subject, titled=titled)
             why = None if other else collision(s.text, m.start(), m.end(), subject)
-            if other:
-                others.append(other)
+            if other or (why and why.startswith(SOMEONE_ELSES)):  # "Aoife's Declan" is another Declan
+                others.append(other or why.removeprefix(SOMEONE_ELSES))
             elif why:
                 collisions.append(why)
             else:

@@ -50,6 +50,8 @@ COLLISIONS = [
     ("- Buck knife, sharpen.", DeferenceSubject("Darrell", ("buck",)), False, "a common word: Buck knife"),
     ("- Olive at the vet, 2 jabs", OLIVE, True, None),
     ("olive picking at her food again", OLIVE, True, None),  # not a compound of the table
+    ("- playlist: 2000s pop punk (Paramore)", DeferenceSubject("Dad", ("pop",)), False, "a common word: pop punk"),
+    ("called pop on sunday", DeferenceSubject("Dad", ("pop",)), True, None),
 ]
 
 

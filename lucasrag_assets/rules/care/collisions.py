@@ -93,7 +93,7 @@ NAME_WORDS = frozenset(
     "angel star max miles page reed rod bud buck duke king ace chip crystal grant heath kitty liberty marsh "
     "misty norm pip poppy sage storm woody carol sterling rocky basil clay forest river rain gem cherry berry "
     "melody harmony dot dusty scout skip destiny patience prudence charity mercy unity blossom coral opal "
-    "jade flint may march august".split()
+    "jade flint may march august pop".split()
 )
 #: Before a lower-case name-word, a word that takes a person: "miss will so much", "rang dawn", "with rose".
 _TAKES_A_PERSON = re.compile(
@@ -156,6 +156,7 @@ NAME_COMPOUNDS: dict[str, frozenset[str]] = {
         "crystal": "glasses glass ball",
         "penny": "jar whistle",
         "buck": "knife knives shot",
+        "pop": "punk music song songs star stars quiz art culture corn tart tarts filter socket",
     }.items()
 }
 #: A kinship word as the first word of a compound noun that names no one: "dad jokes", "mum guilt", "mom jeans".

@@ -10,6 +10,7 @@ import pytest
 
 from lucasrag.vocabulary import DeferenceSubject
 from lucasrag_assets.rules.care.detector import assess_chunk
+from lucasrag_assets.rules.care.mentions import whole_chunk
 from lucasrag_assets.rules.care.unnamed import (
     is_poem,
     loss_cue,
@@ -108,6 +109,12 @@ def test_the_person_sees_the_sentence_and_the_words_hold_it():
     (a,) = assess_chunk(text, SUBJECTS, note_date=D("2025-10-02"), named_nearby="Dad")
     assert a.sentence == "- [ ] pick up the ashes from Dunne's, Thursday"
     assert a.holding == "'pick up the ashes' (a loss)" and a.withheld and a.pending
+
+
+def test_a_whole_chunk_reference_is_focused_on_the_words_only_when_there_are_some():
+    text = "- wfh\n- no heartbeat at the scan\n- run 4mi"
+    assert whole_chunk(text, SUBJECTS[0], "x", (10, 22)).focus_sentences == ("- no heartbeat at the scan",)
+    assert whole_chunk(text, SUBJECTS[0], "x").focus_sentences == whole_chunk(text, SUBJECTS[0], "x").sentences
 
 
 def test_with_no_subject_known_nearby_it_is_withheld_for_each():

@@ -356,21 +356,21 @@ def whole_chunk(
     text: str, subject: DeferenceSubject, evidence: str, focus_at: tuple[int, int] | None = None
 ) -> SubjectContext:
     """A chunk that refers to ``subject`` without naming it (``note_reference``): all of it is about the subject.
-    ``focus_at``: where the words that make it refer lie (``unnamed.unnamed_cue``); their sentence is the focus."""
+    ``focus_at``: where the words that make it refer lie (``unnamed.unnamed_cue``); their sentence is the focus
+    (without them, the whole chunk)."""
     sentences = split_structured(text)
     spans = tuple((s.start, s.end) for s in sentences)
     texts = tuple(s.text for s in sentences)
-    focus = [
-        (s.text, (s.start, s.end)) for s in sentences if focus_at and s.start <= focus_at[0] < max(s.end, s.start + 1)
-    ]
+    focus = [(t, sp) for t, sp in zip(texts, spans) if focus_at and sp[0] <= focus_at[0] < max(sp[1], sp[0] + 1)]
+    focus = focus[:1] or list(zip(texts, spans))
     return SubjectContext(
         subject.name,
         (WHOLE_CHUNK_MENTION,),
         texts,
         (),
         spans,
-        tuple(t for t, _ in focus[:1]),
-        tuple(sp for _, sp in focus[:1]),
+        tuple(t for t, _ in focus),
+        tuple(sp for _, sp in focus),
         (),
         evidence,
     )

@@ -150,7 +150,7 @@ def namesake_keys(routed: pl.DataFrame, subjects, namesakes: dict[str, dict[str,
 def vault_named_nearby(
     settings: Settings, routed: pl.DataFrame, subjects, namesakes: dict[str, dict[str, tuple[str, ...]]] | None = None
 ) -> dict[str, str]:
-    """Per dated note, the subject the vault names nearest in time (``care.unnamed.nearest_subject``): whom a loss
+    """Per dated note, the subject the vault names nearest in time (``care.unnamed.nearest_subjects``): whom a loss
     written in it without a name is about. A subject's dates are those of the notes that refer to it by name —
     resolved as a chunk's mentions are (``mentions.resolve_all``: "olive oil" and "Dan from accounts" are not
     Olive and Dan), remembered per note in the memo ``named_subjects`` (a note is read again only when it
@@ -158,8 +158,8 @@ def vault_named_nearby(
     if not subjects or routed.is_empty():
         return {}
     namesakes = namesakes or {}
-    dated = routed.filter(pl.col("date").is_not_null())
-    dated = dated.filter(pl.any_horizontal([_names(s) for s in subjects]))  # the loose match first: cheap
+    every = routed.filter(pl.col("date").is_not_null())
+    dated = every.filter(pl.any_horizontal([_names(s) for s in subjects]))  # the loose match first: cheap
     if dated.is_empty():
         return {}
     by_name = {s.name: s for s in subjects}
@@ -178,10 +178,7 @@ def vault_named_nearby(
     for note_date, names in zip(dated["date"], rows["named"].to_list()):
         for name in names or ():
             subject_dates.setdefault(name, []).append(note_date)
-    subject_dates = {name: sorted(dates) for name, dates in subject_dates.items()}
-    if not subject_dates:
-        return {}
-    return nearest_subjects(routed.filter(pl.col("date").is_not_null()), subject_dates)
+    return nearest_subjects(every, subject_dates)
 
 
 def remembered_chunk_frame(

@@ -118,7 +118,7 @@ def test_a_whole_chunk_reference_is_focused_on_the_words_only_when_there_are_som
 
 
 def test_with_no_subject_known_nearby_it_is_withheld_for_each():
-    refs = unnamed_references("No heartbeat at the scan.", SUBJECTS, D("2026-02-03"), None)
+    refs, _ = unnamed_references("No heartbeat at the scan.", SUBJECTS, D("2026-02-03"), None)
     assert sorted(refs) == ["Dad", "Nora", "the baby"]
     assert all("withheld for each" in why for why in refs.values())
 
@@ -173,5 +173,5 @@ def test_the_second_person_counts_only_in_a_poem(text, poem):
 
 def test_an_anniversary_of_a_since_date_comes_first():
     dad = DeferenceSubject("Dad", since=D("2024-11-14"))
-    refs = unnamed_references("left early, it's the anniversary", (dad, SUBJECTS[1]), D("2025-11-14"), "Nora")
+    refs, _ = unnamed_references("left early, it's the anniversary", (dad, SUBJECTS[1]), D("2025-11-14"), "Nora")
     assert list(refs) == ["Dad"] and refs["Dad"].startswith("written on the anniversary of 2024-11-14")

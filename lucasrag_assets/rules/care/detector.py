@@ -38,7 +38,7 @@ from .features import SUBJECT_TOKEN, cosine, featurise
 from .holding import holding_cue
 from .mentions import SubjectContext, resolve_all, subject_pattern, whole_chunk
 from .model import CareModel, Exemplar, shipped_model
-from .unnamed import unnamed_cue, unnamed_references
+from .unnamed import unnamed_references
 from .vectors import SpanEmbed
 
 #: A pending pair at least this similar (hashed lexical features) to a chunk the person released for the same
@@ -279,10 +279,7 @@ def assess_chunk(
     refs = dict(note_refs or {})
     cue = None  # the words that make a chunk naming no one refer to a subject (unnamed.py)
     if not refs and not contexts:  # names no subject, nor anyone who only looks like one: its date or a loss may
-        refs = unnamed_references(text, subjects, note_date, named_nearby, poem=poem)
-        cue = unnamed_cue(text, poem=poem) if refs else None
-        if cue is not None and not all(why.startswith(cue.evidence) for why in refs.values()):
-            cue = None  # it refers by its date (an anniversary): the holding words already hold it
+        refs, cue = unnamed_references(text, subjects, note_date, named_nearby, poem=poem)
     for name, evidence in refs.items():  # the note is about the subject: so is this chunk
         if name in by_name and not (name in contexts and contexts[name].mentions):
             contexts[name] = whole_chunk(text, by_name[name], evidence, cue.span if cue else None)

@@ -7,6 +7,7 @@ cost more than the answer they change.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TypeVar
@@ -33,3 +34,30 @@ def read_when_changed(key: tuple, files: Sequence[Path], load: Callable[[], T]) 
     if cached is None or cached[0] != stamp:
         cached = _cache[key] = (stamp, load())
     return cached[1]  # type: ignore[return-value]
+
+
+class KeptByIdentity:
+    """What a long-lived process last wrote to or read from files, each value with its file's identity
+    (:func:`file_stamp`): :meth:`get` gives it back while the file is the one it came from, so the process
+    does not read back what it wrote; another writer's file is read again. The most recently used
+    ``limit`` files are kept."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self._values: OrderedDict[Path, tuple[tuple | None, object]] = OrderedDict()
+
+    def get(self, path: Path, stamp: tuple | None = None) -> object | None:
+        """The value kept for ``path`` if the file is still the one it came from (``stamp``: its identity,
+        when the caller already took it), else None."""
+        kept = self._values.get(path)
+        if kept is None or kept[0] != (stamp if stamp is not None else file_stamp(path)):
+            return None
+        self._values.move_to_end(path)
+        return kept[1]
+
+    def keep(self, path: Path, value: object, stamp: tuple | None = None) -> None:
+        """Keep ``value`` as what ``path`` holds now (``stamp``: its identity, when the caller took it)."""
+        self._values[path] = (stamp if stamp is not None else file_stamp(path), value)
+        self._values.move_to_end(path)
+        while len(self._values) > self.limit:
+            self._values.popitem(last=False)

@@ -11,24 +11,15 @@ gets the frame without reading it back (at 100,000 notes the note and chunk fram
 Parquet). Another process's write changes the file's identity, and the file is read again.
 """
 
-from collections import OrderedDict
 from pathlib import Path
 
 import polars as pl
 from dagster import InputContext, IOManager, OutputContext, io_manager
 
-from lucasrag.file_memo import file_stamp
+from lucasrag.file_memo import KeptByIdentity
 
-#: Frames kept per process (most recently used): every asset of one data folder, with room to spare.
-_KEPT = 16
-_frames: OrderedDict[Path, tuple[tuple, pl.DataFrame]] = OrderedDict()
-
-
-def _keep(path: Path, frame: pl.DataFrame) -> None:
-    _frames[path] = (file_stamp(path), frame)
-    _frames.move_to_end(path)
-    while len(_frames) > _KEPT:
-        _frames.popitem(last=False)
+#: The frames this process last wrote or read (every asset of one data folder, with room to spare).
+_frames = KeptByIdentity(limit=16)
 
 
 def asset_value_path(data: Path, asset_key_path: list[str]) -> Path:
@@ -51,7 +42,7 @@ class DataFolderIOManager(IOManager):
         tmp = path.with_suffix(".tmp")
         obj.write_parquet(tmp)
         tmp.replace(path)  # atomic: a reader never sees half a file
-        _keep(path, obj)
+        _frames.keep(path, obj)
         context.add_output_metadata({"stored_at": str(path)})
 
     def load_input(self, context: InputContext) -> pl.DataFrame:
@@ -61,12 +52,10 @@ class DataFolderIOManager(IOManager):
                 f"{context.asset_key.to_user_string()} has no stored value at {path}: materialise it first "
                 "(the ingest job)"
             )
-        kept = _frames.get(path)
-        if kept is not None and kept[0] == file_stamp(path):
-            _frames.move_to_end(path)
-            return kept[1]
+        if (kept := _frames.get(path)) is not None:
+            return kept
         frame = pl.read_parquet(path)
-        _keep(path, frame)
+        _frames.keep(path, frame)
         return frame
 
 

@@ -128,7 +128,7 @@ async def sync_workspace(
     settings: Settings,
     workspace: str,
     records: Sequence[ChunkRecord],
-    full_texts: dict[str, str],
+    full_texts: Mapping[str, str],
     cache: EmbeddingCache,
     progress: Progress | None = None,
     note_meta: NoteMetaFor | None = None,

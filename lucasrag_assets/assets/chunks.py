@@ -10,7 +10,8 @@ from lucasrag.embedding import get_embedder
 from lucasrag.embedding_models import CALIBRATED_MODEL, embedding_model
 from lucasrag.settings import Settings
 from lucasrag.vocabulary import WORKSPACES
-from lucasrag_assets.memo import load_memo, memoised_rows, row_keys, save_memo, source_fingerprint
+from lucasrag_assets.assets.notes import parse_key
+from lucasrag_assets.memo import hashed_body, load_memo, memoised_rows, row_keys, save_memo, source_fingerprint
 from lucasrag_assets.resources import LucasragSettings
 from lucasrag_assets.rules import ageing, banding, care, charged, chunk_table, chunking, dates, obsidian
 from lucasrag_assets.rules.care.decisions import load_dismissals
@@ -171,8 +172,15 @@ def vault_named_nearby(
             found.append(sorted(c.subject for c in contexts if c.mentions and c.subject in by_name))
         return pl.DataFrame({"named": found}, schema={"named": pl.List(pl.String)})
 
-    salt = repr((source_fingerprint(care), subjects, sorted((w, sorted(n.items())) for w, n in namesakes.items())))
-    keys = row_keys(dated, ["title", "body", "workspace"], salt)
+    salt = repr(
+        (
+            source_fingerprint(care),
+            parse_key(settings),
+            subjects,
+            sorted((w, sorted(n.items())) for w, n in namesakes.items()),
+        )
+    )
+    keys = row_keys(dated, hashed_body(dated, ["title", "body", "workspace"]), salt)
     rows, _ = memoised_rows(settings, "named_subjects", dated, keys, named, {"named": pl.List(pl.String)})
     subject_dates: dict[str, list] = {}
     for note_date, names in zip(dated["date"], rows["named"].to_list()):
@@ -201,7 +209,8 @@ def remembered_chunk_frame(
         namesake_keys(routed, subjects, namesakes or {}),
         pl.Series("nearby", [nearby.get(p, "") for p in routed["path"]], dtype=pl.String),
     )
-    keys = row_keys(keyed, [*CHUNK_INPUTS, "dismissed", "learned", "namesakes", "nearby"], salt)
+    columns = hashed_body(keyed, [*CHUNK_INPUTS, "dismissed", "learned", "namesakes", "nearby"])
+    keys = row_keys(keyed, columns, salt + parse_key(settings))
     # a note's workspace is not stored: a note that only moved keeps its rows
     stored = {c: dtype for c, dtype in CHUNK_SCHEMA.items() if c != "workspace"}
     rows, chunked = memoised_rows(

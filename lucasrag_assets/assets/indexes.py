@@ -7,6 +7,7 @@ workspace folder, so a rebuild or failure in one never touches the others.
 import asyncio
 import hashlib
 import json
+from collections.abc import Mapping
 
 import polars as pl
 from dagster import AssetExecutionContext, AssetsDefinition, MaterializeResult, ResourceParam, asset
@@ -51,26 +52,39 @@ def private_link_salts(docs: pl.DataFrame) -> dict[str, str]:
     }
 
 
-def note_meta_reader(docs: pl.DataFrame):
-    """doc id → the entity extractor's view of the note (title, tags, frontmatter aliases and people), from
-    the columns the scan wrote (``entity_properties``): the vault is not read again."""
-    from lucasrag.entities import note_meta
+class NoteRows(Mapping):
+    """A workspace's routed notes by document id, read row by row when asked: a change looks up the few notes
+    it writes, not every note of the workspace (a dict of every body and frontmatter was built per run)."""
 
-    columns = ("path", "title", "tags", "links", "entity_properties")
-    rows = {doc_id(r["path"]): r for r in docs.select(*(c for c in columns if c in docs.columns)).iter_rows(named=True)}
+    def __init__(self, docs: pl.DataFrame) -> None:
+        self._docs = docs
+        self._row = {doc_id(p): i for i, p in enumerate(docs["path"].to_list())}
 
-    def meta(doc: str):
-        if (row := rows.get(doc)) is None:
+    def __getitem__(self, doc: str) -> str:
+        """The note's body (what LightRAG keeps as the full document)."""
+        return self._docs["body"][self._row[doc]]
+
+    def __iter__(self):
+        return iter(self._row)
+
+    def __len__(self) -> int:
+        return len(self._row)
+
+    def note_meta(self, doc: str):
+        """The entity extractor's view of the note (title, tags, frontmatter aliases and people), from the
+        columns the scan wrote (``entity_properties``): the vault is not read again. None: no such note."""
+        from lucasrag.entities import note_meta
+
+        if (i := self._row.get(doc)) is None:
             return None
+        row = self._docs.row(i, named=True)
         return note_meta(
             row["path"],
             json.loads(row.get("entity_properties") or "{}"),
-            title=row["title"] or "",
-            tags=list(row["tags"] or ()),
+            title=row.get("title") or "",
+            tags=list(row.get("tags") or ()),
             links=list(row.get("links") or ()),
         )
-
-    return meta
 
 
 def name_a_server_gone(settings: Settings) -> None:
@@ -96,8 +110,7 @@ def _sync(
 ) -> SyncReport:
     """``sync_workspace`` for the workspace's rows ``mine``, with the note bodies and frontmatter it writes;
     ``salts``: :func:`private_link_salts` of its documents."""
-    docs = routed_documents.filter(pl.col("workspace") == workspace)
-    full_texts = {doc_id(p): body for p, body in zip(docs["path"], docs["body"])}
+    notes = NoteRows(routed_documents.filter(pl.col("workspace") == workspace))
     cache = lucasrag.embedding_cache()
     try:
         return asyncio.run(
@@ -105,10 +118,10 @@ def _sync(
                 settings,
                 workspace,
                 chunk_records(mine),
-                full_texts,
+                notes,
                 cache,
                 progress=progress,
-                note_meta=note_meta_reader(docs),
+                note_meta=notes.note_meta,
                 rows_digest=rows_digest,
                 doc_salts=salts,
             )

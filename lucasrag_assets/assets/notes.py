@@ -84,6 +84,15 @@ def notes_frame(notes: list[Note]) -> pl.DataFrame:
     return pl.DataFrame(rows, schema=NOTE_SCHEMA)
 
 
+def parse_key(settings: Settings, conventions=None, privacy=None) -> str:
+    """What a note's parse depends on besides its file's bytes: the parser, the size cap, the vault's
+    settings (date order, templates folder) and private patterns. A note's ``body`` is a function of its
+    ``content_hash`` and this key, so a memo keyed by both need not hash the body again."""
+    conventions = conventions or load_conventions(settings.vault)
+    privacy = privacy or load_privacy(settings.vault)
+    return f"{PARSE_VERSION}:{settings.max_note_bytes}:{conventions.fingerprint}:{privacy.fingerprint}"
+
+
 def scan_with_memo(settings: Settings) -> tuple[pl.DataFrame, int]:
     """Parse every note, reusing last run's result for files whose size and mtime
     are unchanged. Returns the frame and how many files were parsed afresh."""
@@ -103,12 +112,12 @@ def scan_with_memo(settings: Settings) -> tuple[pl.DataFrame, int]:
     )
     conventions, privacy = load_conventions(settings.vault), load_privacy(settings.vault)
     # A changed cap, parser, vault setting (date order, templates folder) or private pattern re-parses every note.
-    parse_key = f"{PARSE_VERSION}:{settings.max_note_bytes}:{conventions.fingerprint}:{privacy.fingerprint}"
+    key = parse_key(settings, conventions, privacy)
     previous = load_memo(settings, "vault_notes")
     reused = pl.DataFrame(schema={**NOTE_SCHEMA, "mtime_ns": pl.Int64})
     # A memo written by another parse version may lack columns; its parse_key differs anyway.
     if previous is not None and {"parse_key", *NOTE_SCHEMA} <= set(previous.columns):
-        same_key = previous.filter(pl.col("parse_key") == parse_key).drop("parse_key")
+        same_key = previous.filter(pl.col("parse_key") == key).drop("parse_key")
         reused = same_key.join(keys, on=["path", "size", "mtime_ns"], how="semi")
     reused = reused.filter(~pl.col("path").is_in(list(unreadable)))
     unchanged = set(reused["path"])  # once: built per path, it made the scan quadratic (36 s at 10,000 notes)
@@ -128,7 +137,7 @@ def scan_with_memo(settings: Settings) -> tuple[pl.DataFrame, int]:
     )
     fresh = fresh.join(keys.select("path", "mtime_ns"), on="path", how="left")
     frame = pl.concat([reused.select(fresh.columns), fresh]).sort("path")
-    save_memo(settings, "vault_notes", frame.with_columns(pl.lit(parse_key).alias("parse_key")))
+    save_memo(settings, "vault_notes", frame.with_columns(pl.lit(key).alias("parse_key")))
     return frame.drop("mtime_ns"), len(todo)
 
 

@@ -17,7 +17,8 @@ from lucasrag.embedding_models import CALIBRATED_MODEL
 from lucasrag.privacy import private_link_names, split_private_links
 from lucasrag.vocabulary import WORKSPACES
 from lucasrag_assets.assets._metadata import markdown_table
-from lucasrag_assets.memo import memoised_rows, row_keys, source_fingerprint
+from lucasrag_assets.assets.notes import parse_key
+from lucasrag_assets.memo import hashed_body, memoised_rows, row_keys, source_fingerprint
 from lucasrag_assets.resources import LucasragSettings
 from lucasrag_assets.rules import clippings
 from lucasrag_assets.rules.changes import note_changes
@@ -36,10 +37,10 @@ EVIDENCE_RULES = (routing_evidence, clippings)
 def remembered_evidence(settings, counted: list[int]):
     """:func:`note_evidence` through a memo under the data folder: only notes whose inputs (or the
     rules' source) changed since the last run are read again; ``counted`` gets how many were."""
-    salt = source_fingerprint(*EVIDENCE_RULES)
+    salt = source_fingerprint(*EVIDENCE_RULES) + parse_key(settings)
 
     def evidence(valid: pl.DataFrame) -> pl.DataFrame:
-        keys = row_keys(valid, [c for c in EVIDENCE_INPUTS if c in valid.columns], salt)
+        keys = row_keys(valid, hashed_body(valid, [c for c in EVIDENCE_INPUTS if c in valid.columns]), salt)
         frame, fresh = memoised_rows(settings, "route_evidence", valid, keys, note_evidence, EVIDENCE_SCHEMA)
         counted.append(fresh)
         return frame

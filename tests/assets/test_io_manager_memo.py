@@ -3,6 +3,8 @@ unchanged, and reads the file again when another process replaced it."""
 
 from __future__ import annotations
 
+import datetime as dt
+
 import polars as pl
 from dagster import AssetKey, build_input_context, build_output_context
 
@@ -33,3 +35,25 @@ def test_each_data_folder_keeps_its_own_frames(tmp_path):
     two.handle_output(build_output_context(asset_key=AssetKey("notes")), b)
     assert one.load_input(build_input_context(asset_key=AssetKey("notes"))) is a
     assert two.load_input(build_input_context(asset_key=AssetKey("notes"))) is b
+
+
+def test_a_memo_this_process_wrote_is_not_read_back_until_another_writer_replaces_it(tmp_path):
+    from lucasrag.settings import Settings
+    from lucasrag_assets.memo import load_memo, memo_path, save_memo
+
+    settings = Settings(vault=tmp_path / "vault", data=tmp_path / "data", now=dt.date(2026, 6, 1))
+    assert load_memo(settings, "chunk_rows") is None
+    frame = pl.DataFrame({"key": ["k1"], "n": [1]})
+    save_memo(settings, "chunk_rows", frame)
+    assert load_memo(settings, "chunk_rows") is frame  # no Parquet read
+
+    other = pl.DataFrame({"key": ["k2"], "n": [2]})
+    path = memo_path(settings, "chunk_rows")
+    other.write_parquet(path.with_suffix(".tmp"))
+    path.with_suffix(".tmp").replace(path)
+    reread = load_memo(settings, "chunk_rows")
+    assert reread is not frame and reread.equals(other)
+    assert load_memo(settings, "chunk_rows") is reread
+
+    path.write_bytes(b"not parquet")  # a torn or foreign file: recomputed, never the kept frame
+    assert load_memo(settings, "chunk_rows") is None

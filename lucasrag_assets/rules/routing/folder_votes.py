@@ -39,40 +39,50 @@ def folder_evidence(
 
 def folder_shares(paths: Sequence[str], votes: np.ndarray, voting: np.ndarray) -> np.ndarray:
     """:func:`folder_evidence` as a matrix: row i is note i's share of each workspace (``WORKSPACES`` order)
-    among its folder-mates. ``votes[i]`` is note i's vote, counted only where ``voting[i]``."""
+    among its folder-mates. ``votes[i]`` is note i's vote, counted only where ``voting[i]``.
+
+    A vault has few folders and many notes: each folder's chain of ancestors and each (folder, voter) pair's
+    speaking folder are worked out once per folder, and the notes take theirs by array indexing."""
     n, width = len(paths), len(WORKSPACES)
-    index: dict[str, int] = {}
-    chains = [[index.setdefault(folder, len(index)) for folder in _folder_chain(path)] for path in paths]
-    # (note, folder) pairs of the voting notes, note after note: each folder's sum adds its notes' votes in order
-    voters = np.asarray(voting, dtype=bool).tolist()
-    pair_note = [i for i, chain in enumerate(chains) if voters[i] for _ in chain]
-    pair_folder = [f for i, chain in enumerate(chains) if voters[i] for f in chain]
+    voters = np.asarray(voting, dtype=bool).reshape(n)
+    parents: dict[str, int] = {}  # a note's own folder → its number
+    note_parent = np.fromiter(
+        (parents.setdefault(path.rpartition("/")[0], len(parents)) for path in paths), dtype=np.intp, count=n
+    )
+    index: dict[str, int] = {}  # every folder holding a note → its number
+    chains = [[index.setdefault(folder, len(index)) for folder in _parent_chain(parent)] for parent in parents]
+    depth = max((len(chain) for chain in chains), default=0)
+    # chain_at[p, d]: folder number at depth d of own folder p's chain (-1 past its end)
+    chain_at = np.full((len(chains), max(depth, 1)), -1, dtype=np.intp)
+    for p, chain in enumerate(chains):
+        chain_at[p, : len(chain)] = chain
+    # (note, folder) pairs of the voting notes, depth after depth: a folder lies at one depth only, so each
+    # folder's sum still adds its notes' votes in note order (float for float the vote-by-vote loop)
     sums = np.zeros((len(index), width))
-    np.add.at(sums, np.array(pair_folder, dtype=np.intp), votes[np.array(pair_note, dtype=np.intp)])
-    counts = np.bincount(np.array(pair_folder, dtype=np.intp), minlength=len(index)).tolist()
+    counts = np.zeros(len(index), dtype=np.int64)
+    voting_notes = np.flatnonzero(voters)
+    for d in range(depth):
+        folders = chain_at[note_parent[voting_notes], d]
+        inside = folders >= 0
+        np.add.at(sums, folders[inside], votes[voting_notes[inside]])
+        counts += np.bincount(folders[inside], minlength=len(index))
 
-    def speaker(chain: tuple[int, ...], own: int) -> tuple[int, int] | None:
-        for folder in reversed(chain):  # the innermost folder with enough other voters speaks
-            if counts[folder] - own >= FOLDER_EVIDENCE_MIN_NOTES:
-                return folder, counts[folder] - own
-        return None
-
-    speakers: dict[tuple, tuple[int, int] | None] = {}  # a folder's notes share their chain: look it up once
-    chosen, others = [], []
-    for i, chain in enumerate(chains):
-        key = (tuple(chain), voters[i])
-        if key not in speakers:
-            speakers[key] = speaker(key[0], 1 if voters[i] else 0)
-        if speakers[key] is not None:
-            chosen.append((i, speakers[key][0]))
-            others.append(speakers[key][1])
+    # per (own folder, voter or not): the innermost folder with enough other voters, and how many others
+    speaks = np.full((len(chains), 2), -1, dtype=np.intp)
+    others = np.zeros((len(chains), 2), dtype=np.int64)
+    for p, chain in enumerate(chains):
+        for own in (0, 1):
+            for folder in reversed(chain):
+                if counts[folder] - own >= FOLDER_EVIDENCE_MIN_NOTES:
+                    speaks[p, own], others[p, own] = folder, counts[folder] - own
+                    break
+    own_flag = voters.astype(np.intp)
+    speaker, heard = speaks[note_parent, own_flag], others[note_parent, own_flag]
     shares = np.zeros((n, width))
-    if chosen:
-        notes, folders = (np.array(column, dtype=np.intp) for column in zip(*chosen))
-        own_vote = np.where(
-            np.asarray(voting, dtype=bool)[notes][:, None], votes[notes], 0.0
-        )  # a non-voter takes nothing away
-        shares[notes] = (sums[folders] - own_vote) / np.array(others, dtype=np.int64)[:, None]
+    notes = np.flatnonzero(speaker >= 0)
+    if len(notes):
+        own_vote = np.where(voters[notes][:, None], votes[notes], 0.0)  # a non-voter takes nothing away
+        shares[notes] = (sums[speaker[notes]] - own_vote) / heard[notes][:, None]
     return shares
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import polars as pl
 
+from lucasrag.file_memo import KeptByIdentity, file_stamp
 from lucasrag.settings import Settings
 
 #: One (chunk, subject) care assessment as the catalogue stores it (see lucasrag_assets/rules/care/detector).
@@ -63,16 +64,17 @@ class CatalogMissing(FileNotFoundError):
     """No ingest has run for this data folder yet."""
 
 
+#: The catalogue files this process last wrote or read: an ingest reads the last catalogue and decision inputs
+#: in three steps, and a long-lived writer wrote them itself at its last run.
+_kept = KeptByIdentity(limit=8)
+
+
 def catalog_path(settings: Settings) -> Path:
     return settings.data / "catalog" / "notes.parquet"
 
 
 def write_catalog(settings: Settings, frame: pl.DataFrame) -> None:
-    path = catalog_path(settings)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    frame.write_parquet(tmp)
-    tmp.replace(path)
+    _write(catalog_path(settings), frame)
 
 
 def catalog_written_at(settings: Settings) -> float | None:
@@ -135,7 +137,20 @@ def _write(path: Path, frame: pl.DataFrame) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".tmp")
     frame.write_parquet(tmp)
+    stamp = file_stamp(tmp)  # a rename keeps the file's identity: no other writer can come between
     tmp.replace(path)
+    _kept.keep(path, frame, stamp)
+
+
+def _read_kept(path: Path) -> pl.DataFrame | None:
+    """The frame at ``path`` (None without the file), without reading back what this process wrote there."""
+    if not path.is_file():
+        return None
+    if (kept := _kept.get(path)) is not None:
+        return kept
+    frame = pl.read_parquet(path)
+    _kept.keep(path, frame)
+    return frame
 
 
 def write_changes(settings: Settings, frame: pl.DataFrame) -> None:
@@ -156,13 +171,11 @@ def write_state(settings: Settings, frame: pl.DataFrame) -> None:
 
 
 def read_state(settings: Settings) -> pl.DataFrame | None:
-    path = state_path(settings)
-    return pl.read_parquet(path) if path.is_file() else None
+    return _read_kept(state_path(settings))
 
 
 def read_previous_catalog(settings: Settings) -> pl.DataFrame | None:
-    path = catalog_path(settings)
-    return pl.read_parquet(path) if path.is_file() else None
+    return _read_kept(catalog_path(settings))
 
 
 def record_decision(settings: Settings, path: str, workspace: str, verb: str) -> None:

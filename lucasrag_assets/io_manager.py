@@ -16,7 +16,7 @@ from pathlib import Path
 import polars as pl
 from dagster import InputContext, IOManager, OutputContext, io_manager
 
-from lucasrag.file_memo import KeptByIdentity
+from lucasrag.file_memo import KeptByIdentity, file_stamp
 
 #: The frames this process last wrote or read (every asset of one data folder, with room to spare).
 _frames = KeptByIdentity(limit=16)
@@ -41,8 +41,9 @@ class DataFolderIOManager(IOManager):
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(".tmp")
         obj.write_parquet(tmp)
+        stamp = file_stamp(tmp)  # a rename keeps the file's identity: no other writer can come between
         tmp.replace(path)  # atomic: a reader never sees half a file
-        _frames.keep(path, obj)
+        _frames.keep(path, obj, stamp)
         context.add_output_metadata({"stored_at": str(path)})
 
     def load_input(self, context: InputContext) -> pl.DataFrame:

@@ -53,8 +53,9 @@ def save_memo(settings: Settings, name: str, frame: pl.DataFrame) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".tmp")
     frame.write_parquet(tmp)
+    stamp = file_stamp(tmp)  # a rename keeps the file's identity: no other writer can come between
     tmp.replace(path)
-    _kept.keep(path, frame)
+    _kept.keep(path, frame, stamp)
 
 
 def source_files(*modules: ModuleType) -> list[Path]:

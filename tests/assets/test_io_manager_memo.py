@@ -1,5 +1,6 @@
-"""The data folder's IO manager hands a long-lived process the frame it last wrote or read while the file is
-unchanged, and reads the file again when another process replaced it."""
+"""A long-lived process takes the frames it last wrote or read — asset values (the IO manager), memos, the
+catalogue and decision inputs — from memory while the file is unchanged, and reads the file again when another
+process replaced it."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import datetime as dt
 import polars as pl
 from dagster import AssetKey, build_input_context, build_output_context
 
+from lucasrag.settings import Settings
 from lucasrag_assets.io_manager import DataFolderIOManager, asset_value_path
 
 
@@ -38,7 +40,6 @@ def test_each_data_folder_keeps_its_own_frames(tmp_path):
 
 
 def test_a_memo_this_process_wrote_is_not_read_back_until_another_writer_replaces_it(tmp_path):
-    from lucasrag.settings import Settings
     from lucasrag_assets.memo import load_memo, memo_path, save_memo
 
     settings = Settings(vault=tmp_path / "vault", data=tmp_path / "data", now=dt.date(2026, 6, 1))
@@ -57,3 +58,20 @@ def test_a_memo_this_process_wrote_is_not_read_back_until_another_writer_replace
 
     path.write_bytes(b"not parquet")  # a torn or foreign file: recomputed, never the kept frame
     assert load_memo(settings, "chunk_rows") is None
+
+
+def test_the_catalogue_this_process_wrote_is_not_read_back_until_another_writer_replaces_it(tmp_path):
+    from lucasrag.catalog import catalog_path, read_previous_catalog, read_state, write_catalog, write_state
+
+    settings = Settings(vault=tmp_path / "vault", data=tmp_path / "data", now=dt.date(2026, 6, 1))
+    assert read_previous_catalog(settings) is None and read_state(settings) is None
+    catalog, state = pl.DataFrame({"path": ["a.md"]}), pl.DataFrame({"path": ["a.md"], "content_hash": ["h"]})
+    write_catalog(settings, catalog)
+    write_state(settings, state)
+    assert read_previous_catalog(settings) is catalog and read_state(settings) is state
+
+    other = pl.DataFrame({"path": ["b.md"]})
+    path = catalog_path(settings)
+    other.write_parquet(path.with_suffix(".tmp"))
+    path.with_suffix(".tmp").replace(path)
+    assert read_previous_catalog(settings).equals(other)

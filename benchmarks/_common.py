@@ -210,3 +210,32 @@ def care_cases(title: str, cases, want: str, embed, show: bool = False) -> None:
             flag = "  " if got.startswith(want) else "!!"
             print(f"{flag} {got:<24} {text[:60]!r:<64} {a.why[:80] if a else ''}")
     print(f"{title}: {outcome_tally(counts, want)}")
+
+
+def install_stand_in_vectors(seed: int = 7) -> None:
+    """Replace the embedding model's transformer in this process by a fixed table of one random vector per
+    word piece, so an ingest of 100,000 notes costs minutes instead of hours of embedding. Everything around
+    the model runs as it does in production — the tokenizer, pooling, span vectors, the embedding cache,
+    routing, care, the stores —, and a text's vector is the mean of its word pieces' (a bag of words: texts
+    that share words are near). For measuring what a run does *besides* embedding (a change's bookkeeping,
+    per-step time at scale); never for retrieval quality, and never in the product. Figures taken with it
+    say so."""
+    import numpy as np
+
+    from lucasrag.embedding import Embedder
+
+    tables: dict[int, np.ndarray] = {}
+
+    def forward(self, token_ids: list[list[int]]):
+        vocab = self._tokenizer.get_vocab_size()
+        if vocab not in tables:
+            tables[vocab] = np.random.default_rng(seed).standard_normal((vocab, 384)).astype(np.float32)
+        width = max(len(ids) for ids in token_ids)
+        ids = np.full((len(token_ids), width), self._pad_id, dtype=np.int64)
+        mask = np.zeros((len(token_ids), width), dtype=np.int64)
+        for row, seq in enumerate(token_ids):
+            ids[row, : len(seq)] = seq
+            mask[row, : len(seq)] = 1
+        return tables[vocab][ids], mask
+
+    Embedder._forward = forward

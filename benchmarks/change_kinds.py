@@ -4,6 +4,8 @@ sensor's in-process run do), with the index step split by LightRAG store (a benc
 
     python benchmarks/change_kinds.py --work /tmp/scale --notes 10000 [--rounds 2] [--json out.json]
 
+    python benchmarks/change_kinds.py --work /tmp/standin --notes 100000 --stand-in-vectors --build
+
 Reads the vault and data folder ``benchmarks/scale.py --work DIR`` left (``vault-n<N>-s7``, ``data-n<N>-s7``);
 the vault is edited (a note is appended to, a note is added and deleted, a note's ``workspace:`` is set), so
 give it a copy you do not mind. Each round: the change is saved, ``run_ingest`` runs in this process, and a
@@ -11,6 +13,13 @@ give it a copy you do not mind. Each round: the change is saved, ``run_ingest`` 
 moved note is found in its new workspace). Printed per kind: save → searchable seconds, the slowest Dagster
 steps, and the seconds each LightRAG store spent writing its files (``index_done_callback``) with their
 sizes on disk — the part of a change that grows with the vault on the embedded profile.
+
+``--stand-in-vectors`` replaces the model's transformer by a table of word-piece vectors
+(``_common.install_stand_in_vectors``: everything else runs as in production), and ``--build`` generates and
+ingests the vault first when its data folder is missing: a 100,000-note vault in minutes instead of hours of
+embedding, to measure what a change costs besides embedding its note. Its figures are not the model's: every
+one of them is printed with "stand-in vectors" (the changed note's own embedding, ≈ 0.05–0.1 s with the
+model, is not in them).
 """
 
 from __future__ import annotations
@@ -132,13 +141,39 @@ def store_sizes(settings) -> dict[str, float]:
     return dict(sorted(sizes.items(), key=lambda kv: -kv[1]))
 
 
+def build(settings, notes: int) -> None:
+    """Generate the vault (unless it is there) and ingest it cold, printing each step's seconds."""
+    import resource
+
+    from lucasrag_assets.ingest import run_ingest
+    from lucasrag_harness.evaluation.vault_generator import generate_vault, truth_path
+
+    if not truth_path(settings.vault).is_file():
+        t0 = time.perf_counter()
+        generate_vault(settings.vault, notes, overwrite=True)
+        print(f"generated {notes} notes in {time.perf_counter() - t0:.0f} s", flush=True)
+    summary = run_ingest(settings)
+    steps = ", ".join(f"{k} {v:.0f}" for k, v in sorted(summary.step_seconds.items(), key=lambda kv: -kv[1]))
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(
+        f"cold ingest {summary.seconds:.0f} s (load {os.getloadavg()[0]:.1f}, peak RSS {peak:.0f} MB): {steps}",
+        flush=True,
+    )
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--work", type=Path, required=True, help="the --work folder of benchmarks/scale.py")
     ap.add_argument("--notes", type=int, required=True)
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--json", type=Path)
+    ap.add_argument("--stand-in-vectors", action="store_true", help="a word-piece table instead of the model")
+    ap.add_argument("--build", action="store_true", help="generate and ingest the vault if its data folder is missing")
     args = ap.parse_args()
+    if args.stand_in_vectors:
+        from _common import install_stand_in_vectors
+
+        install_stand_in_vectors()
 
     import datetime as dt
 
@@ -150,6 +185,8 @@ def main() -> None:
     os.environ["DAGSTER_HOME"] = str(data / "dagster")
     settings = Settings(vault=vault.resolve(), data=data.resolve(), now=dt.date.fromisoformat(NOW))
     time_store_writes(lambda store, seconds: STORE_SECONDS.__setitem__(store, STORE_SECONDS[store] + seconds))
+    if args.build and not data.is_dir():
+        build(settings, args.notes)
     run_ingest(settings)  # warm: imports, the model, the instance (and anything left from an earlier run)
     state = {
         "edit_note": pick_note(settings, "personal"),
@@ -159,7 +196,8 @@ def main() -> None:
     }
     rows = [one_change(settings, kind, state) for _ in range(args.rounds) for kind in ("edit", "add", "delete", "move")]
     load = os.getloadavg()[0]
-    print(f"{args.notes} notes, load {load:.1f}; save → searchable (s), in process")
+    vectors = ", stand-in vectors" if args.stand_in_vectors else ""
+    print(f"{args.notes} notes{vectors}, load {load:.1f}; save → searchable (s), in process")
     for kind in ("edit", "add", "delete", "move"):
         mine = [r for r in rows if r["kind"] == kind]
         totals = ", ".join(f"{r['total_s']:.2f}" for r in mine)

@@ -146,10 +146,11 @@ def _read_kept(path: Path) -> pl.DataFrame | None:
     """The frame at ``path`` (None without the file), without reading back what this process wrote there."""
     if not path.is_file():
         return None
-    if (kept := _kept.get(path)) is not None:
+    stamp = file_stamp(path)  # taken before the read: a file replaced meanwhile is read again next time
+    if (kept := _kept.get(path, stamp)) is not None:
         return kept
     frame = pl.read_parquet(path)
-    _kept.keep(path, frame)
+    _kept.keep(path, frame, stamp)
     return frame
 
 

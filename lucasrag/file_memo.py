@@ -50,7 +50,8 @@ class KeptByIdentity:
         """The value kept for ``path`` if the file is still the one it came from (``stamp``: its identity,
         when the caller already took it), else None."""
         kept = self._values.get(path)
-        if kept is None or kept[0] != (stamp if stamp is not None else file_stamp(path)):
+        now = stamp if stamp is not None else file_stamp(path)
+        if kept is None or now is None or kept[0] != now:  # no file (or none to stat): nothing to give back
             return None
         self._values.move_to_end(path)
         return kept[1]

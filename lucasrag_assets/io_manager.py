@@ -53,10 +53,11 @@ class DataFolderIOManager(IOManager):
                 f"{context.asset_key.to_user_string()} has no stored value at {path}: materialise it first "
                 "(the ingest job)"
             )
-        if (kept := _frames.get(path)) is not None:
+        stamp = file_stamp(path)  # taken before the read: a file replaced meanwhile is read again next time
+        if (kept := _frames.get(path, stamp)) is not None:
             return kept
         frame = pl.read_parquet(path)
-        _frames.keep(path, frame)
+        _frames.keep(path, frame, stamp)
         return frame
 
 

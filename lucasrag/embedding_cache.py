@@ -159,15 +159,16 @@ class EmbeddingCache:
             for rows in sorted(answers, key=lambda a: -len(a.row)):  # the vault's big answer first
                 if not todo:
                     break
-                at = [(i, r) for i in todo if (r := rows.row.get(hashes[i])) is not None]
-                if at:
-                    positions, sources = zip(*at)
-                    out[list(positions)] = rows.matrix[list(sources)]
-                    done = set(positions)
-                    todo = [i for i in todo if i not in done]
+                # one gather per kept answer (-1: not in it), not one small copy per text
+                found_at = np.fromiter((rows.row.get(hashes[i], -1) for i in todo), dtype=np.intp, count=len(todo))
+                hit = found_at >= 0
+                if hit.any():
+                    at = np.asarray(todo, dtype=np.intp)
+                    out[at[hit]] = rows.matrix[found_at[hit]]
+                    todo = at[~hit].tolist()
         wanted = {hashes[i] for i in todo}
         found = self._lookup(wanted)
-        missing = {h: t for h, t in zip(hashes, texts) if h in wanted and h not in found}
+        missing = {hashes[i]: texts[i] for i in todo if hashes[i] not in found}
         if missing:
             vectors = get_embedder(self.model).embed(list(missing.values()))
             self._store([(self.model, h, v.astype(np.float32).tobytes()) for h, v in zip(missing, vectors)])

@@ -79,6 +79,30 @@ def doc_fingerprint(records: Sequence[ChunkRecord], graph_mode: str = "") -> str
     return hashlib.sha256(json.dumps(payload).encode()).hexdigest()
 
 
+class DocRows:
+    """A workspace's chunk rows as :func:`sync_workspace` reads them: every document's fingerprint, and the
+    chunk records of the documents it writes. This one holds every record (what a caller with a list has); the
+    write side's chunk frame gives both without a record per chunk of an unchanged workspace
+    (``lucasrag_assets.assets.indexes.FrameDocRows``)."""
+
+    def __init__(self, records: Sequence[ChunkRecord]) -> None:
+        self._by_doc: dict[str, list[ChunkRecord]] = defaultdict(list)
+        for r in records:
+            self._by_doc[r.doc_id].append(r)
+
+    def grouped(self):
+        """(doc id, its chunks in order) for every document."""
+        return self._by_doc.items()
+
+    def fingerprints(self, mode: str, salts: Mapping[str, str]) -> dict[str, str]:
+        """doc id → :func:`doc_fingerprint` of its chunks under the graph ``mode`` and its salt."""
+        return {d: doc_fingerprint(chunks, mode + salts.get(d, "")) for d, chunks in self._by_doc.items()}
+
+    def records(self, doc_ids: Sequence[str]) -> list[ChunkRecord]:
+        """The chunks of ``doc_ids``, document after document, each in its chunk order."""
+        return [r for d in doc_ids for r in self._by_doc[d]]
+
+
 def graph_mode(settings: Settings) -> str:
     """ "" when the graph is off, else what decides which entities a note yields: the extractor's
     version and, with LLM extraction, the server and model. The URL's password is masked: it decides
@@ -127,7 +151,7 @@ def in_line_report(settings: Settings, workspace: str, rows_digest: str) -> Sync
 async def sync_workspace(
     settings: Settings,
     workspace: str,
-    records: Sequence[ChunkRecord],
+    records: Sequence[ChunkRecord] | DocRows,
     full_texts: Mapping[str, str],
     cache: EmbeddingCache,
     progress: Progress | None = None,
@@ -142,12 +166,9 @@ async def sync_workspace(
     its fingerprint. A document that leaves the index (its note deleted, moved or made private) leaves no
     bytes in the chunk store either (:meth:`ChunkStore.purge_removed`)."""
     report = SyncReport(workspace)
-    by_doc: dict[str, list[ChunkRecord]] = defaultdict(list)
-    for r in records:
-        by_doc[r.doc_id].append(r)
+    rows = records if isinstance(records, DocRows) else DocRows(records)
     mode = graph_mode(settings)
-    salts = doc_salts or {}
-    wanted = {doc_id: doc_fingerprint(chunks, mode + salts.get(doc_id, "")) for doc_id, chunks in by_doc.items()}
+    wanted = rows.fingerprints(mode, doc_salts or {})
 
     if cache.model != settings.embedding_model:
         raise ValueError(
@@ -193,7 +214,8 @@ async def sync_workspace(
             if mode and settings.llm_url:
                 index.enable_llm(settings)
             started = time.perf_counter()
-            todo = [r for d in fresh for r in by_doc[d]]
+            todo = rows.records(fresh)
+            paths = {r.doc_id: r.path for r in todo}
             gone = stale + [d for d in in_flight if d not in have]  # every document a stopped run touched
             gone_chunks = list(
                 dict.fromkeys([*store.chunk_ids_of(stale), *(c for d in gone for c in in_flight.get(d, ()))])
@@ -247,7 +269,7 @@ async def sync_workspace(
                 store.remove_docs(stale)
                 for batch, vectors in written:
                     store.add_chunks(batch, vectors)
-                store.mark_docs({d: (by_doc[d][0].path, wanted[d]) for d in fresh})
+                store.mark_docs({d: (paths[d], wanted[d]) for d in fresh})
                 store.stamp_embedding_model(settings.embedding_model)
                 if rows_digest is not None:
                     store.record_rows_digest(rows_digest)

@@ -230,12 +230,7 @@ def install_stand_in_vectors(seed: int = 7) -> None:
         vocab = self._tokenizer.get_vocab_size()
         if vocab not in tables:
             tables[vocab] = np.random.default_rng(seed).standard_normal((vocab, 384)).astype(np.float32)
-        width = max(len(ids) for ids in token_ids)
-        ids = np.full((len(token_ids), width), self._pad_id, dtype=np.int64)
-        mask = np.zeros((len(token_ids), width), dtype=np.int64)
-        for row, seq in enumerate(token_ids):
-            ids[row, : len(seq)] = seq
-            mask[row, : len(seq)] = 1
+        ids, mask = self._padded(token_ids)
         return tables[vocab][ids], mask
 
     Embedder._forward = forward

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import polars as pl
 
-from lucasrag.file_memo import KeptByIdentity, file_stamp
+from lucasrag.file_memo import KeptByIdentity
 from lucasrag.settings import Settings
 
 #: One (chunk, subject) care assessment as the catalogue stores it (see lucasrag_assets/rules/care/detector).
@@ -134,24 +134,14 @@ def decisions_path(settings: Settings) -> Path:
 
 
 def _write(path: Path, frame: pl.DataFrame) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    frame.write_parquet(tmp)
-    stamp = file_stamp(tmp)  # a rename keeps the file's identity: no other writer can come between
-    tmp.replace(path)
-    _kept.keep(path, frame, stamp)
+    _kept.write(path, frame, frame.write_parquet)
 
 
 def _read_kept(path: Path) -> pl.DataFrame | None:
     """The frame at ``path`` (None without the file), without reading back what this process wrote there."""
     if not path.is_file():
         return None
-    stamp = file_stamp(path)  # taken before the read: a file replaced meanwhile is read again next time
-    if (kept := _kept.get(path, stamp)) is not None:
-        return kept
-    frame = pl.read_parquet(path)
-    _kept.keep(path, frame, stamp)
-    return frame
+    return _kept.read(path, pl.read_parquet)
 
 
 def write_changes(settings: Settings, frame: pl.DataFrame) -> None:

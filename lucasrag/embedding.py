@@ -176,13 +176,18 @@ class Embedder:
             offsets = np.where(in_text[:, None], offsets - prefix, 0)
         return hidden[0], offsets
 
-    def _forward(self, token_ids: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:
+    def _padded(self, token_ids: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:
+        """The batch as one matrix of token ids padded to its longest text, and the attention mask."""
         width = max(len(ids) for ids in token_ids)
         ids = np.full((len(token_ids), width), self._pad_id, dtype=np.int64)
         mask = np.zeros((len(token_ids), width), dtype=np.int64)
         for row, seq in enumerate(token_ids):
             ids[row, : len(seq)] = seq
             mask[row, : len(seq)] = 1
+        return ids, mask
+
+    def _forward(self, token_ids: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:
+        ids, mask = self._padded(token_ids)
         feed = {"input_ids": ids, "attention_mask": mask}
         if "token_type_ids" in self._inputs:
             feed["token_type_ids"] = np.zeros_like(ids)

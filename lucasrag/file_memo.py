@@ -56,6 +56,26 @@ class KeptByIdentity:
         self._values.move_to_end(path)
         return kept[1]
 
+    def read(self, path: Path, load: Callable[[Path], T]) -> T:
+        """The value kept for ``path``, or ``load(path)`` kept from now on. The identity is taken before the
+        load: a file replaced meanwhile is loaded again next time."""
+        stamp = file_stamp(path)
+        if (kept := self.get(path, stamp)) is not None:
+            return kept  # type: ignore[return-value]
+        value = load(path)
+        self.keep(path, value, stamp)
+        return value
+
+    def write(self, path: Path, value: T, save: Callable[[Path], None]) -> None:
+        """``save`` the value to a temporary file renamed over ``path`` (a reader never sees half a file), and
+        keep it. The identity is the temporary file's: a rename keeps it, so no other writer comes between."""
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(".tmp")
+        save(tmp)
+        stamp = file_stamp(tmp)
+        tmp.replace(path)
+        self.keep(path, value, stamp)
+
     def keep(self, path: Path, value: object, stamp: tuple | None = None) -> None:
         """Keep ``value`` as what ``path`` holds now (``stamp``: its identity, when the caller took it)."""
         self._values[path] = (stamp if stamp is not None else file_stamp(path), value)

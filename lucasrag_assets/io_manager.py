@@ -16,7 +16,7 @@ from pathlib import Path
 import polars as pl
 from dagster import InputContext, IOManager, OutputContext, io_manager
 
-from lucasrag.file_memo import KeptByIdentity, file_stamp
+from lucasrag.file_memo import KeptByIdentity
 
 #: The frames this process last wrote or read (every asset of one data folder, with room to spare).
 _frames = KeptByIdentity(limit=16)
@@ -38,12 +38,7 @@ class DataFolderIOManager(IOManager):
         if not isinstance(obj, pl.DataFrame):
             raise TypeError(f"{context.asset_key.to_user_string()}: expected a polars DataFrame, got {type(obj)}")
         path = asset_value_path(self.data, context.asset_key.path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(".tmp")
-        obj.write_parquet(tmp)
-        stamp = file_stamp(tmp)  # a rename keeps the file's identity: no other writer can come between
-        tmp.replace(path)  # atomic: a reader never sees half a file
-        _frames.keep(path, obj, stamp)
+        _frames.write(path, obj, obj.write_parquet)  # atomic: a reader never sees half a file
         context.add_output_metadata({"stored_at": str(path)})
 
     def load_input(self, context: InputContext) -> pl.DataFrame:
@@ -53,12 +48,7 @@ class DataFolderIOManager(IOManager):
                 f"{context.asset_key.to_user_string()} has no stored value at {path}: materialise it first "
                 "(the ingest job)"
             )
-        stamp = file_stamp(path)  # taken before the read: a file replaced meanwhile is read again next time
-        if (kept := _frames.get(path, stamp)) is not None:
-            return kept
-        frame = pl.read_parquet(path)
-        _frames.keep(path, frame, stamp)
-        return frame
+        return _frames.read(path, pl.read_parquet)
 
 
 @io_manager(required_resource_keys={"lucasrag"}, description="Parquet files under <LUCASRAG_DATA>/assets/.")

@@ -22,7 +22,7 @@ from types import ModuleType
 
 import polars as pl
 
-from lucasrag.file_memo import KeptByIdentity, file_stamp
+from lucasrag.file_memo import KeptByIdentity
 from lucasrag.settings import Settings
 
 #: The memos this process last wrote or read (every memo of one data folder, with room to spare).
@@ -33,29 +33,22 @@ def memo_path(settings: Settings, name: str) -> Path:
     return settings.data / "cache" / f"{name}.parquet"
 
 
+def _parquet_or_none(path: Path) -> pl.DataFrame | None:
+    try:
+        return pl.read_parquet(path)
+    except (OSError, pl.exceptions.PolarsError):  # a torn or foreign file: recompute
+        return None
+
+
 def load_memo(settings: Settings, name: str) -> pl.DataFrame | None:
     path = memo_path(settings, name)
     if not path.is_file():
         return None
-    stamp = file_stamp(path)
-    if (kept := _kept.get(path, stamp)) is not None:
-        return kept
-    try:
-        frame = pl.read_parquet(path)
-    except (OSError, pl.exceptions.PolarsError):  # a torn or foreign file: recompute
-        return None
-    _kept.keep(path, frame, stamp)
-    return frame
+    return _kept.read(path, _parquet_or_none)
 
 
 def save_memo(settings: Settings, name: str, frame: pl.DataFrame) -> None:
-    path = memo_path(settings, name)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    frame.write_parquet(tmp)
-    stamp = file_stamp(tmp)  # a rename keeps the file's identity: no other writer can come between
-    tmp.replace(path)
-    _kept.keep(path, frame, stamp)
+    _kept.write(memo_path(settings, name), frame, frame.write_parquet)
 
 
 def source_files(*modules: ModuleType) -> list[Path]:

@@ -81,10 +81,12 @@ CHUNK_RULES = (chunk_table, chunking, obsidian, markup, ageing, banding, charged
 
 def chunk_rows_salt(settings: Settings, subjects, vector_evidence: str) -> str:
     """Everything vault-wide a chunk row depends on: the rules' source, chunk size, archive cutoff,
-    the deference list and the care model (its evidence and cuts)."""
+    the deference list, the care model (its evidence and cuts) and the parse (a row key names a note's body by
+    its content hash: ``memo.hashed_body``)."""
     rules = source_fingerprint(*CHUNK_RULES)
     cuts = (shipped_model().version, shipped_model().release_rule(True), shipped_model().release_rule(False))
-    return repr((rules, settings.chunk_tokens, settings.archive_cutoff, subjects, vector_evidence, cuts))
+    parse = parse_key(settings)
+    return repr((rules, settings.chunk_tokens, settings.archive_cutoff, subjects, vector_evidence, cuts, parse))
 
 
 def learned_keys(routed: pl.DataFrame, subjects, dismissed) -> pl.Series:
@@ -193,8 +195,9 @@ def remembered_chunk_frame(
     settings: Settings, routed: pl.DataFrame, salt: str, dismissed, compute, subjects=(), namesakes=None, nearby=None
 ) -> tuple[pl.DataFrame, int]:
     """``compute(notes)`` (their chunk rows) for the routed notes whose key the last run's memo does
-    not hold; the others' rows come from the memo, with this run's workspace. Rows in ``routed``'s
-    order, as :func:`chunk_frame` makes them. Returns the frame and how many notes were chunked afresh."""
+    not hold (``salt``: :func:`chunk_rows_salt`, which names the parse the keys rely on); the others' rows come
+    from the memo, with this run's workspace. Rows in ``routed``'s order, as :func:`chunk_frame` makes them.
+    Returns the frame and how many notes were chunked afresh."""
     # each note's dismissed subjects, sorted ([] for most): joined by path, not built note by note
     by_path = pl.DataFrame(
         {"path": list(dismissed), "dismissed": [sorted(subjects) for subjects in dismissed.values()]},
@@ -210,7 +213,7 @@ def remembered_chunk_frame(
         pl.Series("nearby", [nearby.get(p, "") for p in routed["path"]], dtype=pl.String),
     )
     columns = hashed_body(keyed, [*CHUNK_INPUTS, "dismissed", "learned", "namesakes", "nearby"])
-    keys = row_keys(keyed, columns, salt + parse_key(settings))
+    keys = row_keys(keyed, columns, salt)
     # a note's workspace is not stored: a note that only moved keeps its rows
     stored = {c: dtype for c, dtype in CHUNK_SCHEMA.items() if c != "workspace"}
     rows, chunked = memoised_rows(

@@ -75,7 +75,7 @@ class FrameDocRows(DocRows):
             else:
                 current[doc] = (rows, salt, "")
                 unknown.append(doc)
-        for doc, chunks in DocRows(self.records(unknown)).grouped():
+        for doc, chunks in self._rows_of(unknown).grouped():
             rows, salt, _ = current[doc]
             current[doc] = (rows, salt, doc_fingerprint(chunks, salt))
         _FINGERPRINTS[self._key] = current
@@ -85,9 +85,11 @@ class FrameDocRows(DocRows):
         return {doc: fingerprint for doc, (_, _, fingerprint) in current.items()}
 
     def records(self, doc_ids: Sequence[str]) -> list[ChunkRecord]:
-        if not doc_ids:
-            return []
-        return DocRows(chunk_records(self._chunks.filter(pl.col("doc_id").is_in(list(doc_ids))))).records(doc_ids)
+        return self._rows_of(doc_ids).records(doc_ids)
+
+    def _rows_of(self, doc_ids: Sequence[str]) -> DocRows:
+        """The records of ``doc_ids`` only, grouped by document."""
+        return DocRows(chunk_records(self._chunks.filter(pl.col("doc_id").is_in(list(doc_ids)))) if doc_ids else [])
 
 
 def private_link_salts(docs: pl.DataFrame) -> dict[str, str]:

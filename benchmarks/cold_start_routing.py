@@ -48,6 +48,7 @@ sys.path.insert(0, str(REPO))
 from lucasrag.embedding_cache import EmbeddingCache  # noqa: E402
 from lucasrag_assets.assets.notes import notes_frame  # noqa: E402
 from lucasrag_assets.rules.routing import router as routing  # noqa: E402
+from lucasrag_assets.rules.routing.passes import route_frame  # noqa: E402
 from lucasrag_assets.rules.routing.vault_rules import RoutingRules, suggest_folder_rules  # noqa: E402
 from lucasrag_assets.rules.vault_scan import scan_vault  # noqa: E402
 
@@ -168,12 +169,12 @@ def main() -> None:
         )
         for name, folder, labels in targets:
             notes = notes_frame(scan_vault(folder, max_bytes=1 << 20))
-            decided = routing.route_frame(notes, cache.embed, args.threshold)
+            decided = route_frame(notes, cache.embed, args.threshold)
             if args.accept_suggestions:
                 pairs = [(r["path"], r["workspace"] or r["suggestion"]) for r in decided.iter_rows(named=True)]
                 rules = RoutingRules(folders={s.folder: s.workspace for s in suggest_folder_rules(pairs)})
                 print(f"  {name}: accepting {len(rules.folders)} suggested folder rules: {dict(rules.folders)}")
-                decided = routing.route_frame(notes, cache.embed, args.threshold, rules)
+                decided = route_frame(notes, cache.embed, args.threshold, rules)
             j = judge(decided, labels, args.half)
             report(name, j, args.verbose)
             if not name.startswith("sample"):
@@ -206,7 +207,7 @@ def grid(targets, cache, args) -> None:
         pooled: dict[str, int] = {}
         sample = ""
         for name, notes, labels in frames:
-            j = judge(routing.route_frame(notes, cache.embed, args.threshold), labels, args.half)
+            j = judge(route_frame(notes, cache.embed, args.threshold), labels, args.half)
             if name.startswith("sample"):
                 sample = f"sample q {j['bearing_quarantined']}/{j['bearing']} acc {j['routed_right']}/{j['routed']}"
                 continue

@@ -24,7 +24,7 @@ sys.path.insert(0, str(REPO))
 
 from lucasrag.embedding_cache import EmbeddingCache  # noqa: E402
 from lucasrag_assets.assets.notes import notes_frame  # noqa: E402
-from lucasrag_assets.rules.routing.router import route_frame  # noqa: E402
+from lucasrag_assets.rules.routing.passes import route_frame  # noqa: E402
 from lucasrag_assets.rules.vault_scan import scan_vault  # noqa: E402
 
 

@@ -18,7 +18,7 @@ import polars as pl
 from lucasrag.embedding import get_embedder
 from lucasrag.settings import Settings
 from lucasrag_assets.assets.notes import notes_frame
-from lucasrag_assets.rules.routing.router import route_frame
+from lucasrag_assets.rules.routing.passes import route_frame
 from lucasrag_assets.rules.vault_scan import scan_vault
 
 

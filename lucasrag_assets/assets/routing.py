@@ -1,5 +1,8 @@
 """routed_documents and quarantine: each valid note goes to one workspace or waits for a person."""
 
+from collections import OrderedDict
+from pathlib import Path
+
 import polars as pl
 from dagster import (
     AssetCheckResult,
@@ -24,7 +27,7 @@ from lucasrag_assets.rules import clippings
 from lucasrag_assets.rules.changes import note_changes
 from lucasrag_assets.rules.routing import evidence as routing_evidence
 from lucasrag_assets.rules.routing.evidence import EVIDENCE_SCHEMA, note_evidence
-from lucasrag_assets.rules.routing.router import route_frame
+from lucasrag_assets.rules.routing.remembered import RoutingMemory
 from lucasrag_assets.rules.routing.stability import keep_placed
 from lucasrag_assets.rules.routing.vault_rules import load_routing_rules
 
@@ -34,10 +37,29 @@ EVIDENCE_INPUTS = ("path", "title", "body", "tags", "kinds", "links", "source")
 EVIDENCE_RULES = (routing_evidence, clippings)
 
 
+#: Each data folder's routing in this process (rules/routing/remembered.py): a long-lived writer (``lucasrag
+#: watch``, ``mcp --watch``, the sensor's in-process run) rescores only the notes a change touches. The last two
+#: data folders are kept (≈ 1.5 KB a note: its routing vector and evidence).
+_ROUTING: OrderedDict[Path, RoutingMemory] = OrderedDict()
+
+
+def routing_memory(settings) -> RoutingMemory:
+    memory = _ROUTING.pop(settings.data, None) or RoutingMemory()
+    _ROUTING[settings.data] = memory
+    while len(_ROUTING) > 2:
+        _ROUTING.popitem(last=False)
+    return memory
+
+
+def evidence_salt(settings) -> str:
+    """What every note's evidence depends on besides the note: the rules' source and the parse."""
+    return source_fingerprint(*EVIDENCE_RULES) + parse_key(settings)
+
+
 def remembered_evidence(settings, counted: list[int]):
     """:func:`note_evidence` through a memo under the data folder: only notes whose inputs (or the
     rules' source) changed since the last run are read again; ``counted`` gets how many were."""
-    salt = source_fingerprint(*EVIDENCE_RULES) + parse_key(settings)
+    salt = evidence_salt(settings)
 
     def evidence(valid: pl.DataFrame) -> pl.DataFrame:
         keys = row_keys(valid, hashed_body(valid, [c for c in EVIDENCE_INPUTS if c in valid.columns]), salt)
@@ -110,8 +132,16 @@ def route_notes(context: AssetExecutionContext, lucasrag: LucasragSettings, vaul
         rules = load_routing_rules(settings.vault)  # a broken routing.yaml fails here, naming the entry
         read_afresh: list[int] = []
         evidence = remembered_evidence(settings, read_afresh)
+        memory = routing_memory(settings)
         with cache.remembering("routing"):  # a long-lived process reads only the changed notes' vectors
-            decided = route_frame(vault_notes, cache.embed, settings.route_threshold, rules, evidence=evidence)
+            decided = memory.route(
+                vault_notes,
+                cache.embed,
+                settings.route_threshold,
+                rules,
+                evidence=evidence,
+                context=(evidence_salt(settings), CALIBRATED_MODEL),
+            )
     finally:
         cache.close()
     # reviews converge: an unchanged indexed note keeps its workspace (rules/routing/stability.py)
@@ -129,6 +159,9 @@ def route_notes(context: AssetExecutionContext, lucasrag: LucasragSettings, vaul
             **{f"notes_{ws}": n for ws, n in per_ws.items()},
             "threshold": settings.route_threshold,
             "evidence_read_afresh": sum(read_afresh),  # notes whose own evidence was not in the memo
+            # "full: <why>" or "remembered" (rules/routing/remembered.py), and how many notes were scored
+            "routing_pass": memory.how,
+            "rescored": memory.rescored,
             "moved": moves.height,  # status or workspace changed since the last ingest (docs/routing.md)
             "moves": MetadataValue.md(markdown_table(moves)),
         },

@@ -10,7 +10,7 @@ import pytest
 
 from lucasrag.embedding_cache import EmbeddingCache
 from lucasrag_assets.assets.notes import notes_frame
-from lucasrag_assets.rules.routing.router import route_frame
+from lucasrag_assets.rules.routing.passes import route_frame
 from lucasrag_assets.rules.routing.vault_rules import load_routing_rules
 from lucasrag_assets.rules.vault_scan import scan_vault
 

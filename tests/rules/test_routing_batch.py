@@ -6,16 +6,16 @@ The reference below is ``route_frame`` as it was before it scored every note at 
 
 from __future__ import annotations
 
-import hashlib
-
 import numpy as np
 import polars as pl
 import pytest
+from routing_vaults import FOLDERS, fake_embed, synthetic_notes
 
 from lucasrag.vocabulary import WORKSPACES
 from lucasrag_assets.rules.routing import router as routing
 from lucasrag_assets.rules.routing.evidence import note_evidence
 from lucasrag_assets.rules.routing.folder_votes import FOLDER_EVIDENCE_MIN_NOTES, _folder_chain, folder_evidence
+from lucasrag_assets.rules.routing.passes import route_frame
 from lucasrag_assets.rules.routing.router import (
     MIN_MEANINGFUL_WORDS,
     SELF_TRAIN_CONFIDENCE,
@@ -24,24 +24,11 @@ from lucasrag_assets.rules.routing.router import (
     build_centroids,
     decide,
     evidence_logits,
-    route_frame,
     routing_text,
     scores_from_logits,
 )
 from lucasrag_assets.rules.routing.vault_rules import RoutingRules, parse_routing_rules
 from lucasrag_assets.rules.vault_scan import scan_vault
-
-DIM = 384
-
-
-def fake_embed(texts: list[str]) -> np.ndarray:
-    """A unit vector per text, the same for the same text (seeded by its hash), float32 like the model's."""
-    rows = []
-    for text in texts:
-        seed = int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "little")
-        v = np.random.default_rng(seed).standard_normal(DIM).astype(np.float32)
-        rows.append(v / np.linalg.norm(v))
-    return np.stack(rows).astype(np.float32) if rows else np.zeros((0, DIM), dtype=np.float32)
 
 
 def reference_folder_evidence(paths, distributions):
@@ -135,50 +122,6 @@ def reference_route_frame(notes, embed, threshold, rules=None):
         pl.Series("suggestion", [d.suggestion for d in decisions], dtype=pl.String),
         pl.Series("confidence", [d.confidence for d in decisions], dtype=pl.Float64),  # unrounded: every bit
         pl.Series("route_reason", [d.reason for d in decisions], dtype=pl.String),
-    )
-
-
-WORDS = (
-    "kubernetes postgres deploy python invoice insurance tax lease poem verse story chapter diary family "
-    "holiday cat garden recipe film meeting budget server bug sea moon rent bank pension draft"
-).split()
-FOLDERS = ["tech", "tech/db", "journal", "admin/tax", "writing", "inbox", "inbox/clips", "02 Areas/Life", ""]
-
-
-def synthetic_notes(seed: int, n: int) -> pl.DataFrame:
-    """``n`` notes in a few folders (some labelled, some with too few words, some empty of words)."""
-    rng = np.random.default_rng(seed)
-    rows = []
-    for i in range(n):
-        folder = FOLDERS[rng.integers(len(FOLDERS))]
-        words = rng.choice(WORDS, size=int(rng.integers(0, 25))).tolist()
-        label = WORKSPACES[rng.integers(4)] if rng.random() < 0.08 else None
-        rows.append(
-            {
-                "path": f"{folder}/n{i}.md" if folder else f"n{i}.md",
-                "status": "ok" if rng.random() < 0.95 else "invalid",
-                "title": f"note {i}",
-                "body": " ".join(words) + ("\n```\nkubectl get pods\n```\n" if rng.random() < 0.1 else ""),
-                "declared_workspace": label,
-                "tags": ["recipe"] if rng.random() < 0.05 else [],
-                "links": [],
-                "kinds": [],
-                "source": None,
-            }
-        )
-    return pl.DataFrame(
-        rows,
-        schema={
-            "path": pl.String,
-            "status": pl.String,
-            "title": pl.String,
-            "body": pl.String,
-            "declared_workspace": pl.String,
-            "tags": pl.List(pl.String),
-            "links": pl.List(pl.String),
-            "kinds": pl.List(pl.String),
-            "source": pl.String,
-        },
     )
 
 

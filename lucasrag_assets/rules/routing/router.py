@@ -30,11 +30,10 @@ rules/routing/vault_rules.py) sit between frontmatter and the router.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
-import polars as pl
 
 from lucasrag.vocabulary import WORKSPACES
 
@@ -53,7 +52,6 @@ from lucasrag_assets.rules.routing.evidence import (  # noqa: F401
 
 # Re-exported (F401): the folder evidence was defined here before it moved.
 from lucasrag_assets.rules.routing.folder_votes import FOLDER_EVIDENCE_MIN_NOTES, folder_evidence, folder_shares  # noqa: F401
-from lucasrag_assets.rules.routing.vault_rules import RoutingRules
 
 #: Short descriptions embedded as each workspace's anchor points. Written the way people write
 #: their own notes (snippets, meeting notes, reading notes, to-do lists), not like the sample vault.
@@ -242,87 +240,7 @@ def route(
     return decide(scores_from_logits(logits), len(words), threshold=threshold)
 
 
-def _centroids(prototypes: Mapping[str, np.ndarray], labels: Sequence[str | None], vectors: np.ndarray):
+def labelled_centroids(prototypes: Mapping[str, np.ndarray], labels: Sequence[str | None], vectors: np.ndarray):
     """:func:`build_centroids` with each workspace's exemplars: the rows of ``vectors`` labelled with it, in order."""
     exemplars = {ws: vectors[[i for i, label in enumerate(labels) if label == ws]] for ws in WORKSPACES}
     return build_centroids(prototypes, exemplars)
-
-
-def route_frame(
-    notes: pl.DataFrame,
-    embed: Callable[[list[str]], np.ndarray],
-    threshold: float,
-    rules: RoutingRules | None = None,
-    evidence: Callable[[pl.DataFrame], pl.DataFrame] = note_evidence,
-) -> pl.DataFrame:
-    """One row per valid note with its decision (workspace null = quarantined).
-
-    Authority: ``workspace:`` frontmatter > a routing.yaml rule > the router. The router
-    runs twice: pass 1 on the note alone, with centroids from the prototypes, labelled and
-    ruled notes; pass 2 adds the notes pass 1 placed confidently to the centroids and adds
-    folder evidence from pass 1's votes. ``evidence`` reads what each note says about itself
-    (:func:`note_evidence`, or a caller's memo of it: the two passes read every note's).
-    Both passes score every note at once (:func:`evidence_logit_matrix`, :func:`score_matrix`,
-    :func:`folder_shares`), float for float what :func:`evidence_logits` and :func:`scores_from_logits`
-    give one note at a time; each note is then judged by :func:`decide`.
-    """
-    rules = rules or RoutingRules()
-    valid = notes.filter(pl.col("status") == "ok")
-    texts = [routing_text(b) for b in valid["body"].to_list()]
-    paths = valid["path"].to_list()
-    declared = valid["declared_workspace"].to_list()
-    vectors = np.asarray(embed(texts))
-    prototypes = {ws: embed(list(WORKSPACE_PROTOTYPES[ws])) for ws in WORKSPACES}
-    own = evidence(valid)
-    empty = own["content_free"].to_list()
-    n_words = [0 if e else n for e, n in zip(empty, own["own_words"].to_list())]
-    lexical = (
-        own.select([f"lexical_{ws}" for ws in WORKSPACES]).to_numpy().astype(np.float64).reshape(-1, len(WORKSPACES))
-    )
-    priors = own["prior"].to_list()
-    code = own["code"].to_numpy().astype(np.float64)
-    if rules:
-        tags = [t or [] for t in valid["tags"].to_list()]
-        ruled = [None if d else rules.match(p, t) for p, d, t in zip(paths, declared, tags)]
-    else:  # no routing.yaml: no rule covers any note
-        ruled = [None] * len(paths)
-    known = [d or (r[0] if r else None) for d, r in zip(declared, ruled)]  # a person's decision
-
-    first = score_matrix(evidence_logit_matrix(lexical, priors, code, vectors, _centroids(prototypes, known, vectors)))
-    best = first.argmax(axis=1).tolist() if len(first) else []
-    sure = (first.max(axis=1, initial=-math.inf) >= SELF_TRAIN_CONFIDENCE).tolist()
-    worded = [n >= MIN_MEANINGFUL_WORDS for n in n_words]
-    confident = [k or (WORKSPACES[b] if w and s else None) for k, b, w, s in zip(known, best, worded, sure)]
-    # a person's decision votes for its workspace; a note with words votes its first-pass scores
-    votes = first.copy()
-    for i, k in enumerate(known):
-        if k:
-            votes[i] = [1.0 if ws == k else 0.0 for ws in WORKSPACES]
-    voting = np.array([bool(k) or w for k, w in zip(known, worded)], dtype=bool)
-    near = folder_shares(paths, votes, voting)
-    heard = (near != 0).any(axis=1)
-    logits = evidence_logit_matrix(lexical, priors, code, vectors, _centroids(prototypes, confident, vectors))
-    logits = np.where(heard[:, None], logits + FOLDER_EVIDENCE_WEIGHT * near, logits)
-    scores = score_matrix(logits).tolist()
-
-    decisions = []
-    for i, row in enumerate(scores):
-        if declared[i]:
-            decisions.append(RouteDecision(declared[i], declared[i], 1.0, "workspace set in frontmatter"))
-            continue
-        decisions.append(
-            decide(
-                dict(zip(WORKSPACES, row)),
-                n_words[i],
-                threshold=threshold,
-                rule=ruled[i],
-                evidence="content and folder" if heard[i] else "content",
-                content_free=empty[i],
-            )
-        )
-    return valid.with_columns(
-        pl.Series("workspace", [d.workspace for d in decisions], dtype=pl.String),
-        pl.Series("suggestion", [d.suggestion for d in decisions], dtype=pl.String),
-        pl.Series("confidence", [round(d.confidence, 4) for d in decisions], dtype=pl.Float64),
-        pl.Series("route_reason", [d.reason for d in decisions], dtype=pl.String),
-    )

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import polars as pl
 
-from lucasrag.file_memo import KeptByIdentity
+from lucasrag.file_memo import KeptByIdentity, parquet_writer
 from lucasrag.settings import Settings
 
 #: One (chunk, subject) care assessment as the catalogue stores it (see lucasrag_assets/rules/care/detector).
@@ -134,7 +134,7 @@ def decisions_path(settings: Settings) -> Path:
 
 
 def _write(path: Path, frame: pl.DataFrame) -> None:
-    _kept.write(path, frame, frame.write_parquet)
+    _kept.write(path, frame, parquet_writer(frame))
 
 
 def _read_kept(path: Path) -> pl.DataFrame | None:

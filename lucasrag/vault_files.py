@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import stat
 from collections.abc import Mapping, Sequence
 from pathlib import Path, PurePosixPath
 
@@ -36,15 +37,41 @@ def vault_file_names(root: Path) -> list[str]:
     """:func:`iter_vault_files` as strings (``str(root)``, a separator, the rest), for callers that read every
     file's name: the watcher lists the vault every second, and a ``Path`` per file (made, compared, made
     relative) cost ≈0.25 s per listing at 1,000 notes on a loaded machine, ≈0.5 s of a 10,000-note scan."""
-    found: list[str] = []
-    for dirpath, dirnames, filenames in os.walk(root):
-        # Prune in place so .git/.obsidian trees are never even listed; what is left below
-        # ``root`` is hidden only by its own name.
-        dirnames[:] = [d for d in dirnames if not d.startswith(".")]
-        found.extend(os.path.join(dirpath, name) for name in filenames if name.endswith(".md") and name[0] != ".")
+    return [name for name, _ in vault_file_stats(root)]
+
+
+def vault_file_stats(root: Path) -> list[tuple[str, os.stat_result | None]]:
+    """:func:`vault_file_names`, each with its ``lstat`` (None when the entry cannot be stat'ed), from one walk
+    of ``os.scandir``: the entries the listing reads are stat'ed without building their paths again (a scan and
+    the watcher's fingerprint stat every file; ≈ 0.3 s less at 100,000 notes than ``os.walk`` then ``lstat``).
+    What is listed is what ``os.walk`` lists: hidden folders are never entered, nor folders reached by a
+    symlink; a file or a symlink that is not to a folder is an entry."""
+    found: list[tuple[str, os.stat_result | None]] = []
+    folders = [str(root)]
+    while folders:
+        folder = folders.pop()
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:  # vanished or unreadable meanwhile: as os.walk, skipped
+            continue
+        for entry in entries:
+            name = entry.name
+            try:
+                is_dir = entry.is_dir()
+            except OSError:
+                is_dir = False
+            if is_dir:
+                # Prune so .git/.obsidian trees are never even listed; a symlinked folder is not entered
+                if name[0] != "." and not entry.is_symlink():
+                    folders.append(entry.path)
+            elif name.endswith(".md") and name[0] != ".":
+                try:
+                    found.append((entry.path, entry.stat(follow_symlinks=False)))
+                except OSError:
+                    found.append((entry.path, None))
     # The order of Path comparison (part by part): the separator as the lowest character gives it without a
     # list per name (0.39 → 0.06 s at 100,000 notes); no file name holds a NUL.
-    found.sort(key=lambda path: path.replace(os.sep, "\0"))
+    found.sort(key=lambda item: item[0].replace(os.sep, "\0"))
     return found
 
 
@@ -110,11 +137,13 @@ def vault_fingerprint(root: Path) -> str:
     """A cheap change detector: relative path, size and mtime of every note and configuration file."""
     h = hashlib.sha256()
     base = len(str(root)) + 1
-    for name in [*vault_file_names(root), str(deference_path(root)), *map(str, config_files(root))]:
-        try:
-            st = os.stat(name)
-        except OSError:  # an absent settings file, or a note deleted mid-scan
-            continue
+    notes = vault_file_stats(root)
+    for name, st in [*notes, *((str(p), None) for p in [deference_path(root), *config_files(root)])]:
+        if st is None or stat.S_ISLNK(st.st_mode):  # a settings file, or a symlink: what it points to counts
+            try:
+                st = os.stat(name)
+            except OSError:  # an absent settings file, or a note deleted mid-scan
+                continue
         rel = name[base:].replace(os.sep, "/")  # == path.relative_to(root).as_posix(), without its cost
         # surrogateescape: a file name that is not UTF-8 still counts (the scan reports it, escaped).
         h.update(f"{rel}\0{st.st_size}\0{st.st_mtime_ns}\n".encode("utf-8", "surrogateescape"))

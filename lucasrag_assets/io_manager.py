@@ -16,7 +16,7 @@ from pathlib import Path
 import polars as pl
 from dagster import InputContext, IOManager, OutputContext, io_manager
 
-from lucasrag.file_memo import KeptByIdentity
+from lucasrag.file_memo import KeptByIdentity, parquet_writer
 
 #: The frames this process last wrote or read (every asset of one data folder, with room to spare).
 _frames = KeptByIdentity(limit=16)
@@ -38,7 +38,7 @@ class DataFolderIOManager(IOManager):
         if not isinstance(obj, pl.DataFrame):
             raise TypeError(f"{context.asset_key.to_user_string()}: expected a polars DataFrame, got {type(obj)}")
         path = asset_value_path(self.data, context.asset_key.path)
-        _frames.write(path, obj, obj.write_parquet)  # atomic: a reader never sees half a file
+        _frames.write(path, obj, parquet_writer(obj))  # atomic: a reader never sees half a file
         context.add_output_metadata({"stored_at": str(path)})
 
     def load_input(self, context: InputContext) -> pl.DataFrame:

@@ -16,13 +16,14 @@ without reading the Parquet back; another writer's file is read again.
 """
 
 import hashlib
+from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from types import ModuleType
 
 import polars as pl
 
-from lucasrag.file_memo import KeptByIdentity
+from lucasrag.file_memo import KeptByIdentity, parquet_writer
 from lucasrag.settings import Settings
 
 #: The memos this process last wrote or read (every memo of one data folder, with room to spare).
@@ -48,7 +49,7 @@ def load_memo(settings: Settings, name: str) -> pl.DataFrame | None:
 
 
 def save_memo(settings: Settings, name: str, frame: pl.DataFrame) -> None:
-    _kept.write(memo_path(settings, name), frame, frame.write_parquet)
+    _kept.write(memo_path(settings, name), frame, parquet_writer(frame))
 
 
 def source_files(*modules: ModuleType) -> list[Path]:
@@ -74,14 +75,43 @@ def source_fingerprint(*modules: ModuleType) -> str:
     return digest.hexdigest()
 
 
+#: The row keys this process last worked out, per salt and key columns (their names and types): the next run
+#: digests only rows it has not seen (see :func:`row_keys`). The last few key sets are kept.
+_KEYS_SEEN: OrderedDict[tuple, pl.DataFrame] = OrderedDict()
+
+
 def row_keys(frame: pl.DataFrame, columns: Sequence[str], salt: str) -> list[str]:
     """One key per row: a digest of ``salt`` and the row's values in ``columns`` (what its result depends on).
 
     The values but a note's body are written by polars as one JSON object per row (column names, strings
     escaped, lists, null apart from empty); the body follows as its own bytes after a byte JSON text never
-    holds (so no two rows meet in one key). 10,000 notes: ≈ 0.05 s, a third of a ``repr`` per row."""
+    holds (so no two rows meet in one key). 10,000 notes: ≈ 0.05 s, a third of a ``repr`` per row.
+
+    A long-lived process digests only the rows it did not meet in its last call with the same salt and columns:
+    a row is recognised by two of polars' 64-bit row hashes (128 bits, computed within this process), and gets
+    the key it had (at 100,000 notes ≈ 0.05 s instead of 0.4 s a memo)."""
     if not frame.height:
         return []
+    part = frame.select(columns)
+    seen_as = (salt, tuple(part.schema.items()))
+    ids = pl.DataFrame({"a": part.hash_rows(seed=11), "b": part.hash_rows(seed=29)})
+    seen = _KEYS_SEEN.pop(seen_as, None)
+    if seen is not None:
+        keys = ids.join(seen, on=["a", "b"], how="left", maintain_order="left")["key"].to_list()
+    else:
+        keys = [None] * frame.height
+    todo = [i for i, key in enumerate(keys) if key is None]
+    if todo:
+        for i, key in zip(todo, _digests(part[todo], columns, salt)):
+            keys[i] = key
+    _KEYS_SEEN[seen_as] = ids.with_columns(pl.Series("key", keys, dtype=pl.String)).unique(["a", "b"])
+    while len(_KEYS_SEEN) > 8:
+        _KEYS_SEEN.popitem(last=False)
+    return keys
+
+
+def _digests(frame: pl.DataFrame, columns: Sequence[str], salt: str) -> list[str]:
+    """:func:`row_keys` worked out for every row of ``frame``."""
     small = [c for c in columns if c != "body"]
     heads = frame.select(pl.struct(small).struct.json_encode())[:, 0].to_list() if small else [""] * frame.height
     bodies = frame["body"].to_list() if "body" in columns else [None] * frame.height

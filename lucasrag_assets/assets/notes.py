@@ -1,6 +1,7 @@
 """vault_notes: every note file of the vault, parsed, with invalid files and their reasons."""
 
 import json
+import stat
 from pathlib import Path
 
 import polars as pl
@@ -10,7 +11,7 @@ from lucasrag.entities import entity_properties
 from lucasrag.privacy import load_privacy
 from lucasrag.safe_read import UnreadableEntry, regular_file, vault_relpath
 from lucasrag.settings import Settings
-from lucasrag.vault_files import vault_file_names
+from lucasrag.vault_files import vault_file_stats
 from lucasrag_assets.assets._metadata import markdown_table
 from lucasrag_assets.memo import load_memo, save_memo
 from lucasrag_assets.resources import LucasragSettings
@@ -97,12 +98,15 @@ def scan_with_memo(settings: Settings) -> tuple[pl.DataFrame, int]:
     """Parse every note, reusing last run's result for files whose size and mtime
     are unchanged. Returns the frame and how many files were parsed afresh."""
     stats, unreadable = {}, set()
-    for path in vault_file_names(settings.vault):  # names, not a Path per file: most are only stat'ed
+    for path, st in vault_file_stats(settings.vault):  # names, not a Path per file: most are only stat'ed
         rel, utf8 = vault_relpath(settings.vault, path)
-        try:
-            st = regular_file(settings.vault, path)[1] if utf8 else None
-        except UnreadableEntry:
+        if not utf8:
             st = None
+        elif st is None or not stat.S_ISREG(st.st_mode):  # a symlink, or not a file: regular_file says
+            try:
+                st = regular_file(settings.vault, path)[1]
+            except UnreadableEntry:
+                st = None
         if st is None:  # FIFO, symlink loop or out of the vault, odd name...: parse_note says why, every time
             unreadable.add(rel)
         stats[rel] = (path, st.st_size if st else -1, st.st_mtime_ns if st else -1, st)

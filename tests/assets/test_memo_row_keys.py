@@ -45,3 +45,37 @@ def test_keys_follow_the_bytes_and_the_parse(tmp_path):
     (vault / ".lucasrag" / "private").write_text("diary/\n", encoding="utf-8")
     assert parse_key(settings) != parse
     assert row_keys(frame, hashed_body(frame, ["path", "body"]), parse_key(settings)) != key
+
+
+def _fresh_keys(frame, columns, salt):
+    from lucasrag_assets import memo
+
+    memo._KEYS_SEEN.clear()
+    return row_keys(frame, columns, salt)
+
+
+BASE = pl.DataFrame(
+    {"path": ["a.md", "b.md", "c.md"], "body": ["one", "two", "three"], "day": ["2026-01-01", "2026-01-02", None]}
+)
+
+
+@pytest.mark.parametrize(
+    "after",
+    [
+        BASE,  # nothing changed: every key remembered
+        BASE.with_columns(pl.when(pl.col("path") == "b.md").then(pl.lit("TWO")).otherwise("body").alias("body")),
+        pl.concat([BASE, pl.DataFrame({"path": ["d.md"], "body": ["four"], "day": ["2026-01-04"]})]),
+        BASE.reverse(),
+        pl.concat([BASE, BASE.head(1)]),  # the same row twice
+        BASE.with_columns(pl.col("day").str.to_date()),  # the same text as another type: another key
+        BASE.head(0),
+    ],
+)
+def test_keys_a_process_remembers_are_the_keys_it_would_work_out(after):
+    """A long-lived process digests only rows it has not met; every key is still the one a fresh process gives."""
+    want = _fresh_keys(after, ["path", "body", "day"], "salt")
+    _fresh_keys(BASE, ["path", "body", "day"], "salt")  # what the last run met
+    assert row_keys(after, ["path", "body", "day"], "salt") == want
+    assert row_keys(after, ["path", "body", "day"], "another salt") == _fresh_keys(
+        after, ["path", "body", "day"], "another salt"
+    )

@@ -139,9 +139,10 @@ def _write(path: Path, frame: pl.DataFrame) -> None:
 
 def _read_kept(path: Path) -> pl.DataFrame | None:
     """The frame at ``path`` (None without the file), without reading back what this process wrote there."""
-    if not path.is_file():
+    try:
+        return _kept.read(path, pl.read_parquet)
+    except FileNotFoundError:
         return None
-    return _kept.read(path, pl.read_parquet)
 
 
 def write_changes(settings: Settings, frame: pl.DataFrame) -> None:

@@ -18,6 +18,7 @@ from dagster import DagsterEventType
 
 from lucasrag.catalog import read_changes
 from lucasrag.data_folder import LOCK_HOLDER_TAG, exclusive_ingest, tighten
+from lucasrag.file_memo import writes_in_background
 from lucasrag.progress import Progress
 from lucasrag.settings import Settings
 from lucasrag.vault_health import VaultHealth, vault_health
@@ -324,7 +325,8 @@ def run_ingest(
                 run_id = str(uuid.uuid4())  # as Dagster makes one; named here so that its event log is held open
                 # raise_on_error=False: the executor goes on with every step that does not depend on a failed
                 # one (the other workspaces' index steps), as the multiprocess executor does; _failed says which.
-                with _event_log_held_open(instance, run_id):
+                # the run's whole-vault files are written beside its later steps; all of them before the lock goes
+                with _event_log_held_open(instance, run_id), writes_in_background():
                     result = defs.resolve_job_def("ingest").execute_in_process(
                         instance=instance, run_config=_QUIET, raise_on_error=False, tags=tags, run_id=run_id
                     )

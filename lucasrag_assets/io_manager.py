@@ -43,12 +43,13 @@ class DataFolderIOManager(IOManager):
 
     def load_input(self, context: InputContext) -> pl.DataFrame:
         path = asset_value_path(self.data, context.asset_key.path)
-        if not path.is_file():
+        try:  # a value this process is still writing (file_memo.writes_in_background) is given back as kept
+            return _frames.read(path, pl.read_parquet)
+        except FileNotFoundError:
             raise FileNotFoundError(
                 f"{context.asset_key.to_user_string()} has no stored value at {path}: materialise it first "
                 "(the ingest job)"
-            )
-        return _frames.read(path, pl.read_parquet)
+            ) from None
 
 
 @io_manager(required_resource_keys={"lucasrag"}, description="Parquet files under <LUCASRAG_DATA>/assets/.")

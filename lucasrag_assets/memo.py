@@ -42,10 +42,7 @@ def _parquet_or_none(path: Path) -> pl.DataFrame | None:
 
 
 def load_memo(settings: Settings, name: str) -> pl.DataFrame | None:
-    path = memo_path(settings, name)
-    if not path.is_file():
-        return None
-    return _kept.read(path, _parquet_or_none)
+    return _kept.read(memo_path(settings, name), _parquet_or_none)  # None without the file
 
 
 def save_memo(settings: Settings, name: str, frame: pl.DataFrame) -> None:

@@ -160,3 +160,15 @@ def test_the_digest_changes_with_row_order_and_graph_mode_but_not_with_the_text(
     assert chunk_rows_digest(frame, dataclasses.replace(settings, graph=True)) != digest
     # the text is not part of a document's fingerprint (its chunk id is): the sync ignores it, so may the digest
     assert chunk_rows_digest(frame.with_columns(pl.lit("other").alias("text")), settings) == digest
+
+
+@pytest.mark.parametrize("field", list(EDITS))
+def test_a_digest_this_process_remembers_is_the_one_it_would_work_out(field, settings):
+    """A long-lived writer recognises rows it digested before; every digest is still the one worked out afresh."""
+    from lucasrag_assets.assets import indexes
+
+    frame, edited = _frame(), _frame().with_columns(EDITS[field].alias(field))
+    remembered = [chunk_rows_digest(f, settings) for f in (frame, edited, frame, edited)]
+    indexes._DIGESTS.clear()
+    afresh = [chunk_rows_digest(f, settings) for f in (frame, edited)]
+    assert remembered == afresh * 2 and afresh[0] != afresh[1]

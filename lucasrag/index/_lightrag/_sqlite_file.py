@@ -22,6 +22,7 @@ import secrets
 import sqlite3
 from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import Any
 
 from lucasrag.sqlite_rowid import compact, rebuild_as_rowid
 
@@ -180,7 +181,7 @@ def import_once(db: sqlite3.Connection, namespace: str, legacy: Path, copy) -> N
         os.unlink(legacy)
 
 
-def with_pending(pending: dict[str, dict | None], ids, stored) -> dict[str, dict]:
+def with_pending(pending: dict[str, Any], ids, stored) -> dict[str, Any]:
     """The current row of each of ``ids`` that has one: a write waiting for the flush (None: a delete) over
     ``stored(ids)``, the flushed rows of the others (rows not copied)."""
     wanted = dict.fromkeys(ids)

@@ -177,7 +177,7 @@ def test_a_full_pass_when_a_change_turns_a_centroid_too_far():
     memory = RoutingMemory()
     memory.route(before, fake_embed, 0.5, RULES)
     got = memory.route(after, fake_embed, 0.5, RULES)
-    assert memory.how.startswith("full: the centroids turned")
+    assert memory.how.startswith("full: the centroids moved a logit")
     assert got.equals(route_frame(after, fake_embed, 0.5, RULES))
 
 

@@ -224,8 +224,11 @@ def full_pass(
     evidence: Callable[[pl.DataFrame], pl.DataFrame],
 ) -> FullPass:
     """:func:`route_frame`'s two passes over the valid notes ``valid``, with what they computed."""
-    inputs = routing_inputs(valid, embed, rules, evidence)
-    prototypes = prototype_vectors(embed)
+    return score_all(routing_inputs(valid, embed, rules, evidence), prototype_vectors(embed), threshold)
+
+
+def score_all(inputs: RoutingInputs, prototypes: Mapping[str, np.ndarray], threshold: float) -> FullPass:
+    """Both passes over notes whose inputs were read (:func:`routing_inputs`)."""
     first_centroids = labelled_centroids(prototypes, inputs.known, inputs.vectors)
     first = first_pass(inputs, first_centroids)
     near = folder_shares(inputs.paths.tolist(), first.votes, first.voting)

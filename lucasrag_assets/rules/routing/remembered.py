@@ -9,12 +9,13 @@ what its last pass computed (:class:`RoutingMemory`) and on the next run
 * routes the new notes and those whose inputs changed (path, title, body, tags, kinds, links, source,
   ``workspace:`` key) against the centroids of its last full pass;
 * follows where the centroids are now (each workspace's sum of exemplars, updated note by note) and routes the
-  whole vault afresh once one has turned far enough to move a logit by half the tolerance;
+  whole vault afresh once that would move any note's logit by half the tolerance (one product of every note's
+  vector with the centroids' turn);
 * works out every note's folder evidence from the first-pass votes, and rescores a note whose folder evidence
   moved far enough to move a logit by half the tolerance since the note was scored.
 
 So every remembered score is the one a full pass would give now within :data:`ROUTING_TOLERANCE` in each
-logit (a centroid turned by an angle moves a unit vector's cosine by at most as much): a decision can differ
+logit: a decision can differ
 from a full pass's only for a note that close to the threshold or to a tie. A fresh process, a change of the
 rules, the threshold or the evidence rules' source, or a change of more than :data:`MOST_CHANGED` of the notes
 routes the whole vault. Plain functions and numpy, no Dagster.
@@ -40,6 +41,7 @@ from lucasrag_assets.rules.routing.passes import (
     first_pass,
     full_pass,
     routing_inputs,
+    score_all,
     second_pass,
     with_decisions,
 )
@@ -62,20 +64,24 @@ def input_hashes(valid: pl.DataFrame) -> np.ndarray:
 def exemplar_sums(
     prototypes: Mapping[str, np.ndarray], labels: np.ndarray, vectors: np.ndarray
 ) -> dict[str, np.ndarray]:
-    """Each workspace's sum of prototype and exemplar vectors (float64): its centroid's direction."""
+    """Each workspace's sum of prototype and exemplar vectors (float64): its centroid's direction. One product
+    of the labels' one-hot matrix with the vectors (no copy of each workspace's rows)."""
+    onehot = np.stack([labels == ws for ws in WORKSPACES]).astype(vectors.dtype)
+    exemplars = (onehot @ vectors).astype(np.float64) if len(vectors) else np.zeros((len(WORKSPACES), 0))
     return {
-        ws: np.asarray(prototypes[ws], dtype=np.float64).sum(axis=0)
-        + vectors[labels == ws].astype(np.float64).sum(axis=0)
-        for ws in WORKSPACES
+        ws: np.asarray(prototypes[ws], dtype=np.float64).sum(axis=0) + exemplars[j] for j, ws in enumerate(WORKSPACES)
     }
 
 
-def turned(sums: Mapping[str, np.ndarray], centroids: Mapping[str, np.ndarray]) -> float:
-    """The largest distance between a centroid a pass used and the unit vector of its workspace's sum now."""
-    return max(
-        float(np.linalg.norm(sums[ws] / max(float(np.linalg.norm(sums[ws])), 1e-12) - centroids[ws]))
-        for ws in WORKSPACES
-    )
+def logit_drift(vectors: np.ndarray, sums: Mapping[str, np.ndarray], centroids: Mapping[str, np.ndarray]) -> float:
+    """How far any note's semantic logit would move if the centroids a pass used were replaced by where the
+    workspaces' sums point now: the largest ``SEMANTIC_WEIGHT × |v · (now − used)|`` over notes and workspaces."""
+    if not len(vectors):
+        return 0.0
+    turn = np.stack(
+        [sums[ws] / max(float(np.linalg.norm(sums[ws])), 1e-12) - centroids[ws] for ws in WORKSPACES]
+    ).astype(vectors.dtype)
+    return router.SEMANTIC_WEIGHT * float(np.abs(vectors @ turn.T).max())
 
 
 @dataclass(frozen=True)
@@ -166,15 +172,17 @@ class RoutingMemory:
         valid = notes.filter(pl.col("status") == "ok")
         context = (threshold, rules, context)
         hashes = input_hashes(valid)
-        why = self._why_full(context, valid)
+        why, inputs = self._why_full(context, valid), None
         if why is None:
             remembered = self._again(valid, hashes, embed, threshold, rules)
-            if isinstance(remembered, str):
-                why = remembered
-            else:
+            if isinstance(remembered, Remembered):
                 self.last, self.how = remembered, "remembered"
                 return with_decisions(valid, remembered.decisions)
-        done = full_pass(valid, embed, threshold, rules, evidence)
+            why, inputs = remembered
+        if inputs is None:
+            done = full_pass(valid, embed, threshold, rules, evidence)
+        else:  # every note scored again, from the inputs already read (the changed notes' just now)
+            done = score_all(inputs, self.last.base.prototypes, threshold)
         self.last, self.how, self.rescored = _remember(context, valid, hashes, done), f"full: {why}", valid.height
         return with_decisions(valid, done.decisions)
 
@@ -187,8 +195,9 @@ class RoutingMemory:
             return "no valid notes"
         return None
 
-    def _again(self, valid, hashes, embed, threshold, rules) -> Remembered | str:
-        """The rescoring of what changed, or why the whole vault must be routed instead."""
+    def _again(self, valid, hashes, embed, threshold, rules) -> Remembered | tuple[str, RoutingInputs | None]:
+        """The rescoring of what changed; or why every note must be scored again, with every note's inputs when
+        they were assembled (they need not be read again)."""
         last, tolerance = self.last, self.tolerance
         paths = valid["path"].to_list()
         old_rows = np.fromiter((last.row_of.get(p, -1) for p in paths), dtype=np.intp, count=len(paths))
@@ -200,7 +209,7 @@ class RoutingMemory:
         gone[old_rows[kept]] = False
         gone = np.flatnonzero(gone)  # the last pass's rows deleted or changed
         if len(fresh_at) + len(gone) > self.most_changed * 2 * len(paths):
-            return f"{len(fresh_at)} notes new or changed and {len(gone)} gone or changed of {len(paths)}"
+            return f"{len(fresh_at)} notes new or changed and {len(gone)} gone or changed of {len(paths)}", None
 
         fresh = routing_inputs(valid[fresh_at.tolist()], embed, rules, note_evidence)
         first_centroids, second_centroids = last.base.centroids
@@ -211,13 +220,15 @@ class RoutingMemory:
                 last.sums, (last.inputs.known, last.first.confident), (fresh.known, fresh_first.confident)
             )
         )
-        drift = max(turned(sums[0], first_centroids), turned(sums[1], second_centroids))
-        if router.SEMANTIC_WEIGHT * drift > tolerance / 2:
-            return f"the centroids turned by {drift:.2g} since the last full pass"
-
         inputs = RoutingInputs(
             **{name: _pick(old, old_rows, getattr(fresh, name), fresh_at) for name, old in vars(last.inputs).items()}
         )
+        drift = max(
+            logit_drift(inputs.vectors, sums[0], first_centroids),
+            logit_drift(inputs.vectors, sums[1], second_centroids),
+        )
+        if drift > tolerance / 2:
+            return f"the centroids moved a logit by {drift:.2g} since the last full pass", inputs
         first = FirstPass(
             **{
                 name: _pick(old, old_rows, getattr(fresh_first, name), fresh_at)

@@ -32,7 +32,11 @@ def vault_relpath(root: Path, path: Path | str) -> tuple[str, bool]:
     system allows) comes back with those bytes escaped (``caf\\xe9.md``), storable anywhere.
     ``path`` as a string: a name ``vault_file_names(root)`` gave (``str(root)``, a separator, the rest)."""
     if isinstance(path, str):
-        rel = path[len(str(root)) + 1 :].replace(os.sep, "/")  # what relative_to gives, without a Path per file
+        rel = path[len(str(root)) + 1 :]  # what relative_to gives, without a Path per file
+        if os.sep != "/":
+            rel = rel.replace(os.sep, "/")
+        if rel.isascii():  # most names: valid UTF-8 without encoding them (a scan asks for every file)
+            return rel, True
     else:
         rel = path.relative_to(root).as_posix()
     try:

@@ -433,3 +433,33 @@ def test_one_blas_thread_holds_in_any_thread_and_restores_the_count():
     limited("this thread again")
     assert seen == {name: [1] * len(libraries) for name in ("this thread", "another thread", "this thread again")}
     assert [lib.get_num_threads() for lib in libraries] == process
+
+
+def test_the_document_status_file_is_compact_json_lightrags_own_loader_reads(tmp_path):
+    """The embedded doc-status store writes its rows with the C encoder (compact), read back by LightRAG's
+    loader as written; a row UTF-8 cannot hold goes to LightRAG's own sanitising writer."""
+    from lightrag.utils import load_json
+
+    from lucasrag.index._lightrag._json_doc_status import CompactJsonDocStatusStorage
+
+    settings = _settings(tmp_path)
+
+    async def run() -> dict:
+        index = await open_workspace_index(settings, "personal")
+        try:
+            status = index._rag.doc_status
+            assert isinstance(status, CompactJsonDocStatusStorage)
+            records = _records(range(3), "one")
+            await index.write(records, _unit(np.random.default_rng(1), 3), {r.doc_id: r.text for r in records})
+            await index.flush()
+            path = status._file_name
+            text = open(path, encoding="utf-8").read()
+            assert "\n" not in text and load_json(path) == dict(status._data.copy())
+            await status.upsert({"doc-odd": {"status": "processed", "content_summary": "caf\udce9", "file_path": "x"}})
+            await index.flush()  # a lone surrogate: LightRAG's sanitising writer, then its reload
+            return load_json(path)
+        finally:
+            await index.close()
+
+    rows = asyncio.run(run())
+    assert {"d0", "d1", "d2", "doc-odd"} <= set(rows) and "\udce9" not in rows["doc-odd"]["content_summary"]

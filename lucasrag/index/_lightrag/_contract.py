@@ -100,7 +100,9 @@ SYMBOLS: dict[str, str] = {
     "lightrag.utils:EmbeddingFunc": "the embedding seam",
     "lightrag.utils:Tokenizer": "MiniLM's tokenizer for LightRAG's token counts",
     "lightrag:QueryParam": "naive_query (baselines)",
-    "lightrag.kg.json_doc_status_impl:JsonDocStatusStorage.index_done_callback": "_store_timing (benchmarks)",
+    "lightrag.kg.json_doc_status_impl:JsonDocStatusStorage.index_done_callback": "_json_doc_status falls back to it",
+    "lightrag.kg.shared_storage:clear_all_update_flags": "_json_doc_status: a flush clears the update flags",
+    "lightrag.file_atomic:atomic_write": "_json_doc_status: the file replaced as LightRAG replaces it",
     "lightrag.kg.networkx_impl:NetworkXStorage.index_done_callback": "_store_timing (benchmarks)",
 }
 
@@ -209,6 +211,10 @@ OWN_STORAGES: dict[str, tuple[str, tuple[str, ...]]] = {
     ),
     "SqliteGraphStorage": (
         "lightrag.kg.networkx_impl:NetworkXStorage",
+        ("namespace", "workspace", "global_config", "embedding_func"),
+    ),
+    "CompactJsonDocStatusStorage": (
+        "lightrag.kg.json_doc_status_impl:JsonDocStatusStorage",
         ("namespace", "workspace", "global_config", "embedding_func"),
     ),
 }

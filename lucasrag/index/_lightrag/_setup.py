@@ -35,7 +35,7 @@ _BACKENDS = {
             "kv_storage": "SqliteKVStorage",  # ours, updated by row (_sqlite_file)
             "vector_storage": "SqliteVectorStorage",
             "graph_storage": "SqliteGraphStorage",
-            "doc_status_storage": "JsonDocStatusStorage",
+            "doc_status_storage": "CompactJsonDocStatusStorage",  # LightRAG's, its file written by the C encoder
         },
         servers=False,
         process_wide_json=True,
@@ -60,6 +60,7 @@ _OWN_STORAGES = {
     "SqliteKVStorage": ("KV_STORAGE", "lucasrag.index._lightrag._sqlite_kv"),
     "SqliteVectorStorage": ("VECTOR_STORAGE", "lucasrag.index._lightrag._sqlite_vectors"),
     "SqliteGraphStorage": ("GRAPH_STORAGE", "lucasrag.index._lightrag._sqlite_graph"),
+    "CompactJsonDocStatusStorage": ("DOC_STATUS_STORAGE", "lucasrag.index._lightrag._json_doc_status"),
 }
 
 

@@ -158,7 +158,8 @@ def route_notes(context: AssetExecutionContext, lucasrag: LucasragSettings, vaul
         metadata={
             **{f"notes_{ws}": n for ws, n in per_ws.items()},
             "threshold": settings.route_threshold,
-            "evidence_read_afresh": sum(read_afresh),  # notes whose own evidence was not in the memo
+            # notes whose own evidence was not in the memo (remembered: the changed notes, read afresh)
+            "evidence_read_afresh": sum(read_afresh) if memory.read_afresh is None else memory.read_afresh,
             # "full: <why>" or "remembered" (rules/routing/remembered.py), and how many notes were scored
             "routing_pass": memory.how,
             "rescored": memory.rescored,

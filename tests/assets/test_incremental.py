@@ -218,3 +218,25 @@ def test_incremental_run_equals_a_clean_build(kind, memo_warm, tmp_path, setting
         assert chunked == 1 and metadata["routed_documents"]["evidence_read_afresh"].value == 0
     elif afresh == 0:
         assert chunked == 0
+
+
+def test_a_second_run_in_the_same_process_remembers_the_routing(memo_warm, tmp_path, settings_for):
+    """A long-lived writer's next run routes only what changed (rules/routing/remembered.py): nothing changed,
+    nothing rescored, and the same values as the run before."""
+    import shutil
+
+    vault, data = tmp_path / "vault", tmp_path / "data"
+    shutil.copytree(memo_warm.vault, vault, symlinks=True)
+    shutil.copytree(memo_warm.data, data, symlinks=True)
+    settings = settings_for(vault, data)
+    first = _materialise(settings)["routed_documents"]
+    before = _values(settings)
+    again = _materialise(settings)["routed_documents"]
+    assert first["routing_pass"].value == "full: nothing remembered"
+    assert (again["routing_pass"].value, again["rescored"].value, again["evidence_read_afresh"].value) == (
+        "remembered",
+        0,
+        0,
+    )
+    after = _values(settings)
+    assert all(after[name].equals(before[name]) for name in PER_NOTE_ASSETS)

@@ -152,9 +152,11 @@ class RoutingMemory:
         self.tolerance = tolerance
         self.most_changed = most_changed
         self.last: Remembered | None = None
-        #: How the last :meth:`route` went: ``"full: <why>"`` or ``"remembered"``, and how many notes it scored.
+        #: How the last :meth:`route` went: ``"full: <why>"`` or ``"remembered"``, how many notes it scored, and
+        #: (remembered) how many notes' inputs it read afresh (a full pass reads every note's, through ``evidence``).
         self.how = ""
         self.rescored = 0
+        self.read_afresh: int | None = None
 
     def route(
         self,
@@ -184,6 +186,7 @@ class RoutingMemory:
         else:  # every note scored again, from the inputs already read (the changed notes' just now)
             done = score_all(inputs, self.last.base.prototypes, threshold)
         self.last, self.how, self.rescored = _remember(context, valid, hashes, done), f"full: {why}", valid.height
+        self.read_afresh = None
         return with_decisions(valid, done.decisions)
 
     def _why_full(self, context: Hashable, valid: pl.DataFrame) -> str | None:
@@ -249,7 +252,7 @@ class RoutingMemory:
             column[redo] = redone[name]
         scored_near[redo] = near[redo]
         scored_heard[redo] = heard[redo]
-        self.rescored = len(redo)
+        self.rescored, self.read_afresh = len(redo), len(fresh_at)
         return replace(
             last,
             hashes=hashes,

@@ -22,9 +22,8 @@ from lucasrag_assets.rules.routing.folder_votes import folder_shares
 from lucasrag_assets.rules.routing.router import (
     MIN_MEANINGFUL_WORDS,
     WORKSPACE_PROTOTYPES,
-    RouteDecision,
-    decide,
     evidence_logit_matrix,
+    gate,
     labelled_centroids,
     score_matrix,
 )
@@ -149,28 +148,33 @@ DECISION_COLUMNS = {
 def decision_columns(
     inputs: RoutingInputs, scores: np.ndarray, heard: np.ndarray, threshold: float
 ) -> dict[str, np.ndarray]:
-    """Each note's decision (:func:`decide`; a ``workspace:`` key wins) as :data:`DECISION_COLUMNS` values."""
-    decisions = []
-    declared, ruled, n_words, empty = inputs.declared, inputs.ruled, inputs.n_words.tolist(), inputs.empty
-    for i, row in enumerate(scores.tolist()):
-        if declared[i]:
-            decisions.append(RouteDecision(declared[i], declared[i], 1.0, "workspace set in frontmatter"))
-            continue
-        decisions.append(
-            decide(
-                dict(zip(WORKSPACES, row)),
-                n_words[i],
-                threshold=threshold,
-                rule=ruled[i],
-                evidence="content and folder" if heard[i] else "content",
-                content_free=empty[i],
-            )
+    """Each note's decision (:func:`gate`, as :func:`decide` judges one note; a ``workspace:`` key wins) as
+    :data:`DECISION_COLUMNS` values. The best workspace is the first of the highest scores, as ``max`` finds it."""
+    best = scores.argmax(axis=1) if len(scores) else np.zeros(0, dtype=np.intp)
+    confidences = scores[np.arange(len(scores)), best].tolist()
+    names = [WORKSPACES[b] for b in best.tolist()]
+    declared, ruled, empty = inputs.declared.tolist(), inputs.ruled.tolist(), inputs.empty.tolist()
+    rows = [
+        (d, d, 1.0, "workspace set in frontmatter")
+        if d
+        else gate(
+            name,
+            confidence,
+            n,
+            threshold=threshold,
+            rule=rule,
+            evidence="content and folder" if h else "content",
+            content_free=e,
         )
+        for d, name, confidence, n, rule, h, e in zip(
+            declared, names, confidences, inputs.n_words.tolist(), ruled, heard.tolist(), empty
+        )
+    ]
     return {
-        "workspace": _objects([d.workspace for d in decisions]),
-        "suggestion": _objects([d.suggestion for d in decisions]),
-        "confidence": np.array([round(d.confidence, 4) for d in decisions], dtype=np.float64),
-        "route_reason": _objects([d.reason for d in decisions]),
+        "workspace": _objects([r[0] for r in rows]),
+        "suggestion": _objects([r[1] for r in rows]),
+        "confidence": np.array([round(r[2], 4) for r in rows], dtype=np.float64),
+        "route_reason": _objects([r[3] for r in rows]),
     }
 
 

@@ -203,8 +203,30 @@ def decide(
     wrote, e.g. a clipped error page) → quarantine; a person's rule → its workspace;
     else the best workspace if its confidence reaches the threshold."""
     best = max(scores, key=scores.__getitem__)
-    confidence = scores[best]
-    if content_free or n_words < MIN_MEANINGFUL_WORDS:
+    workspace, suggestion, confidence, reason = gate(
+        best, scores[best], n_words, threshold=threshold, rule=rule, evidence=evidence, content_free=content_free
+    )
+    ruled = rule and not _too_little(n_words, content_free)  # a person's rule placed it: its scores say so
+    return RouteDecision(workspace, suggestion, confidence, reason, {rule[0]: 1.0} if ruled else dict(scores))
+
+
+def _too_little(n_words: int, content_free: str | None) -> bool:
+    return bool(content_free) or n_words < MIN_MEANINGFUL_WORDS
+
+
+def gate(
+    best: str,
+    confidence: float,
+    n_words: int,
+    *,
+    threshold: float,
+    rule: tuple[str, str] | None = None,
+    evidence: str = "content",
+    content_free: str | None = None,
+) -> tuple[str | None, str, float, str]:
+    """:func:`decide` from the best workspace and its score already found: (workspace or None, suggestion,
+    confidence, reason). A whole vault's notes go through it one after another (rules/routing/passes.py)."""
+    if _too_little(n_words, content_free):
         reason = (
             f"content-free: {content_free}"
             if content_free
@@ -213,13 +235,17 @@ def decide(
         )
         if rule:
             reason += f"; {rule[1]} would send it to {rule[0]}"
-        return RouteDecision(None, rule[0] if rule else best, confidence, reason, dict(scores))
+        return None, rule[0] if rule else best, confidence, reason
     if rule:
-        return RouteDecision(rule[0], rule[0], 1.0, rule[1], {rule[0]: 1.0})
+        return rule[0], rule[0], 1.0, rule[1]
     if confidence < threshold:
-        reason = f"low confidence: best guess {best} at {confidence:.2f} < threshold {threshold:.2f}"
-        return RouteDecision(None, best, confidence, reason, dict(scores))
-    return RouteDecision(best, best, confidence, f"{evidence} routed to {best} at {confidence:.2f}", dict(scores))
+        return (
+            None,
+            best,
+            confidence,
+            f"low confidence: best guess {best} at {confidence:.2f} < threshold {threshold:.2f}",
+        )
+    return best, best, confidence, f"{evidence} routed to {best} at {confidence:.2f}"
 
 
 def route(

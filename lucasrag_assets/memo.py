@@ -16,7 +16,6 @@ without reading the Parquet back; another writer's file is read again.
 """
 
 import hashlib
-from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from types import ModuleType
@@ -24,6 +23,7 @@ from types import ModuleType
 import polars as pl
 
 from lucasrag.file_memo import KeptByIdentity, parquet_writer
+from lucasrag.seen import RecentlyUsed, row_hashes
 from lucasrag.settings import Settings
 
 #: The memos this process last wrote or read (every memo of one data folder, with room to spare).
@@ -74,7 +74,7 @@ def source_fingerprint(*modules: ModuleType) -> str:
 
 #: The row keys this process last worked out, per salt and key columns (their names and types): the next run
 #: digests only rows it has not seen (see :func:`row_keys`). The last few key sets are kept.
-_KEYS_SEEN: OrderedDict[tuple, pl.DataFrame] = OrderedDict()
+_KEYS_SEEN: RecentlyUsed[tuple, pl.DataFrame] = RecentlyUsed(8)
 
 
 def row_keys(frame: pl.DataFrame, columns: Sequence[str], salt: str) -> list[str]:
@@ -91,8 +91,8 @@ def row_keys(frame: pl.DataFrame, columns: Sequence[str], salt: str) -> list[str
         return []
     part = frame.select(columns)
     seen_as = (salt, tuple(part.schema.items()))
-    ids = pl.DataFrame({"a": part.hash_rows(seed=11), "b": part.hash_rows(seed=29)})
-    seen = _KEYS_SEEN.pop(seen_as, None)
+    ids = pl.DataFrame(dict(zip("ab", row_hashes(part))))
+    seen = _KEYS_SEEN.get(seen_as)
     if seen is not None:
         keys = ids.join(seen, on=["a", "b"], how="left", maintain_order="left")["key"].to_list()
     else:
@@ -101,9 +101,7 @@ def row_keys(frame: pl.DataFrame, columns: Sequence[str], salt: str) -> list[str
     if todo:
         for i, key in zip(todo, _digests(part[todo], columns, salt)):
             keys[i] = key
-    _KEYS_SEEN[seen_as] = ids.with_columns(pl.Series("key", keys, dtype=pl.String)).unique(["a", "b"])
-    while len(_KEYS_SEEN) > 8:
-        _KEYS_SEEN.popitem(last=False)
+    _KEYS_SEEN.put(seen_as, ids.with_columns(pl.Series("key", keys, dtype=pl.String)).unique(["a", "b"]))
     return keys
 
 

@@ -7,7 +7,6 @@ workspace folder, so a rebuild or failure in one never touches the others.
 import asyncio
 import hashlib
 import json
-from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 
 import polars as pl
@@ -16,6 +15,7 @@ from dagster import AssetExecutionContext, AssetsDefinition, MaterializeResult, 
 from lucasrag.index import SyncReport, in_line_report, sync_workspace
 from lucasrag.index.sync import DocRows, doc_fingerprint, graph_mode
 from lucasrag.progress import Progress
+from lucasrag.seen import RecentlyUsed, row_hashes
 from lucasrag.settings import Settings
 from lucasrag.vocabulary import CHUNK_COLUMNS, WORKSPACES, ChunkRecord
 from lucasrag_assets.resources import LucasragSettings
@@ -29,7 +29,7 @@ _SYNCED_COLUMNS = tuple(c for c in CHUNK_COLUMNS if c != "text")
 
 #: A few digests :func:`chunk_rows_digest` worked out in this process, by their rows' 64-bit row hashes (two seeds,
 #: in order) and graph mode: an unchanged workspace's rows are not JSON-encoded and digested again each run.
-_DIGESTS: OrderedDict[bytes, str] = OrderedDict()
+_DIGESTS: RecentlyUsed[bytes, str] = RecentlyUsed(16)
 
 
 def chunk_rows_digest(chunks: pl.DataFrame, settings: Settings) -> str:
@@ -41,17 +41,15 @@ def chunk_rows_digest(chunks: pl.DataFrame, settings: Settings) -> str:
     head = json.dumps([graph_mode(settings), settings.embedding_model])
     synced = chunks.select(_SYNCED_COLUMNS)
     seen_as = hashlib.blake2b(head.encode(), digest_size=16)
-    for seed in (11, 29):
-        seen_as.update(synced.hash_rows(seed=seed).to_numpy().tobytes())
+    for hashes in row_hashes(synced):
+        seen_as.update(hashes.to_numpy().tobytes())
     seen_as.update(str(synced.schema).encode())
     if (known := _DIGESTS.get(seen_as.digest())) is not None:
         return known
     encoded = synced.select(pl.struct(_SYNCED_COLUMNS).struct.json_encode()).to_series()
     digest = hashlib.blake2b(head.encode(), digest_size=16)
     digest.update("\n".join(encoded.to_list()).encode("utf-8", "surrogatepass"))
-    _DIGESTS[seen_as.digest()] = digest.hexdigest()
-    while len(_DIGESTS) > 16:
-        _DIGESTS.popitem(last=False)
+    _DIGESTS.put(seen_as.digest(), digest.hexdigest())
     return digest.hexdigest()
 
 
@@ -61,8 +59,7 @@ def chunk_records(chunks: pl.DataFrame) -> list[ChunkRecord]:
 
 #: (data folder, workspace) → doc id → (its rows as the sync sees them, graph mode and salt, fingerprint), from
 #: the last sync of that workspace in this process: a long-lived writer fingerprints only what changed.
-_FINGERPRINTS: OrderedDict[tuple[str, str], dict[str, tuple[str, str, str]]] = OrderedDict()
-_FINGERPRINTS_KEPT = 8  # the four workspaces of two data folders
+_FINGERPRINTS: RecentlyUsed[tuple[str, str], dict[str, tuple[str, str, str]]] = RecentlyUsed(8)  # two data folders
 
 
 class FrameDocRows(DocRows):
@@ -82,7 +79,7 @@ class FrameDocRows(DocRows):
             .group_by("doc_id", maintain_order=True)
             .agg(pl.col("row").str.join("\n"))
         )
-        known = _FINGERPRINTS.get(self._key, {})
+        known = _FINGERPRINTS.get(self._key) or {}
         current: dict[str, tuple[str, str, str]] = {}
         unknown: list[str] = []
         for doc, rows in encoded.iter_rows():
@@ -96,10 +93,7 @@ class FrameDocRows(DocRows):
         for doc, chunks in self._rows_of(unknown).grouped():
             rows, salt, _ = current[doc]
             current[doc] = (rows, salt, doc_fingerprint(chunks, salt))
-        _FINGERPRINTS[self._key] = current
-        _FINGERPRINTS.move_to_end(self._key)
-        while len(_FINGERPRINTS) > _FINGERPRINTS_KEPT:
-            _FINGERPRINTS.popitem(last=False)
+        _FINGERPRINTS.put(self._key, current)
         return {doc: fingerprint for doc, (_, _, fingerprint) in current.items()}
 
     def records(self, doc_ids: Sequence[str]) -> list[ChunkRecord]:

@@ -1,6 +1,5 @@
 """routed_documents and quarantine: each valid note goes to one workspace or waits for a person."""
 
-from collections import OrderedDict
 from pathlib import Path
 
 import polars as pl
@@ -18,6 +17,7 @@ from dagster import (
 from lucasrag.catalog import read_decisions, read_previous_catalog, read_state
 from lucasrag.embedding_models import CALIBRATED_MODEL
 from lucasrag.privacy import private_link_names, split_private_links
+from lucasrag.seen import RecentlyUsed
 from lucasrag.vocabulary import WORKSPACES
 from lucasrag_assets.assets._metadata import markdown_table
 from lucasrag_assets.assets.notes import parse_key
@@ -40,14 +40,12 @@ EVIDENCE_RULES = (routing_evidence, clippings)
 #: Each data folder's routing in this process (rules/routing/remembered.py): a long-lived writer (``lucasrag
 #: watch``, ``mcp --watch``, the sensor's in-process run) rescores only the notes a change touches. The last two
 #: data folders are kept (≈ 1.5 KB a note: its routing vector and evidence).
-_ROUTING: OrderedDict[Path, RoutingMemory] = OrderedDict()
+_ROUTING: RecentlyUsed[Path, RoutingMemory] = RecentlyUsed(2)
 
 
 def routing_memory(settings) -> RoutingMemory:
-    memory = _ROUTING.pop(settings.data, None) or RoutingMemory()
-    _ROUTING[settings.data] = memory
-    while len(_ROUTING) > 2:
-        _ROUTING.popitem(last=False)
+    memory = _ROUTING.get(settings.data) or RoutingMemory()
+    _ROUTING.put(settings.data, memory)
     return memory
 
 
@@ -56,10 +54,10 @@ def evidence_salt(settings) -> str:
     return source_fingerprint(*EVIDENCE_RULES) + parse_key(settings)
 
 
-def remembered_evidence(settings, counted: list[int]):
+def remembered_evidence(settings, salt: str, counted: list[int]):
     """:func:`note_evidence` through a memo under the data folder: only notes whose inputs (or the
-    rules' source) changed since the last run are read again; ``counted`` gets how many were."""
-    salt = evidence_salt(settings)
+    rules' source: ``salt``, :func:`evidence_salt`) changed since the last run are read again; ``counted`` gets
+    how many were."""
 
     def evidence(valid: pl.DataFrame) -> pl.DataFrame:
         keys = row_keys(valid, hashed_body(valid, [c for c in EVIDENCE_INPUTS if c in valid.columns]), salt)
@@ -131,7 +129,8 @@ def route_notes(context: AssetExecutionContext, lucasrag: LucasragSettings, vaul
     try:
         rules = load_routing_rules(settings.vault)  # a broken routing.yaml fails here, naming the entry
         read_afresh: list[int] = []
-        evidence = remembered_evidence(settings, read_afresh)
+        salt = evidence_salt(settings)  # reads the rules' source files: once a run
+        evidence = remembered_evidence(settings, salt, read_afresh)
         memory = routing_memory(settings)
         with cache.remembering("routing"):  # a long-lived process reads only the changed notes' vectors
             decided = memory.route(
@@ -140,7 +139,7 @@ def route_notes(context: AssetExecutionContext, lucasrag: LucasragSettings, vaul
                 settings.route_threshold,
                 rules,
                 evidence=evidence,
-                context=(evidence_salt(settings), CALIBRATED_MODEL),
+                context=(salt, CALIBRATED_MODEL),
             )
     finally:
         cache.close()

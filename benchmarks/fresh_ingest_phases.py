@@ -3,6 +3,8 @@
     python benchmarks/fresh_ingest_phases.py --work /tmp/onenote --notes 1000 --repeats 3
     python benchmarks/fresh_ingest_phases.py --work W --notes N --compare BASE_CODE --base-work W_BASE
         # BASE_CODE (e.g. `git archive main | tar -x -C BASE_CODE`) on its own copy W_BASE, interleaved with this tree
+    python benchmarks/fresh_ingest_phases.py --work /tmp/standin --notes 100000 --stand-in-vectors
+        # the build benchmarks/change_kinds.py --stand-in-vectors --build made
 
 Each repetition starts two fresh processes per tree: one with nothing changed, one after a sentence is appended to
 one indexed note (as ``benchmarks/one_note.py`` does). Each process does what ``lucasrag ingest`` does (the CLI's
@@ -11,8 +13,9 @@ between the phases and ``gc.callbacks`` summing the time the cyclic collector ra
 whole wall time, so "start and exit" is the interpreter's start plus everything after the last line (the final
 collection among it). Medians over the repetitions; the load average is printed with them.
 
-Reads the folders ``benchmarks/scale.py --work DIR`` left (``vault-n<N>-s7``, ``data-n<N>-s7``); the vault is
-edited, so give it a copy you do not mind.
+Reads the folders ``benchmarks/scale.py --work DIR`` left (``vault-n<N>-s7``, ``data-n<N>-s7``) with the
+settings that built them (``--no-graph``, ``--stand-in-vectors``: other ones would re-index the vault); the vault
+is edited, so give it a copy you do not mind.
 """
 
 from __future__ import annotations
@@ -31,8 +34,12 @@ NOW = "2026-06-01"
 
 #: What `lucasrag ingest` runs, split by a clock (the tree's own functions; its CLI's collector setting if it has one).
 PHASES = r"""
-import time, gc, json
+import time, gc, json, os, sys
 T0 = time.perf_counter()
+if os.environ.get("BENCH_STAND_IN_VECTORS"):
+    sys.path.insert(0, os.path.join(os.getcwd(), "benchmarks"))
+    from _common import install_stand_in_vectors
+    install_stand_in_vectors()
 collector = [0.0, 0.0]
 def _timed(phase, info):
     if phase == "start":
@@ -62,6 +69,10 @@ import lucasrag_assets.ingest as ingest
 from lucasrag_assets.definitions import build_definitions
 from lucasrag_assets.resources import LucasragSettings
 from lucasrag.settings import Settings
+try:  # run_ingest writes the run's files beside its later steps (trees before it: in line)
+    from lucasrag.file_memo import writes_in_background
+except ImportError:
+    from contextlib import nullcontext as writes_in_background
 mark("our asset code (lucasrag_assets)")
 settings = Settings.from_env()
 with ingest._run_instance(settings) as instance:
@@ -70,9 +81,10 @@ with ingest._run_instance(settings) as instance:
     run_id = str(uuid.uuid4())
     with ingest._event_log_held_open(instance, run_id):
         mark("the run's event-log shard (Dagster creates and stamps it)")
-        result = job.execute_in_process(instance=instance, run_config=ingest._QUIET, raise_on_error=False, run_id=run_id)
+        with writes_in_background():
+            result = job.execute_in_process(instance=instance, run_config=ingest._QUIET, raise_on_error=False, run_id=run_id)
         assert result.success
-    mark("the run: ten steps and their events")
+    mark("the run: ten steps and their events, its files written")
     stats = instance.get_run_step_stats(run_id)
 steps = {s.step_key: (s.end_time or 0) - (s.start_time or 0) for s in stats}
 out, prev = {}, T0
@@ -84,23 +96,27 @@ print(json.dumps({"phases": out, "steps": steps, "collector_s": collector[0], "i
 """
 
 
-def _env(work: Path, notes: int, code: Path) -> dict[str, str]:
+def _env(work: Path, notes: int, code: Path, build: argparse.Namespace) -> dict[str, str]:
+    """The build's own settings: another graph setting or other vectors would re-index the vault."""
     data = (work / f"data-n{notes}-s7").resolve()
-    return {
+    env = {
         **os.environ,
         "PYTHONPATH": str(code),
         "LUCASRAG_VAULT": str((work / f"vault-n{notes}-s7").resolve()),
         "LUCASRAG_DATA": str(data),
         "LUCASRAG_NOW": NOW,
-        "LUCASRAG_GRAPH": "0",
+        "LUCASRAG_GRAPH": "0" if build.no_graph else "1",
         "DAGSTER_HOME": str(data / "dagster"),
     }
+    if build.stand_in_vectors:
+        env["BENCH_STAND_IN_VECTORS"] = "1"
+    return env
 
 
-def one_process(work: Path, notes: int, code: Path) -> dict:
+def one_process(work: Path, notes: int, code: Path, build: argparse.Namespace) -> dict:
     t0 = time.perf_counter()
     done = subprocess.run(
-        [sys.executable, "-c", PHASES], env=_env(work, notes, code), cwd=code, capture_output=True, text=True
+        [sys.executable, "-c", PHASES], env=_env(work, notes, code, build), cwd=code, capture_output=True, text=True
     )
     wall = time.perf_counter() - t0
     if done.returncode:
@@ -140,24 +156,29 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--compare", type=Path, help="a base tree, timed on --base-work, interleaved with this one")
     ap.add_argument("--base-work", type=Path, help="the base's own copy of the --work folder")
+    ap.add_argument("--no-graph", action="store_true", help="the build was made with scale.py --no-graph")
+    ap.add_argument(
+        "--stand-in-vectors", action="store_true", help="the build was made with change_kinds.py --stand-in-vectors"
+    )
     args = ap.parse_args()
     trees = [("branch", REPO, args.work)]
     if args.compare:
         trees.insert(0, ("base", args.compare.resolve(), args.base_work))
     for _, code, work in trees:
         compile_tree(code)
-        one_process(work, args.notes, code)  # in line with the vault before the first timed run
+        one_process(work, args.notes, code, args)  # in line with the vault before the first timed run
     runs = {(name, kind): [] for name, _, _ in trees for kind in ("no change", "one change")}
     load0, n = os.getloadavg(), 0
     for _ in range(args.repeats):
         for name, code, work in trees:
-            runs[name, "no change"].append(one_process(work, args.notes, code))
+            runs[name, "no change"].append(one_process(work, args.notes, code, args))
             edit(work, args.notes, n := n + 1)
-            runs[name, "one change"].append(one_process(work, args.notes, code))
+            runs[name, "one change"].append(one_process(work, args.notes, code, args))
     load1 = os.getloadavg()
 
+    vectors = ", stand-in vectors" if args.stand_in_vectors else ""
     print(
-        f"notes {args.notes}, {args.repeats} repetitions, medians (s); trees: "
+        f"notes {args.notes}{vectors}, graph {'off' if args.no_graph else 'on'}, {args.repeats} repetitions, medians (s); trees: "
         + ", ".join(f"{n} {c}" for n, c, _ in trees)
     )
     print(

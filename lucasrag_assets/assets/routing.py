@@ -1,7 +1,5 @@
 """routed_documents and quarantine: each valid note goes to one workspace or waits for a person."""
 
-from pathlib import Path
-
 import polars as pl
 from dagster import (
     AssetCheckResult,
@@ -17,17 +15,17 @@ from dagster import (
 from lucasrag.catalog import read_decisions, read_previous_catalog, read_state
 from lucasrag.embedding_models import CALIBRATED_MODEL
 from lucasrag.privacy import private_link_names, split_private_links
-from lucasrag.seen import RecentlyUsed
 from lucasrag.vocabulary import WORKSPACES
 from lucasrag_assets.assets._metadata import markdown_table
 from lucasrag_assets.assets.notes import parse_key
 from lucasrag_assets.memo import hashed_body, memoised_rows, row_keys, source_fingerprint
 from lucasrag_assets.resources import LucasragSettings
+from lucasrag_assets.routing_memory import keep_routing, remembered_routing
 from lucasrag_assets.rules import clippings
 from lucasrag_assets.rules.changes import note_changes
 from lucasrag_assets.rules.routing import evidence as routing_evidence
 from lucasrag_assets.rules.routing.evidence import EVIDENCE_SCHEMA, note_evidence
-from lucasrag_assets.rules.routing.remembered import RoutingMemory
+from lucasrag_assets.rules.routing.remembered import RoutingMemory, pass_context
 from lucasrag_assets.rules.routing.stability import keep_placed
 from lucasrag_assets.rules.routing.vault_rules import load_routing_rules
 
@@ -35,18 +33,6 @@ from lucasrag_assets.rules.routing.vault_rules import load_routing_rules
 EVIDENCE_INPUTS = ("path", "title", "body", "tags", "kinds", "links", "source")
 #: The rules :func:`note_evidence` is made by: a change to any of their source files rereads every note.
 EVIDENCE_RULES = (routing_evidence, clippings)
-
-
-#: Each data folder's routing in this process (rules/routing/remembered.py): a long-lived writer (``lucasrag
-#: watch``, ``mcp --watch``, the sensor's in-process run) rescores only the notes a change touches. The last two
-#: data folders are kept (≈ 1.5 KB a note: its routing vector and evidence).
-_ROUTING: RecentlyUsed[Path, RoutingMemory] = RecentlyUsed(2)
-
-
-def routing_memory(settings) -> RoutingMemory:
-    memory = _ROUTING.get(settings.data) or RoutingMemory()
-    _ROUTING.put(settings.data, memory)
-    return memory
 
 
 def evidence_salt(settings) -> str:
@@ -131,7 +117,10 @@ def route_notes(context: AssetExecutionContext, lucasrag: LucasragSettings, vaul
         read_afresh: list[int] = []
         salt = evidence_salt(settings)  # reads the rules' source files: once a run
         evidence = remembered_evidence(settings, salt, read_afresh)
-        memory = routing_memory(settings)
+        # what the last routing computed (this process's, or the file the last run wrote): only the notes a
+        # change touches are scored again (rules/routing/remembered.py)
+        context = pass_context(settings.route_threshold, rules, (salt, CALIBRATED_MODEL))
+        memory = RoutingMemory(last=remembered_routing(settings.data, context))
         with cache.remembering("routing"):  # a long-lived process reads only the changed notes' vectors
             decided = memory.route(
                 vault_notes,
@@ -143,6 +132,8 @@ def route_notes(context: AssetExecutionContext, lucasrag: LucasragSettings, vaul
             )
     finally:
         cache.close()
+    if memory.changed:
+        keep_routing(settings.data, memory.last)
     # reviews converge: an unchanged indexed note keeps its workspace (rules/routing/stability.py)
     decided = keep_placed(decided, read_previous_catalog(settings), read_state(settings))
     routed = without_private_links(decided.filter(pl.col("workspace").is_not_null()), vault_notes)

@@ -220,23 +220,44 @@ def test_incremental_run_equals_a_clean_build(kind, memo_warm, tmp_path, setting
         assert chunked == 0
 
 
-def test_a_second_run_in_the_same_process_remembers_the_routing(memo_warm, tmp_path, settings_for):
-    """A long-lived writer's next run routes only what changed (rules/routing/remembered.py): nothing changed,
-    nothing rescored, and the same values as the run before."""
+def test_the_next_run_remembers_the_routing_in_the_same_process_and_in_a_fresh_one(
+    memo_warm, tmp_path, settings_for, monkeypatch
+):
+    """A writer's next run routes only what changed (rules/routing/remembered.py): nothing changed, nothing
+    rescored, and the same values as the run before — in a long-lived process (its own memory) and in a fresh
+    one (the file the last run wrote, lucasrag_assets/routing_memory.py)."""
     import shutil
+
+    from lucasrag.file_memo import KeptByIdentity
+    from lucasrag_assets import routing_memory
 
     vault, data = tmp_path / "vault", tmp_path / "data"
     shutil.copytree(memo_warm.vault, vault, symlinks=True)
     shutil.copytree(memo_warm.data, data, symlinks=True)
+    routing_memory.memory_path(data).unlink()  # as if no run had written one
     settings = settings_for(vault, data)
     first = _materialise(settings)["routed_documents"]
-    before = _values(settings)
-    again = _materialise(settings)["routed_documents"]
     assert first["routing_pass"].value == "full: nothing remembered"
-    assert (again["routing_pass"].value, again["rescored"].value, again["evidence_read_afresh"].value) == (
-        "remembered",
-        0,
-        0,
-    )
+    assert routing_memory.memory_path(data).is_file()
+    before = _values(settings)
+
+    def remembered(metadata):
+        return (metadata["routing_pass"].value, metadata["rescored"].value, metadata["evidence_read_afresh"].value)
+
+    stamp = routing_memory.memory_path(data).stat().st_mtime_ns
+    assert remembered(_materialise(settings)["routed_documents"]) == ("remembered", 0, 0)
+    assert routing_memory.memory_path(data).stat().st_mtime_ns == stamp  # nothing new to write
+    monkeypatch.setattr(routing_memory, "_kept", KeptByIdentity(limit=2))  # a fresh process: only the file
+    assert remembered(_materialise(settings)["routed_documents"]) == ("remembered", 0, 0)
     after = _values(settings)
     assert all(after[name].equals(before[name]) for name in PER_NOTE_ASSETS)
+
+    # a note edited: a fresh process reads that note's inputs only, and gives a clean build's values
+    monkeypatch.setattr(routing_memory, "_kept", KeptByIdentity(limit=2))
+    _append(vault / CHANGED, NEW_LINE)
+    edited = _materialise(settings)["routed_documents"]
+    assert edited["evidence_read_afresh"].value == 1 and edited["routing_pass"].value != "full: nothing remembered"
+    clean = settings_for(tmp_path / "clean-vault", tmp_path / "clean-data")
+    shutil.copytree(vault, clean.vault, symlinks=True)
+    _materialise(clean)
+    assert _values(settings)["routed_documents"].equals(_values(clean)["routed_documents"])

@@ -125,7 +125,7 @@ def frozen_reference(memory: RoutingMemory, notes: pl.DataFrame, rules) -> pl.Da
     """Every note of ``notes`` scored afresh against the centroids of the memory's last full pass."""
     valid = notes.filter(pl.col("status") == "ok")
     inputs = routing_inputs(valid, clustered_embed, rules or RoutingRules(), note_evidence)
-    first_centroids, second_centroids = memory.last.base.centroids
+    first_centroids, second_centroids = memory.last.centroids
     first = first_pass(inputs, first_centroids)
     near = folder_shares(inputs.paths.tolist(), first.votes, first.voting)
     scores, heard = second_pass(inputs, second_centroids, near)

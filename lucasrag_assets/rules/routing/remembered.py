@@ -61,6 +61,12 @@ def input_hashes(valid: pl.DataFrame) -> np.ndarray:
     return valid.select([c for c in ROUTING_INPUTS if c in valid.columns]).hash_rows().to_numpy()
 
 
+def pass_context(threshold: float, rules: RoutingRules | None, context: Hashable = ()) -> tuple:
+    """What a pass depends on besides the notes (:meth:`RoutingMemory.route`'s arguments): a memory made with
+    another is not used."""
+    return (threshold, rules or RoutingRules(), context)
+
+
 def exemplar_sums(
     prototypes: Mapping[str, np.ndarray], labels: np.ndarray, vectors: np.ndarray
 ) -> dict[str, np.ndarray]:
@@ -86,12 +92,14 @@ def logit_drift(vectors: np.ndarray, sums: Mapping[str, np.ndarray], centroids: 
 
 @dataclass(frozen=True)
 class Remembered:
-    """What the last pass computed, one entry per valid note in its frame's order."""
+    """What the last pass computed, one entry per valid note in its frame's order
+    (lucasrag_assets/routing_memory.py keeps it in a file for the next process)."""
 
     context: Hashable
-    hashes: np.ndarray
-    row_of: Mapping[str, int]
-    base: FullPass  # the last full pass: its centroids are the ones every remembered score was made with
+    hashes: np.ndarray  # :func:`input_hashes`
+    prototypes: Mapping[str, np.ndarray]
+    # the last full pass's centroids (first pass, second pass): every remembered score was made with them
+    centroids: tuple[Mapping[str, np.ndarray], Mapping[str, np.ndarray]]
     inputs: RoutingInputs
     first: FirstPass
     sums: tuple[dict[str, np.ndarray], dict[str, np.ndarray]]  # where each pass's centroids are now
@@ -99,14 +107,19 @@ class Remembered:
     heard: np.ndarray
     decisions: Mapping[str, np.ndarray]
 
+    def rows_of(self, paths: list[str]) -> np.ndarray:
+        """Each of ``paths``' row here, -1 for a path not remembered."""
+        row_of = {path: i for i, path in enumerate(self.inputs.paths.tolist())}
+        return np.fromiter((row_of.get(p, -1) for p in paths), dtype=np.intp, count=len(paths))
 
-def _remember(context: Hashable, valid: pl.DataFrame, hashes: np.ndarray, done: FullPass) -> Remembered:
+
+def _remember(context: Hashable, hashes: np.ndarray, done: FullPass) -> Remembered:
     labels = (done.inputs.known, done.first.confident)
     return Remembered(
         context=context,
         hashes=hashes,
-        row_of={path: i for i, path in enumerate(done.inputs.paths.tolist())},
-        base=done,
+        prototypes=done.prototypes,
+        centroids=done.centroids,
         inputs=done.inputs,
         first=done.first,
         sums=tuple(exemplar_sums(done.prototypes, lab, done.inputs.vectors) for lab in labels),
@@ -148,15 +161,23 @@ def _moved(
 class RoutingMemory:
     """Routes a vault again and again, rescoring what changed (the module's docstring). One per data folder."""
 
-    def __init__(self, tolerance: float = ROUTING_TOLERANCE, most_changed: float = MOST_CHANGED) -> None:
+    def __init__(
+        self,
+        tolerance: float = ROUTING_TOLERANCE,
+        most_changed: float = MOST_CHANGED,
+        last: Remembered | None = None,
+    ) -> None:
         self.tolerance = tolerance
         self.most_changed = most_changed
-        self.last: Remembered | None = None
+        #: What the last pass computed: ``last`` starts from another process's (a file's) when given.
+        self.last = last
         #: How the last :meth:`route` went: ``"full: <why>"`` or ``"remembered"``, how many notes it scored, and
         #: (remembered) how many notes' inputs it read afresh (a full pass reads every note's, through ``evidence``).
         self.how = ""
         self.rescored = 0
         self.read_afresh: int | None = None
+        #: Whether the last :meth:`route` remembers anything new (a full pass, or notes new, changed or gone).
+        self.changed = False
 
     def route(
         self,
@@ -172,21 +193,22 @@ class RoutingMemory:
         names whatever else the routing depends on (the evidence rules' source, the model)."""
         rules = rules or RoutingRules()
         valid = notes.filter(pl.col("status") == "ok")
-        context = (threshold, rules, context)
+        context = pass_context(threshold, rules, context)
         hashes = input_hashes(valid)
         why, inputs = self._why_full(context, valid), None
         if why is None:
             remembered = self._again(valid, hashes, embed, threshold, rules)
             if isinstance(remembered, Remembered):
+                self.changed = remembered is not self.last
                 self.last, self.how = remembered, "remembered"
                 return with_decisions(valid, remembered.decisions)
             why, inputs = remembered
         if inputs is None:
-            done = full_pass(valid, embed, threshold, rules, evidence)
-        else:  # every note scored again, from the inputs already read (the changed notes' just now)
-            done = score_all(inputs, self.last.base.prototypes, threshold)
-        self.last, self.how, self.rescored = _remember(context, valid, hashes, done), f"full: {why}", valid.height
-        self.read_afresh = None
+            done, self.read_afresh = full_pass(valid, embed, threshold, rules, evidence), None
+        else:  # every note scored again, from the inputs already read (the changed notes' just now: read_afresh)
+            done = score_all(inputs, self.last.prototypes, threshold)
+        self.last, self.how, self.rescored = _remember(context, hashes, done), f"full: {why}", valid.height
+        self.changed = True
         return with_decisions(valid, done.decisions)
 
     def _why_full(self, context: Hashable, valid: pl.DataFrame) -> str | None:
@@ -203,7 +225,7 @@ class RoutingMemory:
         they were assembled (they need not be read again)."""
         last, tolerance = self.last, self.tolerance
         paths = valid["path"].to_list()
-        old_rows = np.fromiter((last.row_of.get(p, -1) for p in paths), dtype=np.intp, count=len(paths))
+        old_rows = last.rows_of(paths)
         kept = old_rows >= 0
         kept[kept] = last.hashes[old_rows[kept]] == hashes[kept]
         fresh_at = np.flatnonzero(~kept)
@@ -211,11 +233,15 @@ class RoutingMemory:
         gone = np.ones(len(last.hashes), dtype=bool)
         gone[old_rows[kept]] = False
         gone = np.flatnonzero(gone)  # the last pass's rows deleted or changed
+        if not len(fresh_at) and not len(gone) and np.array_equal(old_rows, np.arange(len(paths))):
+            self.rescored, self.read_afresh = 0, 0  # the same notes in the same order: nothing to redo
+            return last
         if len(fresh_at) + len(gone) > self.most_changed * 2 * len(paths):
             return f"{len(fresh_at)} notes new or changed and {len(gone)} gone or changed of {len(paths)}", None
 
         fresh = routing_inputs(valid[fresh_at.tolist()], embed, rules, note_evidence)
-        first_centroids, second_centroids = last.base.centroids
+        self.read_afresh = len(fresh_at)
+        first_centroids, second_centroids = last.centroids
         fresh_first = first_pass(fresh, first_centroids)
         sums = tuple(
             _moved(total, gone, np.arange(len(fresh)), before, now, last.inputs.vectors, fresh.vectors)
@@ -252,11 +278,10 @@ class RoutingMemory:
             column[redo] = redone[name]
         scored_near[redo] = near[redo]
         scored_heard[redo] = heard[redo]
-        self.rescored, self.read_afresh = len(redo), len(fresh_at)
+        self.rescored = len(redo)
         return replace(
             last,
             hashes=hashes,
-            row_of={path: i for i, path in enumerate(paths)},
             inputs=inputs,
             first=first,
             sums=sums,

@@ -14,6 +14,13 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 NOW = "2026-06-01"
 CLI = [sys.executable, "-c", "from lucasrag_cli import app; app()"]
+#: The CLI with :func:`install_stand_in_vectors` first (run from the repository: ``benchmarks`` on its path).
+STAND_IN_CLI = [
+    sys.executable,
+    "-c",
+    "import sys; sys.path.insert(0, 'benchmarks'); from _common import install_stand_in_vectors; "
+    "install_stand_in_vectors(); from lucasrag_cli import app; app()",
+]
 
 QUERIES = [
     "where do I live?",
@@ -83,11 +90,12 @@ def all_chunks(settings) -> tuple[list, dict[str, str]]:
     return records, {d: "\n\n".join(t) for d, t in parts.items()}
 
 
-def ingest(settings, log: Path) -> subprocess.Popen:
+def ingest(settings, log: Path, stand_in_vectors: bool = False) -> subprocess.Popen:
     """``lucasrag ingest`` in a subprocess (its memory apart from the query process's)."""
     (settings.data / "dagster").mkdir(parents=True, exist_ok=True)
+    cli = STAND_IN_CLI if stand_in_vectors else CLI
     with log.open("ab") as out:
-        return subprocess.Popen([*CLI, "ingest"], env=cli_env(settings), cwd=str(REPO), stdout=out, stderr=out)
+        return subprocess.Popen([*cli, "ingest"], env=cli_env(settings), cwd=str(REPO), stdout=out, stderr=out)
 
 
 def build_generated(work: Path, n: int):

@@ -20,6 +20,15 @@ phase one query checks that a changed note's new line is searchable. On the prod
 PostgreSQL and Neo4j are started by ``lucasrag_harness.local_servers`` (127.0.0.1, free ports, password
 auth) in ``--work`` and stopped at the end; the data folder keeps the embedding cache of the
 embedded build (copied), so the first production ingest does not embed every note again.
+
+    python benchmarks/production_scale.py --work /tmp/standin --notes 100000 --into /tmp/prod100k
+    python benchmarks/load.py --work /tmp/standin --notes 100000 --profile production \
+        --production-build /tmp/prod100k --stand-in-vectors
+
+``--production-build`` asks the index ``production_scale.py --into DIR`` built (its data folder, servers and
+database: nothing is ingested before the phases), and ``--stand-in-vectors`` embeds the questions and the
+changed notes as a build made with ``change_kinds.py --stand-in-vectors`` was (``_common.install_stand_in_vectors``:
+its figures measure the load, not what is found).
 """
 
 from __future__ import annotations
@@ -108,7 +117,7 @@ def run_profile(settings, truth, args, services: dict[str, int]) -> list[dict]:
             stamp = dt.datetime.now().strftime("%H%M%S")
             changed = change_notes(settings.vault, truth, args.changed, stamp)
             started = time.perf_counter()
-            proc = ingest(settings, log)
+            proc = ingest(settings, log, stand_in_vectors=args.stand_in_vectors)
             sampler.trees["ingest"] = proc.pid
         load0 = os.getloadavg()
         out = clients(settings, cases, args.clients, args.seconds)
@@ -172,10 +181,10 @@ def _line(r: dict) -> str:
     return text
 
 
-def start_services(work: Path):
+def start_services(root: Path):
+    """PostgreSQL and Neo4j with their data under ``root`` (started again where an earlier run left them)."""
     from lucasrag_harness.local_servers import Neo4jServer, PostgresServer, free_port
 
-    root = work / "services"
     pg = PostgresServer(root / "postgres", free_port())
     pg.start()
     neo = Neo4jServer(root / "neo4j", free_port())
@@ -215,8 +224,20 @@ def main() -> None:
     parser.add_argument(
         "--ingest-wait", type=float, default=None, help="seconds to wait for the ingest after the window (default: all)"
     )
+    parser.add_argument(
+        "--production-build",
+        type=Path,
+        help="the --into folder of production_scale.py: its data folder, servers and database, nothing ingested first",
+    )
+    parser.add_argument(
+        "--stand-in-vectors", action="store_true", help="the build was made with change_kinds.py --stand-in-vectors"
+    )
     args = parser.parse_args()
     logging.basicConfig(level=logging.WARNING)
+    if args.stand_in_vectors:
+        from _common import install_stand_in_vectors
+
+        install_stand_in_vectors()
     args.work = args.work.resolve()
     args.work.mkdir(parents=True, exist_ok=True)
 
@@ -230,9 +251,10 @@ def main() -> None:
     if args.profile in ("embedded", "both"):
         rows += run_profile(embedded, truth, args, {})
     if args.profile in ("production", "both"):
-        pg, neo = start_services(args.work)
+        built = args.production_build.resolve() if args.production_build else None
+        pg, neo = start_services(built / "services" if built else args.work / "services")
         try:
-            data = args.work / f"data-production-n{args.notes}"
+            data = built / "data" if built else args.work / f"data-production-n{args.notes}"
             cache = embedded.data / "embeddings.sqlite"
             if cache.is_file() and not data.exists():
                 data.mkdir(parents=True)
@@ -242,7 +264,7 @@ def main() -> None:
                 data=data,
                 now=now,
                 profile="production",
-                postgres_dsn=pg.ensure_database("lucasrag_load"),
+                postgres_dsn=pg.ensure_database("lucasrag_scale" if built else "lucasrag_load"),
                 neo4j_uri=neo.uri,
                 neo4j_user=neo.user,
                 neo4j_password=neo.password,

@@ -3,9 +3,10 @@
 rules/routing/remembered.py keeps what the last routing pass computed (:class:`Remembered`) and rescores only the
 notes a change touches. A long-lived writer keeps it in memory; a fresh process used to route the whole vault
 (≈ 3.5 s at 100,000 notes, a third of it reading every note's routing vector back from the embedding cache).
-This module writes it under the data folder after every run that changed it — one uncompressed ``.npz``,
-≈ 1.6 KB a note (its routing vector most of it), written by the background writer where a run has one — and a
-fresh process starts from it.
+This module writes it under the data folder — one uncompressed ``.npz``, ≈ 1.8 KB a note (its routing vector
+most of it), by the background writer where a run has one — after a full pass and whenever the memory has moved
+:func:`most_behind` notes past the file, and a fresh process starts from it (reading again the notes that changed
+since it was written: a remembered pass reads every note whose inputs differ from the file's).
 
 The file names what it was made with (:func:`memory_key`: the threshold, the routing rules, the evidence rules'
 and the router's source, the router's weights, the model, polars' version for its row hashes): a file made with
@@ -20,7 +21,7 @@ import hashlib
 import json
 import zipfile
 from collections.abc import Hashable
-from dataclasses import fields
+from dataclasses import dataclass, fields
 from pathlib import Path
 
 import numpy as np
@@ -31,10 +32,15 @@ from lucasrag.vocabulary import WORKSPACES
 from lucasrag_assets.memo import source_fingerprint
 from lucasrag_assets.rules.routing import folder_votes, passes, remembered, router
 from lucasrag_assets.rules.routing.passes import FirstPass, RoutingInputs
-from lucasrag_assets.rules.routing.remembered import Remembered
+from lucasrag_assets.rules.routing.remembered import Remembered, RoutingMemory
 
 #: The file's layout: a new one ignores older files (the vault is routed whole once).
 FORMAT = 1
+#: A long-lived writer rewrites the file (≈ 180 MB at 100,000 notes) once its memory is this share of the notes
+#: (and at least this many) ahead of it, not after every change: a fresh process starting from the file reads
+#: those notes' inputs again (≈ 0.1 s for 500 notes), which is cheaper than the write.
+BEHIND_SHARE = 0.005
+BEHIND_AT_LEAST = 50
 #: The routing memory this process last wrote or read, by file (its identity kept with it): a long-lived writer
 #: takes its own back without reading the file; another writer's file is read again.
 _kept = KeptByIdentity(limit=2)
@@ -124,13 +130,41 @@ def load_remembered(path: Path, context: Hashable) -> Remembered | None:
     return memory
 
 
+@dataclass(frozen=True)
+class _Kept:
+    memory: Remembered
+    behind: int  # notes read afresh since the file was written: a fresh process would read them again
+
+
+def most_behind(notes: int) -> int:
+    """How many notes' inputs the file may lag behind a long-lived writer's memory (:data:`BEHIND_SHARE`)."""
+    return max(BEHIND_AT_LEAST, int(BEHIND_SHARE * notes))
+
+
 def remembered_routing(data: Path, context: Hashable) -> Remembered | None:
     """What the last routing of the data folder ``data`` computed: this process's own while the file is the one
     it wrote, else the file's (None when there is none made with ``context``)."""
-    return _kept.read(memory_path(data), lambda path: load_remembered(path, context))
+    kept = _kept.read(memory_path(data), lambda path: _from_file(path, context))
+    return kept.memory if kept is not None else None
 
 
-def keep_routing(data: Path, memory: Remembered) -> None:
-    """Write ``memory`` as the data folder's routing memory (in the background within
-    :func:`~lucasrag.file_memo.writes_in_background`)."""
-    _kept.write(memory_path(data), memory, lambda path: save_remembered(path, memory))
+def _from_file(path: Path, context: Hashable) -> _Kept | None:
+    memory = load_remembered(path, context)
+    return _Kept(memory, 0) if memory is not None else None
+
+
+def keep_routing(data: Path, routed: RoutingMemory) -> None:
+    """Keep what ``routed`` last computed as the data folder's routing memory. The file is written (in the
+    background within :func:`~lucasrag.file_memo.writes_in_background`) after a full pass, and after a
+    remembered one once it lags :func:`most_behind` notes behind; until then this process keeps its memory with
+    the file it descends from, and a fresh process reads the few notes changed since from the vault."""
+    if not routed.changed or routed.last is None:
+        return
+    path = memory_path(data)
+    kept = _kept.get(path)
+    behind = (kept.behind if kept is not None else 0) + (routed.read_afresh or 0)
+    if routed.how == "remembered" and kept is not None and behind <= most_behind(len(routed.last.hashes)):
+        _kept.keep(path, _Kept(routed.last, behind))
+        return
+    memory = routed.last
+    _kept.write(path, _Kept(memory, 0), lambda tmp: save_remembered(tmp, memory))

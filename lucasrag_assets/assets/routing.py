@@ -132,8 +132,7 @@ def route_notes(context: AssetExecutionContext, lucasrag: LucasragSettings, vaul
             )
     finally:
         cache.close()
-    if memory.changed:
-        keep_routing(settings.data, memory.last)
+    keep_routing(settings.data, memory)
     # reviews converge: an unchanged indexed note keeps its workspace (rules/routing/stability.py)
     decided = keep_placed(decided, read_previous_catalog(settings), read_state(settings))
     routed = without_private_links(decided.filter(pl.col("workspace").is_not_null()), vault_notes)

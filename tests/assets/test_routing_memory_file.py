@@ -123,10 +123,40 @@ def test_a_damaged_or_missing_file_routes_the_whole_vault(tmp_path, damage):
 
 def test_a_process_takes_its_own_memory_back_and_another_writers_from_the_file(tmp_path, monkeypatch):
     monkeypatch.setattr(routing_memory, "_kept", KeptByIdentity(limit=2))
-    first = _routed(synthetic_notes(4, 200)).last
+    first = _routed(synthetic_notes(4, 200))
     keep_routing(tmp_path, first)
     assert memory_path(tmp_path).is_file()
-    assert remembered_routing(tmp_path, CONTEXT) is first  # not read back
+    assert remembered_routing(tmp_path, CONTEXT) is first.last  # not read back
     other = _routed(synthetic_notes(5, 200)).last
     routing_memory.save_remembered(memory_path(tmp_path), other)  # another writer replaced the file
     _same(remembered_routing(tmp_path, CONTEXT), other)
+
+
+def test_the_file_is_rewritten_after_a_full_pass_and_once_it_lags_too_far(tmp_path, monkeypatch):
+    """A long-lived writer does not rewrite the file for every edit: it keeps its newer memory with the file it
+    descends from until the file lags ``most_behind`` notes; a fresh process then reads those notes again and
+    goes on as the writer does."""
+    monkeypatch.setattr(routing_memory, "_kept", KeptByIdentity(limit=2))
+    monkeypatch.setattr(routing_memory, "BEHIND_AT_LEAST", 2)
+    notes = synthetic_notes(7, 300)
+    writer = RoutingMemory(tolerance=float("inf"))  # every edit remembered: what is checked is the file's lag
+    writer.route(notes, fake_embed, 0.5, RULES, context=CONTEXT[2])
+    keep_routing(tmp_path, writer)
+    written = memory_path(tmp_path).stat().st_mtime_ns
+    ok = notes.filter(pl.col("status") == "ok")["path"].to_list()
+    stamps = []
+    for i in range(4):  # one note edited a run: the file lags 1, 2 (kept), 3 (written), then 1
+        notes = notes.with_columns(
+            pl.when(pl.col("path") == ok[i]).then(pl.col("body") + " moon").otherwise(pl.col("body")).alias("body")
+        )
+        writer.route(notes, fake_embed, 0.5, RULES, context=CONTEXT[2])
+        assert (writer.how, writer.read_afresh) == ("remembered", 1)
+        keep_routing(tmp_path, writer)
+        assert remembered_routing(tmp_path, CONTEXT) is writer.last  # its own memory, newer than the file
+        stamps.append(memory_path(tmp_path).stat().st_mtime_ns)
+    assert stamps[0] == stamps[1] == written < stamps[2] == stamps[3]
+
+    fresh = RoutingMemory(tolerance=float("inf"), last=load_remembered(memory_path(tmp_path), CONTEXT))
+    got = fresh.route(notes, fake_embed, 0.5, RULES, context=CONTEXT[2])
+    assert fresh.read_afresh == 1  # the note edited since the file was written
+    assert got.equals(writer.route(notes, fake_embed, 0.5, RULES, context=CONTEXT[2]))

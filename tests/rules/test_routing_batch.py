@@ -175,3 +175,19 @@ def test_folder_evidence_equals_the_vote_by_vote_loop(seed):
         for _ in paths
     ]
     assert folder_evidence(paths, votes) == reference_folder_evidence(paths, votes)
+
+
+@pytest.mark.parametrize("chunk", [1, 7, 4096])
+@pytest.mark.parametrize("exemplars", [0, 1, 50, 3000])
+def test_labelled_centroids_are_build_centroids_float_for_float(chunk, exemplars):
+    """Gathering a workspace's exemplar rows a chunk at a time adds them in build_centroids' order: equal bits."""
+    from lucasrag_assets.rules.routing.router import labelled_centroids
+
+    rng = np.random.default_rng(exemplars)
+    vectors = rng.standard_normal((exemplars * 2 + 10, 384)).astype(np.float32)
+    labels = [WORKSPACES[i % 3] if i % 2 == 0 and i < 2 * exemplars else None for i in range(len(vectors))]
+    prototypes = {ws: rng.standard_normal((3, 384)).astype(np.float32) for ws in WORKSPACES}
+    want = build_centroids(prototypes, {ws: [v for v, lab in zip(vectors, labels) if lab == ws] for ws in WORKSPACES})
+    got = labelled_centroids(prototypes, labels, vectors, chunk=chunk)
+    for ws in WORKSPACES:
+        assert got[ws].dtype == want[ws].dtype and got[ws].tobytes() == want[ws].tobytes(), ws

@@ -15,10 +15,10 @@ what its last pass computed (:class:`RoutingMemory`) and on the next run
   moved far enough to move a logit by half the tolerance since the note was scored.
 
 So every remembered score is the one a full pass would give now within :data:`ROUTING_TOLERANCE` in each
-logit: a decision can differ
-from a full pass's only for a note that close to the threshold or to a tie. A fresh process, a change of the
-rules, the threshold or the evidence rules' source, or a change of more than :data:`MOST_CHANGED` of the notes
-routes the whole vault. Plain functions and numpy, no Dagster.
+logit: a decision can differ from a full pass's only for a note that close to the threshold or to a tie. Nothing
+remembered (a fresh process without lucasrag_assets/routing_memory.py's file), a change of the rules, the
+threshold or the evidence rules' source, or a change of more than :data:`MOST_CHANGED` of the notes routes the
+whole vault. Plain functions and numpy, no Dagster and no files.
 """
 
 from __future__ import annotations

@@ -463,3 +463,59 @@ def test_the_document_status_file_is_compact_json_lightrags_own_loader_reads(tmp
 
     rows = asyncio.run(run())
     assert {"d0", "d1", "d2", "doc-odd"} <= set(rows) and "\udce9" not in rows["doc-odd"]["content_summary"]
+
+
+def test_one_blas_thread_holds_while_any_thread_is_inside_and_the_last_restores():
+    """The four workspaces of a question rank side by side: a block closing in one thread must not lift the limit
+    for a product still running in another; the count comes back when the last block closes."""
+    import threading
+
+    libraries = _blas_libraries()
+    process = [lib.get_num_threads() for lib in libraries]
+    inside, leave = threading.Event(), threading.Event()
+    seen: list[list[int]] = []
+
+    def other() -> None:
+        with one_blas_thread():
+            inside.set()
+            leave.wait(10)
+            seen.append([lib.get_num_threads() for lib in libraries])
+
+    thread = threading.Thread(target=other)
+    thread.start()
+    inside.wait(10)
+    with one_blas_thread():
+        pass  # opens and closes while the other thread is still inside
+    leave.set()
+    thread.join()
+    assert seen == [[1] * len(libraries)]
+    assert [lib.get_num_threads() for lib in libraries] == process
+
+
+def test_a_ranking_aside_equals_the_ranking_and_its_matrix_is_never_changed_under_it(tmp_path):
+    """``rank_aside`` (the product in a worker thread) gives ``rank``'s rows and scores bit for bit; a flush read
+    afterwards goes to a copy, so a ranking still running on the matrix it took reads rows nobody changes."""
+    rng = np.random.default_rng(5)
+    vectors = _unit(rng, 600)
+
+    async def run() -> None:
+        index = await open_workspace_index(_settings(tmp_path), "personal")
+        try:
+            vdb = index._rag.chunks_vdb
+            records = _records(range(500), "row")
+            await index.write(records, vectors[:500], {r.doc_id: r.text for r in records})
+            await index.flush()
+            for q in _unit(rng, 3):
+                assert await vdb.rank_aside(q, 17) == vdb.rank(q, 17)
+            taken = vdb._up_to_date()
+            ids, rows = list(taken.ids), taken.rows[: len(taken.ids)].copy()
+            more = _records(range(500, 600), "row")
+            await index.write(more, vectors[500:], {r.doc_id: r.text for r in more})
+            await index.delete([records[0].doc_id], [records[0].chunk_id])
+            await index.flush()
+            assert vdb._up_to_date() is not taken and len(vdb._up_to_date().ids) == 599
+            assert taken.ids == ids and np.array_equal(taken.rows[: len(ids)], rows)
+        finally:
+            await index.close()
+
+    asyncio.run(run())

@@ -239,7 +239,7 @@ class WorkspaceIndex(GraphWriter, GraphReader, LlmExtraction):
             return [(r["id"], r.get("content") or "") for r in rows]
         if ranking.get("k", 0) < top_k:
             k = max(top_k, ahead)
-            ranking["ids"] = [i for i, _ in self._rag.chunks_vdb.rank(vector, k)]
+            ranking["ids"] = [i for i, _ in await self._rag.chunks_vdb.rank_aside(vector, k)]
             ranking["k"] = k
         ids = ranking["ids"][:top_k]
         return await self._rag.chunks_vdb.contents(ids) if texts else [(i, "") for i in ids]  # this round's only

@@ -14,12 +14,12 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 NOW = "2026-06-01"
 CLI = [sys.executable, "-c", "from lucasrag_cli import app; app()"]
-#: The CLI with :func:`install_stand_in_vectors` first (run from the repository: ``benchmarks`` on its path).
+#: The CLI with :func:`install_stand_in_vectors` first.
 STAND_IN_CLI = [
     sys.executable,
     "-c",
-    "import sys; sys.path.insert(0, 'benchmarks'); from _common import install_stand_in_vectors; "
-    "install_stand_in_vectors(); from lucasrag_cli import app; app()",
+    f"import sys; sys.path.insert(0, {str(Path(__file__).resolve().parent)!r}); "
+    "from _common import install_stand_in_vectors; install_stand_in_vectors(); from lucasrag_cli import app; app()",
 ]
 
 QUERIES = [
@@ -56,7 +56,8 @@ def cli_env(settings) -> dict[str, str]:
     """The environment that makes a `lucasrag` subprocess use ``settings`` (and this checkout's code)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("LUCASRAG_")}
     env.update(
-        PYTHONPATH=str(REPO),
+        # a tree named by PYTHONPATH (an A/B run's base) before this checkout's
+        PYTHONPATH=os.pathsep.join(p for p in (os.environ.get("PYTHONPATH"), str(REPO)) if p),
         LUCASRAG_VAULT=str(settings.vault),
         LUCASRAG_DATA=str(settings.data),
         LUCASRAG_NOW=settings.now.isoformat(),

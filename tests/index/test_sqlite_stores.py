@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import json
+import os
 import sqlite3
 
 import numpy as np
@@ -455,7 +456,10 @@ def test_the_document_status_file_is_compact_json_lightrags_own_loader_reads(tmp
             path = status._file_name
             text = open(path, encoding="utf-8").read()
             assert "\n" not in text and load_json(path) == dict(status._data.copy())
+            written = os.stat(path).st_mtime_ns
             await status.upsert({"doc-odd": {"status": "processed", "content_summary": "caf\udce9", "file_path": "x"}})
+            assert os.stat(path).st_mtime_ns == written and "doc-odd" not in load_json(path)  # with the flush
+            assert (await status.get_by_id("doc-odd"))["chunks_list"] == []  # as LightRAG's upsert leaves a row
             await index.flush()  # a lone surrogate: LightRAG's sanitising writer, then its reload
             return load_json(path)
         finally:

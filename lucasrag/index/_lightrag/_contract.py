@@ -102,6 +102,8 @@ SYMBOLS: dict[str, str] = {
     "lightrag:QueryParam": "naive_query (baselines)",
     "lightrag.kg.json_doc_status_impl:JsonDocStatusStorage.index_done_callback": "_json_doc_status falls back to it",
     "lightrag.kg.shared_storage:clear_all_update_flags": "_json_doc_status: a flush clears the update flags",
+    "lightrag.kg.shared_storage:set_all_update_flags": "_json_doc_status: an upsert marks the store changed",
+    "lightrag.kg.json_doc_status_impl:JsonDocStatusStorage.upsert": "_json_doc_status defers its flush",
     "lightrag.file_atomic:atomic_write": "_json_doc_status: the file replaced as LightRAG replaces it",
     "lightrag.kg.networkx_impl:NetworkXStorage.index_done_callback": "_store_timing (benchmarks)",
 }

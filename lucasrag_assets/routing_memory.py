@@ -155,15 +155,18 @@ def _from_file(path: Path, context: Hashable) -> _Kept | None:
 
 def keep_routing(data: Path, routed: RoutingMemory) -> None:
     """Keep what ``routed`` last computed as the data folder's routing memory. The file is written (in the
-    background within :func:`~lucasrag.file_memo.writes_in_background`) after a full pass, and after a
-    remembered one once it lags :func:`most_behind` notes behind; until then this process keeps its memory with
-    the file it descends from, and a fresh process reads the few notes changed since from the vault."""
+    background within :func:`~lucasrag.file_memo.writes_in_background`) after a full pass, after a remembered
+    one in which a note left the vault (or was made private), and once it lags :func:`most_behind` notes behind;
+    until then this process keeps its memory with the file it descends from, and a fresh process reads the few
+    notes changed since from the vault."""
     if not routed.changed or routed.last is None:
         return
     path = memory_path(data)
     kept = _kept.get(path)
     behind = (kept.behind if kept is not None else 0) + (routed.read_afresh or 0)
-    if routed.how == "remembered" and kept is not None and behind <= most_behind(len(routed.last.hashes)):
+    lagging = behind > most_behind(len(routed.last.hashes))
+    # a note gone (deleted, renamed, made private) leaves the file at once: a private note leaves no trace
+    if routed.how == "remembered" and kept is not None and not lagging and not routed.forgotten:
         _kept.keep(path, _Kept(routed.last, behind))
         return
     memory = routed.last

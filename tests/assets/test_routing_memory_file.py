@@ -3,6 +3,8 @@ computed, exactly as the process that computed it would go on, and only from a f
 
 from __future__ import annotations
 
+import json
+
 import polars as pl
 import pytest
 from routing_vaults import fake_embed, synthetic_notes
@@ -160,3 +162,23 @@ def test_the_file_is_rewritten_after_a_full_pass_and_once_it_lags_too_far(tmp_pa
     got = fresh.route(notes, fake_embed, 0.5, RULES, context=CONTEXT[2])
     assert fresh.read_afresh == 1  # the note edited since the file was written
     assert got.equals(writer.route(notes, fake_embed, 0.5, RULES, context=CONTEXT[2]))
+
+
+def test_a_note_gone_or_made_private_leaves_the_file_at_once(tmp_path, monkeypatch):
+    """A private note leaves no trace: the file is rewritten in the run that no longer routes the note, whatever
+    the lag allowance, and holds neither its path nor its row."""
+    monkeypatch.setattr(routing_memory, "_kept", KeptByIdentity(limit=2))
+    notes = synthetic_notes(8, 300)
+    writer = RoutingMemory(tolerance=float("inf"))
+    writer.route(notes, fake_embed, 0.5, RULES, context=CONTEXT[2])
+    keep_routing(tmp_path, writer)
+    gone = notes.filter(pl.col("status") == "ok")["path"][5]
+    private = notes.with_columns(
+        pl.when(pl.col("path") == gone).then(pl.lit("private")).otherwise(pl.col("status")).alias("status")
+    )
+    writer.route(private, fake_embed, 0.5, RULES, context=CONTEXT[2])
+    assert (writer.how, writer.forgotten) == ("remembered", 1)
+    keep_routing(tmp_path, writer)
+    on_disk = load_remembered(memory_path(tmp_path), CONTEXT)
+    assert gone not in on_disk.inputs.paths.tolist() and len(on_disk.hashes) == len(writer.last.hashes)
+    assert json.dumps(gone).encode() not in memory_path(tmp_path).read_bytes()

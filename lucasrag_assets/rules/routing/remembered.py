@@ -176,8 +176,10 @@ class RoutingMemory:
         self.how = ""
         self.rescored = 0
         self.read_afresh: int | None = None
-        #: Whether the last :meth:`route` remembers anything new (a full pass, or notes new, changed or gone).
+        #: Whether the last :meth:`route` remembers anything new (a full pass, or notes new, changed or gone), and
+        #: how many notes it remembered before are no longer among the notes (deleted, renamed, made private).
         self.changed = False
+        self.forgotten = 0
 
     def route(
         self,
@@ -195,6 +197,7 @@ class RoutingMemory:
         valid = notes.filter(pl.col("status") == "ok")
         context = pass_context(threshold, rules, context)
         hashes = input_hashes(valid)
+        self.forgotten = 0
         why, inputs = self._why_full(context, valid), None
         if why is None:
             remembered = self._again(valid, hashes, embed, threshold, rules)
@@ -227,6 +230,7 @@ class RoutingMemory:
         paths = valid["path"].to_list()
         old_rows = last.rows_of(paths)
         kept = old_rows >= 0
+        self.forgotten = len(last.hashes) - int(kept.sum())
         kept[kept] = last.hashes[old_rows[kept]] == hashes[kept]
         fresh_at = np.flatnonzero(~kept)
         old_rows = np.where(kept, old_rows, -1)

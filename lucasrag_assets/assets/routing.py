@@ -119,8 +119,10 @@ def route_notes(context: AssetExecutionContext, lucasrag: LucasragSettings, vaul
         evidence = remembered_evidence(settings, salt, read_afresh)
         # what the last routing computed (this process's, or the file the last run wrote): only the notes a
         # change touches are scored again (rules/routing/remembered.py)
-        context = pass_context(settings.route_threshold, rules, (salt, CALIBRATED_MODEL))
-        memory = RoutingMemory(last=remembered_routing(settings.data, context))
+        depends_on = (salt, CALIBRATED_MODEL)  # besides the notes, the threshold and the rules
+        memory = RoutingMemory(
+            last=remembered_routing(settings.data, pass_context(settings.route_threshold, rules, depends_on))
+        )
         with cache.remembering("routing"):  # a long-lived process reads only the changed notes' vectors
             decided = memory.route(
                 vault_notes,
@@ -128,7 +130,7 @@ def route_notes(context: AssetExecutionContext, lucasrag: LucasragSettings, vaul
                 settings.route_threshold,
                 rules,
                 evidence=evidence,
-                context=(salt, CALIBRATED_MODEL),
+                context=depends_on,
             )
     finally:
         cache.close()

@@ -21,7 +21,6 @@ from lucasrag_assets.rules.routing.router import (
     SELF_TRAIN_CONFIDENCE,
     WORKSPACE_PROTOTYPES,
     RouteDecision,
-    build_centroids,
     decide,
     evidence_logits,
     routing_text,
@@ -29,6 +28,21 @@ from lucasrag_assets.rules.routing.router import (
 )
 from lucasrag_assets.rules.routing.vault_rules import RoutingRules, parse_routing_rules
 from lucasrag_assets.rules.vault_scan import scan_vault
+
+
+def build_centroids(
+    prototype_vectors: dict[str, np.ndarray], exemplar_vectors: dict[str, list[np.ndarray]]
+) -> dict[str, np.ndarray]:
+    """The centroid rule written plainly (the reference ``labelled_centroids`` must equal bit for bit): the unit
+    mean of a workspace's prototypes and labelled notes."""
+    centroids = {}
+    for ws in WORKSPACES:
+        parts = [np.asarray(prototype_vectors[ws])]
+        if len(exemplars := exemplar_vectors.get(ws, ())):
+            parts.append(np.asarray(exemplars))
+        mean = np.mean(np.concatenate(parts), axis=0)
+        centroids[ws] = mean / max(float(np.linalg.norm(mean)), 1e-12)
+    return centroids
 
 
 def reference_folder_evidence(paths, distributions):

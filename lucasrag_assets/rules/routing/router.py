@@ -107,20 +107,6 @@ class RouteDecision:
     scores: dict[str, float] = field(default_factory=dict)
 
 
-def build_centroids(
-    prototype_vectors: Mapping[str, np.ndarray], exemplar_vectors: Mapping[str, Sequence[np.ndarray]]
-) -> dict[str, np.ndarray]:
-    """Unit centroid per workspace from its prototypes and the person's labelled notes."""
-    centroids = {}
-    for ws in WORKSPACES:
-        parts = [np.asarray(prototype_vectors[ws])]
-        if len(exemplars := exemplar_vectors.get(ws, ())):
-            parts.append(np.asarray(exemplars))  # a matrix's rows or a list of vectors: one copy, not one per row
-        mean = np.mean(np.concatenate(parts), axis=0)
-        centroids[ws] = mean / max(float(np.linalg.norm(mean)), 1e-12)
-    return centroids
-
-
 def content_logits(
     words: Sequence[str],
     folders: Sequence[str],
@@ -273,22 +259,17 @@ GATHERED_ROWS = 4096
 def labelled_centroids(
     prototypes: Mapping[str, np.ndarray], labels: Sequence[str | None], vectors: np.ndarray, chunk: int = GATHERED_ROWS
 ) -> dict[str, np.ndarray]:
-    """:func:`build_centroids` with each workspace's exemplars, the rows of ``vectors`` labelled with it, float for
-    float: the rows are added in the same order (``np.mean`` adds a matrix's rows one after another), ``chunk``
-    rows gathered at a time instead of a copy of every exemplar and a second one to join the prototypes (at
-    100,000 notes ≈ 300 MB of fresh pages a pass)."""
+    """Unit centroid per workspace: the mean of its prototypes and of the rows of ``vectors`` labelled with it (a
+    person's labelled notes, or the first pass's confident ones), in order. The rows are added one after another
+    as ``np.mean`` adds a matrix's rows — the sum so far, then ``chunk`` gathered rows — instead of a copy of
+    every exemplar and a second one to join the prototypes (at 100,000 notes ≈ 300 MB of fresh pages a pass)."""
     labels = np.asarray(labels, dtype=object)
     centroids = {}
     for ws in WORKSPACES:
         rows = np.flatnonzero(labels == ws)
-        total = np.asarray(prototypes[ws])
-        count = len(total) + len(rows)
-        for start in range(0, len(rows), chunk):
-            # the sum so far as the first row: the next rows are added to it in order, as one reduction would
-            total = np.concatenate([total if start == 0 else total[None], vectors[rows[start : start + chunk]]])
-            total = np.add.reduce(total, axis=0)
-        if not len(rows):
-            total = np.add.reduce(total, axis=0)
-        mean = np.true_divide(total, np.intp(count), out=total, casting="unsafe")  # as np.mean divides
+        total = np.add.reduce(np.concatenate([prototypes[ws], vectors[rows[:chunk]]]), axis=0)
+        for start in range(chunk, len(rows), chunk):
+            total = np.add.reduce(np.concatenate([total[None], vectors[rows[start : start + chunk]]]), axis=0)
+        mean = np.true_divide(total, np.intp(len(prototypes[ws]) + len(rows)), out=total, casting="unsafe")
         centroids[ws] = mean / max(float(np.linalg.norm(mean)), 1e-12)
     return centroids

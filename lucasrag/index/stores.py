@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lucasrag.file_memo import read_when_changed
-from lucasrag.index._lightrag import LIGHTRAG_SQLITE, WorkspaceIndex, file_token, forget_loaded
+from lucasrag.index._lightrag import LIGHTRAG_SQLITE, WorkspaceIndex, file_token
 from lucasrag.index.chunk_store import SqliteChunkStore
 from lucasrag.index.protocol import ChunkStore
 from lucasrag.settings import PROFILES, Settings, SettingsError
@@ -222,7 +222,6 @@ async def drop_workspace(settings: Settings, workspace: str) -> None:
 
     if settings.profile == "embedded":
         shutil.rmtree(settings.workspace_dir(workspace), ignore_errors=True)
-        forget_loaded(workspace)
     else:
         index = await open_workspace_index(settings, workspace)
         try:

@@ -377,7 +377,7 @@ def test_an_older_run_s_later_steps_after_a_newer_run_end_in_the_newer_state(tmp
 
 KILL_AT_SAVE = """
 import os, sys
-from lucasrag.index._lightrag._json_doc_status import CompactJsonDocStatusStorage
+from lucasrag.index._lightrag._sqlite_doc_status import SqliteDocStatusStorage
 from lucasrag.index._lightrag._sqlite_graph import SqliteGraphStorage
 from lucasrag.index._lightrag._sqlite_kv import SqliteKVStorage
 from lucasrag.index._lightrag._sqlite_vectors import SqliteVectorStorage
@@ -394,7 +394,7 @@ def counted(cls):
         return await save(self)
     cls.index_done_callback = index_done_callback
 
-for cls in (SqliteKVStorage, CompactJsonDocStatusStorage, SqliteVectorStorage, SqliteGraphStorage):
+for cls in (SqliteKVStorage, SqliteDocStatusStorage, SqliteVectorStorage, SqliteGraphStorage):
     counted(cls)
 sys.argv = ["lucasrag", "ingest"]
 from lucasrag_cli import app

@@ -1,5 +1,5 @@
-"""Two data folders in one process never share a workspace's rows (LightRAG keeps
-its JSON stores in process-wide dicts keyed by workspace name)."""
+"""Two data folders in one process never share a workspace's rows (LightRAG's own embedded stores keep
+theirs in process-wide dicts keyed by the workspace's name; ours keep each folder's in its own file)."""
 
 import asyncio
 
@@ -32,4 +32,5 @@ def test_second_data_folder_does_not_inherit_the_first(tmp_path, settings_for):
     assert stored_keys(second.index_dir / "technical")["kv:text_chunks"] == ["chunk-b"]
     assert stored_keys(first.index_dir / "technical")["kv:text_chunks"] == ["chunk-a"]
     assert stored_keys(second.index_dir / "technical")["vectors:chunks"] == ["chunk-b"]
+    assert stored_keys(second.index_dir / "technical")["kv:doc_status"] == ["doc-chunk-b"]
     assert np.isfinite(get_embedder().embed(["x"])).all()

@@ -242,14 +242,6 @@ def test_record_values_match_lightrags_merge(merged_rows, store):
         assert ours[key] == theirs[key], f"{store}.{key}: ours {ours[key]!r}, LightRAG's {theirs[key]!r}"
 
 
-def test_json_stores_are_cached_process_wide_by_workspace_name(merged_rows):
-    """``_load_fresh_if_moved`` drops keys ``"<workspace>:<namespace>"`` of these tables."""
-    from lightrag.kg import shared_storage
-
-    keys = list(shared_storage._shared_dicts or {})
-    assert any(k.startswith("technical:") for k in keys), f"shared-storage keys are now {keys[:5]}"
-
-
 @pytest.mark.parametrize(("name", "use"), list(_contract.DEFERRED_IMPORTS.items()))
 def test_deferred_import_is_read_only_by_attribute(name, use):
     module, attributes = use

@@ -8,7 +8,6 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import json
-import os
 import sqlite3
 
 import numpy as np
@@ -412,39 +411,6 @@ def test_ranking_runs_on_one_blas_thread_and_the_process_keeps_its_count(tmp_pat
             await index.close()
 
     asyncio.run(run())
-
-
-def test_the_document_status_file_is_compact_json_lightrags_own_loader_reads(tmp_path):
-    """The embedded doc-status store writes its rows with the C encoder (compact), read back by LightRAG's
-    loader as written; a row UTF-8 cannot hold goes to LightRAG's own sanitising writer."""
-    from lightrag.utils import load_json
-
-    from lucasrag.index._lightrag._json_doc_status import CompactJsonDocStatusStorage
-
-    settings = _settings(tmp_path)
-
-    async def run() -> dict:
-        index = await open_workspace_index(settings, "personal")
-        try:
-            status = index._rag.doc_status
-            assert isinstance(status, CompactJsonDocStatusStorage)
-            records = _records(range(3), "one")
-            await index.write(records, _unit(np.random.default_rng(1), 3), {r.doc_id: r.text for r in records})
-            await index.flush()
-            path = status._file_name
-            text = open(path, encoding="utf-8").read()
-            assert "\n" not in text and load_json(path) == dict(status._data.copy())
-            written = os.stat(path).st_mtime_ns
-            await status.upsert({"doc-odd": {"status": "processed", "content_summary": "caf\udce9", "file_path": "x"}})
-            assert os.stat(path).st_mtime_ns == written and "doc-odd" not in load_json(path)  # with the flush
-            assert (await status.get_by_id("doc-odd"))["chunks_list"] == []  # as LightRAG's upsert leaves a row
-            await index.flush()  # a lone surrogate: LightRAG's sanitising writer, then its reload
-            return load_json(path)
-        finally:
-            await index.close()
-
-    rows = asyncio.run(run())
-    assert {"d0", "d1", "d2", "doc-odd"} <= set(rows) and "\udce9" not in rows["doc-odd"]["content_summary"]
 
 
 def test_a_ranking_aside_equals_the_ranking_and_its_matrix_is_never_changed_under_it(tmp_path):

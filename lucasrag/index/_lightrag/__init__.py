@@ -35,8 +35,7 @@ defer_eager_imports()  # before anything below imports LightRAG (see _deferred)
 
 from lucasrag.index._lightrag._graph_rows import GraphStats  # noqa: E402
 from lucasrag.index._lightrag._index import Hit, WorkspaceIndex  # noqa: E402
-from lucasrag.index._lightrag._setup import forget_loaded  # noqa: E402
 from lucasrag.index._lightrag._sqlite_file import LIGHTRAG_SQLITE, file_token  # noqa: E402
 from lucasrag.index._lightrag._store_timing import time_store_writes  # noqa: E402
 
-__all__ = ["LIGHTRAG_SQLITE", "GraphStats", "Hit", "WorkspaceIndex", "file_token", "forget_loaded", "time_store_writes"]
+__all__ = ["LIGHTRAG_SQLITE", "GraphStats", "Hit", "WorkspaceIndex", "file_token", "time_store_writes"]

@@ -8,9 +8,6 @@ When LightRAG is upgraded: run that test, fix what it names, update this file.
 ==========================  ==========================================================  ============================
 kind                        what                                                        relied on by
 ==========================  ==========================================================  ============================
-private symbol              ``shared_storage._shared_dicts`` / ``_namespace_data_cache``  ``_setup._load_fresh_if_moved``
-                            / ``_init_flags`` / ``_update_flags`` keyed
-                            ``"<workspace>:<namespace>"``
 private symbol              ``LightRAG._build_global_config()``                         ``_graph_llm.extract_with_llm``
 private symbol              ``NetworkXStorage._get_graph()``                            ``_graph_read.graph_counts``
 storage registry            ``kg.STORAGES`` / ``STORAGE_IMPLEMENTATIONS`` /              ``_setup.register_own_storages``
@@ -19,8 +16,10 @@ storage registry            ``kg.STORAGES`` / ``STORAGE_IMPLEMENTATIONS`` /     
 base classes                ``BaseKVStorage`` / ``BaseVectorStorage``: their abstract     ``_sqlite_kv``,
                             methods and dataclass fields; ``NetworkXStorage``: every     ``_sqlite_vectors``,
                             graph write goes through ``upsert_*`` / ``delete_node`` /    ``_sqlite_graph``
-                            ``remove_*``, every read through ``_get_graph``
-                            (``OWN_STORAGES``)
+                            ``remove_*``, every read through ``_get_graph``;            ``_sqlite_doc_status``
+                            ``JsonDocStatusStorage``: its readers and writers use
+                            ``self._data`` under ``_storage_lock``, a writer by
+                            setting, popping or clearing rows (``OWN_STORAGES``)
 copied record format        ``JsonKVStorage`` rows (``_id``, ``create_time``, ...) and  ``_sqlite_kv``,
                             nano-vectordb's file (``data``, base64 ``matrix``), the     ``_sqlite_vectors``,
                             GraphML file, read once from an earlier version's folder     ``_sqlite_graph``
@@ -67,12 +66,8 @@ from __future__ import annotations
 
 #: module:attribute.path — names that must exist (private ones included).
 SYMBOLS: dict[str, str] = {
-    "lightrag.kg.shared_storage:_shared_dicts": "_load_fresh_if_moved: JSON stores cached per workspace name",
-    "lightrag.kg.shared_storage:_namespace_data_cache": "_load_fresh_if_moved",
-    "lightrag.kg.shared_storage:_init_flags": "_load_fresh_if_moved",
-    "lightrag.kg.shared_storage:_update_flags": "_load_fresh_if_moved",
     "lightrag.kg.shared_storage:get_namespace_data": "extract_with_llm: the pipeline status",
-    "lightrag.kg.shared_storage:get_namespace_lock": "extract_with_llm: the pipeline status lock",
+    "lightrag.kg.shared_storage:get_namespace_lock": "extract_with_llm: the pipeline status lock; _sqlite_doc_status",
     "lightrag:LightRAG._build_global_config": "extract_with_llm: the config LightRAG's own pipeline passes",
     "lightrag.kg.networkx_impl:NetworkXStorage._get_graph": "graph_counts; _sqlite_graph replaces it (every read)",
     "lightrag.kg.neo4j_impl:Neo4JStorage._get_workspace_label": "graph_counts, batched deletes: the workspace label",
@@ -100,11 +95,7 @@ SYMBOLS: dict[str, str] = {
     "lightrag.utils:EmbeddingFunc": "the embedding seam",
     "lightrag.utils:Tokenizer": "MiniLM's tokenizer for LightRAG's token counts",
     "lightrag:QueryParam": "naive_query (baselines)",
-    "lightrag.kg.json_doc_status_impl:JsonDocStatusStorage.index_done_callback": "_json_doc_status falls back to it",
-    "lightrag.kg.shared_storage:clear_all_update_flags": "_json_doc_status: a flush clears the update flags",
-    "lightrag.kg.shared_storage:set_all_update_flags": "_json_doc_status: an upsert marks the store changed",
-    "lightrag.kg.json_doc_status_impl:JsonDocStatusStorage.upsert": "_json_doc_status defers its flush",
-    "lightrag.file_atomic:atomic_write": "_json_doc_status: the file replaced as LightRAG replaces it",
+    "lightrag.kg.shared_storage:get_update_flag": "_sqlite_doc_status: the flag LightRAG's doc-status writers set",
     "lightrag.kg.networkx_impl:NetworkXStorage.index_done_callback": "_store_timing (benchmarks)",
 }
 
@@ -215,7 +206,7 @@ OWN_STORAGES: dict[str, tuple[str, tuple[str, ...]]] = {
         "lightrag.kg.networkx_impl:NetworkXStorage",
         ("namespace", "workspace", "global_config", "embedding_func"),
     ),
-    "CompactJsonDocStatusStorage": (
+    "SqliteDocStatusStorage": (
         "lightrag.kg.json_doc_status_impl:JsonDocStatusStorage",
         ("namespace", "workspace", "global_config", "embedding_func"),
     ),

@@ -18,7 +18,6 @@ from lucasrag.index._lightrag._graph_write import GraphWriter
 from lucasrag.index._lightrag._production import _configure_production, _loop_lock, _require_services
 from lucasrag.index._lightrag._setup import (
     _backend,
-    _load_fresh_if_moved,
     _no_llm,
     _quiet_lightrag,
     _VectorCache,
@@ -59,8 +58,6 @@ class WorkspaceIndex(GraphWriter, GraphReader, LlmExtraction):
         embedder = get_embedder()
         working_dir = settings.index_dir
         working_dir.mkdir(parents=True, exist_ok=True)
-        if backend.process_wide_json:
-            _load_fresh_if_moved(workspace, working_dir)
         if backend.servers:
             # Before LightRAG retries a dead server for minutes: name the service and the setting.
             await asyncio.to_thread(_require_services, settings)

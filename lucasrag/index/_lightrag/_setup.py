@@ -22,8 +22,6 @@ class _Backend:
     storages: dict[str, str]
     #: PostgreSQL + Neo4j: checked before opening, configured right before construction
     servers: bool
-    #: JSON files LightRAG caches process-wide by workspace name (see _load_fresh_if_moved)
-    process_wide_json: bool
     #: the vector store ranks every row exactly (ties by id), so a smaller k's rows are a prefix of a
     #: larger one's (``_sqlite_vectors``); an approximate index (pgvector's HNSW) promises no such thing
     prefix_ranked: bool
@@ -35,10 +33,9 @@ _BACKENDS = {
             "kv_storage": "SqliteKVStorage",  # ours, updated by row (_sqlite_file)
             "vector_storage": "SqliteVectorStorage",
             "graph_storage": "SqliteGraphStorage",
-            "doc_status_storage": "CompactJsonDocStatusStorage",  # LightRAG's, its file written by the C encoder
+            "doc_status_storage": "SqliteDocStatusStorage",  # LightRAG's readers on rows kept by row (ours)
         },
         servers=False,
-        process_wide_json=True,
         prefix_ranked=True,
     ),
     "production": _Backend(
@@ -49,7 +46,6 @@ _BACKENDS = {
             "doc_status_storage": "PGDocStatusStorage",
         },
         servers=True,
-        process_wide_json=False,
         prefix_ranked=False,
     ),
 }
@@ -60,7 +56,7 @@ _OWN_STORAGES = {
     "SqliteKVStorage": ("KV_STORAGE", "lucasrag.index._lightrag._sqlite_kv"),
     "SqliteVectorStorage": ("VECTOR_STORAGE", "lucasrag.index._lightrag._sqlite_vectors"),
     "SqliteGraphStorage": ("GRAPH_STORAGE", "lucasrag.index._lightrag._sqlite_graph"),
-    "CompactJsonDocStatusStorage": ("DOC_STATUS_STORAGE", "lucasrag.index._lightrag._json_doc_status"),
+    "SqliteDocStatusStorage": ("DOC_STATUS_STORAGE", "lucasrag.index._lightrag._sqlite_doc_status"),
 }
 
 
@@ -139,40 +135,6 @@ def _quiet_lightrag() -> None:
     lightrag_logger = logging.getLogger("lightrag")
     if _NOISE_FILTER not in lightrag_logger.filters:
         lightrag_logger.addFilter(_NOISE_FILTER)
-
-
-# LightRAG keeps its JSON stores in process-wide dicts keyed by workspace name
-# only. Opening "technical" from a second data folder in the same process would
-# hand it the first folder's rows (and write them into the second folder's
-# files). Before that happens, LightRAG is made to load the new folder afresh;
-# instances already open keep their own dicts.
-_loaded_from: dict[str, str] = {}
-
-
-def _load_fresh_if_moved(workspace: str, working_dir) -> None:
-    previous = _loaded_from.get(workspace)
-    _loaded_from[workspace] = str(working_dir)
-    if previous is None or previous == str(working_dir):
-        return
-    forget_loaded(workspace)
-
-
-def forget_loaded(workspace: str) -> None:
-    """Drop this process's copy of ``workspace``'s JSON stores: the next open reads the files again
-    (after ``drop_workspace`` removed them, an empty workspace)."""
-    from lightrag.kg import shared_storage
-
-    prefix = f"{workspace}:"
-    tables = (
-        shared_storage._shared_dicts,
-        shared_storage._namespace_data_cache,
-        shared_storage._init_flags,
-        shared_storage._update_flags,
-    )
-    for table in tables:
-        if table is not None:
-            for key in [k for k in list(table.keys()) if k.startswith(prefix)]:
-                table.pop(key, None)
 
 
 def _backend(profile: str) -> _Backend:

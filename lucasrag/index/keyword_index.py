@@ -58,11 +58,20 @@ class KeywordIndex:
         self._postings: dict[str, tuple[np.ndarray, np.ndarray] | None] = {}
 
     def _posting(self, term: str) -> tuple[np.ndarray, np.ndarray] | None:
-        """(row positions, frequencies) of ``term``; None when no row holds it."""
+        """(row positions, frequencies) of ``term``; None when no row holds it.
+
+        A posting is read when a question first asks for its term, after the rows were: a row another process
+        committed in between (an ingest writing while a server answers) is not among the rows and is left out —
+        that one answer is as of the rows' read, and the store reads the index afresh at its next search
+        (``SqliteChunkStore._fresh``: the commit changed SQLite's ``data_version``)."""
         if term not in self._postings:
             hits = self._read(term)
-            pos = np.searchsorted(self.rowids, np.array([h[0] for h in hits], dtype=np.int64))
-            self._postings[term] = (pos, np.array([float(h[1]) for h in hits])) if hits else None
+            rowids = np.array([h[0] for h in hits], dtype=np.int64)
+            pos = np.searchsorted(self.rowids, rowids)
+            known = pos < len(self.rowids)
+            known[known] = self.rowids[pos[known]] == rowids[known]
+            freqs = np.array([float(h[1]) for h in hits])[known] if hits else np.zeros(0)
+            self._postings[term] = (pos[known], freqs) if known.any() else None
         return self._postings[term]
 
     @staticmethod

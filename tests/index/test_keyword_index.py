@@ -102,6 +102,26 @@ def test_the_memory_ranking_follows_the_stores_own_writes(tmp_path):
         store.close()
 
 
+def test_a_row_another_process_commits_while_a_question_is_answered_is_left_out_then_found(tmp_path):
+    """The index's rows are read first and a term's posting when a question first asks for it: an ingest may
+    commit in between (found by a query polling while a 100,000-note change was written: an IndexError).
+    That answer leaves the new row out; the next search reads the index afresh and finds it."""
+    path = tmp_path / "chunks.sqlite"
+    reader, writer = _store(path, _texts(40, 6)), SqliteChunkStore(path)
+    try:
+        _warm(reader)
+        index = reader._keywords
+        for i, text in enumerate(["zebra otter", "zebra zebra lantern"]):
+            new = ChunkRecord(f"c9{i}", f"d9{i}", "personal", f"new{i}.md", 0, text, "present", "date", None)
+            writer.add_chunks([new], np.zeros((1, DIM), np.float32))  # committed by another connection
+        # the question already inside its search (past the store's freshness check) reads the new postings
+        assert index.search(["zebra"], 5) == []
+        assert "c90" not in index.search(["otter", "lantern"], 100)
+        assert reader.keyword_search(["zebra"], 5) == ["c91", "c90"] == _fts(reader, ["zebra"], 5)
+    finally:
+        reader.close(), writer.close()
+
+
 @pytest.mark.parametrize("emptied", [False, True])
 def test_an_empty_store_answers_nothing_from_memory(tmp_path, emptied):
     store = _store(tmp_path / "chunks.sqlite", _texts(5, 4)) if emptied else SqliteChunkStore(tmp_path / "c.sqlite")

@@ -111,10 +111,14 @@ for line in sys.stdin:
     ask = json.loads(line)
     print("polling", flush=True)
     while True:
-        if ask["gone"]:
-            ok = not ck.found_anywhere(settings, ask["word"])
-        else:
-            ok = ck.found_first(settings, ask["word"], ask["workspaces"])
+        try:
+            if ask["gone"]:
+                ok = not ck.found_anywhere(settings, ask["word"])
+            else:
+                ok = ck.found_first(settings, ask["word"], ask["workspaces"])
+        except Exception as exc:  # a query that fails while the ingest writes: reported, and asked again
+            print(json.dumps({{"error": f"{{type(exc).__name__}}: {{exc}}"}}), flush=True)
+            ok = False
         if ok:
             print(json.dumps({{"found_at": time.time()}}), flush=True)
             break
@@ -154,10 +158,14 @@ class Poller:
     def found_at(self) -> float | None:
         import select
 
-        if select.select([self._process.stdout], [], [], self.WAIT_S)[0]:
+        while select.select([self._process.stdout], [], [], self.WAIT_S)[0]:
             line = self._process.stdout.readline()
-            if line:
-                return json.loads(line)["found_at"]
+            if not line:
+                break
+            if "error" in (said := json.loads(line)):
+                print(f"  (the other process's query failed: {said['error']})", flush=True)
+                continue
+            return said["found_at"]
         print(f"  (the other process did not see the change within {self.WAIT_S:g} s)", flush=True)
         self._process.kill()
         self._process.wait()

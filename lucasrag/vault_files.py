@@ -144,9 +144,14 @@ def config_files(root: Path) -> list[Path]:
 
 def vault_fingerprint(root: Path) -> str:
     """A cheap change detector: relative path, size and mtime of every note and configuration file."""
-    h = hashlib.sha256()
+    return fingerprint_of(root, vault_file_stats(root))
+
+
+def fingerprint_of(root: Path, notes: Sequence[tuple[str, os.stat_result | None]]) -> str:
+    """:func:`vault_fingerprint` of a listing already made (:func:`vault_file_stats`'s): an ingest's scan says
+    what it listed, so a watcher need not list the vault again before the ingest (``vault_watch``)."""
     base = len(str(root)) + 1
-    notes = vault_file_stats(root)
+    lines = []
     for name, st in [*notes, *((str(p), None) for p in [deference_path(root), *config_files(root)])]:
         if st is None or stat.S_ISLNK(st.st_mode):  # a settings file, or a symlink: what it points to counts
             try:
@@ -154,6 +159,6 @@ def vault_fingerprint(root: Path) -> str:
             except OSError:  # an absent settings file, or a note deleted mid-scan
                 continue
         rel = name[base:].replace(os.sep, "/")  # == path.relative_to(root).as_posix(), without its cost
-        # surrogateescape: a file name that is not UTF-8 still counts (the scan reports it, escaped).
-        h.update(f"{rel}\0{st.st_size}\0{st.st_mtime_ns}\n".encode("utf-8", "surrogateescape"))
-    return h.hexdigest()
+        lines.append(f"{rel}\0{st.st_size}\0{st.st_mtime_ns}\n")
+    # one digest of every line (as one update per line gave); surrogateescape: a name that is not UTF-8 counts
+    return hashlib.sha256("".join(lines).encode("utf-8", "surrogateescape")).hexdigest()

@@ -272,6 +272,7 @@ class IngestSummary:
     changes: list[dict] = field(default_factory=list)  # notes moved since the last ingest (lucasrag notes --changed)
     first: bool = False  # no earlier ingest in this data folder: nothing could have changed
     new_notes: int = 0  # files the last ingest had not seen
+    vault_fingerprint: str | None = None  # the vault as this run listed it (lucasrag.vault_files.vault_fingerprint)
 
 
 def catalog_paths(settings: Settings) -> set[str] | None:
@@ -360,6 +361,8 @@ def run_ingest(
     )
     for mat in materializations:
         key = mat.asset_key.to_user_string()
+        if key == "vault_notes" and "vault_fingerprint" in mat.metadata:
+            summary.vault_fingerprint = mat.metadata["vault_fingerprint"].value
         if key.endswith("_index"):
             summary.index_metadata[key.removesuffix("_index")] = {k: v.value for k, v in mat.metadata.items()}
     return summary

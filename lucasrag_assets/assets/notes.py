@@ -11,7 +11,7 @@ from lucasrag.entities import entity_properties
 from lucasrag.privacy import load_privacy
 from lucasrag.safe_read import UnreadableEntry, regular_file, vault_relpath
 from lucasrag.settings import Settings
-from lucasrag.vault_files import vault_file_stats
+from lucasrag.vault_files import fingerprint_of, vault_file_stats
 from lucasrag_assets.assets._metadata import markdown_table
 from lucasrag_assets.memo import load_memo, save_memo
 from lucasrag_assets.resources import LucasragSettings
@@ -94,11 +94,13 @@ def parse_key(settings: Settings, conventions=None, privacy=None) -> str:
     return f"{PARSE_VERSION}:{settings.max_note_bytes}:{conventions.fingerprint}:{privacy.fingerprint}"
 
 
-def scan_with_memo(settings: Settings) -> tuple[pl.DataFrame, int]:
+def scan_with_memo(settings: Settings) -> tuple[pl.DataFrame, int, str]:
     """Parse every note, reusing last run's result for files whose size and mtime
-    are unchanged. Returns the frame and how many files were parsed afresh."""
+    are unchanged. Returns the frame, how many files were parsed afresh and the vault's fingerprint as listed
+    (``vault_files.vault_fingerprint``)."""
     stats, unreadable = {}, set()
-    for path, st in vault_file_stats(settings.vault):  # names, not a Path per file: most are only stat'ed
+    listing = vault_file_stats(settings.vault)
+    for path, st in listing:  # names, not a Path per file: most are only stat'ed
         rel, utf8 = vault_relpath(settings.vault, path)
         if not utf8:
             st = None
@@ -142,7 +144,7 @@ def scan_with_memo(settings: Settings) -> tuple[pl.DataFrame, int]:
     fresh = fresh.join(keys.select("path", "mtime_ns"), on="path", how="left")
     frame = pl.concat([reused.select(fresh.columns), fresh]).sort("path")
     save_memo(settings, "vault_notes", frame.with_columns(pl.lit(key).alias("parse_key")))
-    return frame.drop("mtime_ns"), len(todo)
+    return frame.drop("mtime_ns"), len(todo), fingerprint_of(settings.vault, listing)
 
 
 @asset(group_name="ingest", description="Every Markdown note of the vault, parsed; bad files carry a reason.")
@@ -150,7 +152,7 @@ def vault_notes(context: AssetExecutionContext, lucasrag: LucasragSettings) -> p
     settings = lucasrag.get()
     if not settings.vault.is_dir():
         raise FileNotFoundError(f"vault folder {settings.vault} does not exist (set LUCASRAG_VAULT or --vault)")
-    frame, parsed = scan_with_memo(settings)
+    frame, parsed, fingerprint = scan_with_memo(settings)
     for warning in load_conventions(settings.vault).warnings:  # e.g. a date_order that is not DMY or MDY
         context.log.warning(warning)
     invalid = frame.filter(pl.col("status") == "invalid").select("path", "reason")
@@ -163,6 +165,8 @@ def vault_notes(context: AssetExecutionContext, lucasrag: LucasragSettings) -> p
             "invalid": len(invalid),
             "private": frame.filter(pl.col("status") == "private").height,  # a count: their paths are no one's business
             "invalid_files": MetadataValue.md(markdown_table(invalid)),
+            # what this run listed: a watcher takes it as the state it has seen (lucasrag.vault_watch)
+            "vault_fingerprint": fingerprint,
         }
     )
     return frame

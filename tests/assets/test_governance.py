@@ -10,6 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from lucasrag.catalog import read_catalog
+from lucasrag.vault_files import vault_fingerprint
 from lucasrag_assets.ingest import run_ingest
 from lucasrag_cli import app
 
@@ -73,6 +74,8 @@ def test_governance_round_trip(fresh_vault):
     before = _state(read_catalog(settings))
     summary = run_ingest(settings)
     after = _state(read_catalog(settings))
+    # what the run listed is what a watcher lists (it takes the run's word for it: lucasrag.vault_watch)
+    assert summary.vault_fingerprint == vault_fingerprint(settings.vault)
     differ = {p for p in before if before[p] != after.get(p)}
     assert differ == {c["path"] for c in summary.changes}, "every changed note is listed, and only those"
     reasons = {c["path"]: c["reason"] for c in summary.changes}

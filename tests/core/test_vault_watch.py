@@ -95,6 +95,35 @@ def test_a_change_event_wakes_the_watcher_long_before_any_check(fresh_vault):
     assert watcher.state()["state"] == "stopped"
 
 
+def test_an_ingest_that_says_what_it_listed_spares_the_watcher_its_own_listing(fresh_vault, monkeypatch):
+    """With change events, once an ingest says what it listed (``IngestSummary.vault_fingerprint``), a settled
+    change is ingested without the watcher listing the vault first (0.6 s at 100,000 notes). An ingest that does
+    not say keeps the listing first (a settled change that changed nothing is not ingested)."""
+    from lucasrag import vault_watch
+
+    real, order = vault_watch.vault_fingerprint, []
+    monkeypatch.setattr(vault_watch, "vault_fingerprint", lambda root: order.append("watcher lists") or real(root))
+
+    def says(settings):
+        order.append("ingest")
+        return real(settings.vault)  # an ingest's own listing
+
+    def silent(settings):
+        order.append("ingest")
+
+    for reingest, want in ((says, ["ingest"]), (silent, ["watcher lists", "ingest"])):
+        watcher = VaultWatcher(fresh_vault, reingest, debounce_s=0.2, safety_poll_s=60, events=True).start()
+        try:
+            _until(lambda w=watcher: w.state()["ingests"] == 1 and w.state()["state"] == "watching")  # catch-up
+            order.clear()
+            note = fresh_vault.vault / "personal" / f"told by {reingest.__name__}.md"
+            note.write_text("a note saved while the watcher waits")
+            _until(lambda w=watcher: w.state()["ingests"] == 2)
+            assert order == want
+        finally:
+            watcher.stop(timeout=5)
+
+
 @pytest.mark.parametrize(
     "rel, is_directory, counts",
     [

@@ -3,8 +3,9 @@
     python benchmarks/watch_idle.py --notes 100000 --work /tmp/watch-idle [--idle 20]
 
 Generates a vault (``lucasrag_harness.evaluation.vault_generator``, seed 7; kept in ``--work`` for the next run)
-and runs ``VaultWatcher`` over it with an ingest that does nothing, once with the file system's change events
-(the default) and once checking the fingerprint every second (``lucasrag watch --poll``). Printed per mode: the
+and runs ``VaultWatcher`` over it with an ingest that does nothing, with the file system's change events (the
+default; the ingest saying nothing, then saying what it listed as ``run_ingest`` does) and checking the
+fingerprint every second (``lucasrag watch --poll``). Printed per mode: the
 CPU seconds the process spent over ``--idle`` seconds with no change (the watcher's own cost), and the seconds
 from appending a line to a note to the ingest being called, less the debounce (0.5 s), over three saves.
 """
@@ -20,6 +21,7 @@ import time
 from pathlib import Path
 
 from lucasrag.settings import Settings
+from lucasrag.vault_files import vault_fingerprint
 from lucasrag.vault_watch import VaultWatcher
 
 DEBOUNCE_S = 0.5
@@ -35,11 +37,16 @@ def vault_of(work: Path, notes: int) -> Path:
     return vault
 
 
-def one_mode(settings: Settings, events: bool, idle_s: float, note: Path) -> tuple[float, list[float]]:
+def one_mode(settings: Settings, events: bool, idle_s: float, note: Path, says: bool) -> tuple[float, list[float]]:
+    """``says``: the ingest says what it listed, as ``run_ingest`` does (``IngestSummary.vault_fingerprint``), after
+    a catch-up ingest; otherwise it says nothing (the watcher lists the vault before calling it)."""
     called = threading.Event()
-    watcher = VaultWatcher(
-        settings, lambda s: called.set(), debounce_s=DEBOUNCE_S, catch_up=False, events=events
-    ).start()
+
+    def ingest(s: Settings) -> str | None:
+        called.set()
+        return vault_fingerprint(s.vault) if says else None  # run_ingest's scan lists the vault anyway
+
+    watcher = VaultWatcher(settings, ingest, debounce_s=DEBOUNCE_S, catch_up=says, events=events).start()
     try:
         while watcher.state()["state"] != "watching":
             time.sleep(0.05)
@@ -71,8 +78,13 @@ def main() -> None:
     note = next(p for p in sorted((vault / "journal").glob("*.md")))
     print(f"{args.notes} notes, idle {args.idle:g} s per mode, debounce {DEBOUNCE_S} s")
     print("| mode | CPU while idle (s per minute) | save → ingest called, less the debounce (s) |\n|---|---|---|")
-    for events, label in ((True, "change events"), (False, "a check every second (--poll)")):
-        idle_cpu, seen = one_mode(settings, events, args.idle, note)
+    modes = (
+        (True, False, "change events, an ingest that says nothing"),
+        (True, True, "change events, an ingest that says what it listed (run_ingest)"),
+        (False, False, "a check every second (--poll)"),
+    )
+    for events, says, label in modes:
+        idle_cpu, seen = one_mode(settings, events, args.idle, note, says)
         per_minute = idle_cpu * 60 / args.idle
         print(f"| {label} | {per_minute:.2f} | {statistics.median(seen):.2f} (max {max(seen):.2f}) |")
 

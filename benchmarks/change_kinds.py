@@ -8,7 +8,8 @@ sensor's in-process run do), with the index step split by LightRAG store (a benc
 
 Reads the vault and data folder ``benchmarks/scale.py --work DIR`` left (``vault-n<N>-s7``, ``data-n<N>-s7``);
 the vault is edited (a note is appended to, a note is added and deleted, a note's ``workspace:`` is set), so
-give it a copy you do not mind. Each round: the change is saved, ``run_ingest`` runs in this process, and a
+give it a copy you do not mind. The process's first ingest is the watchers' (``long_lived.ingest_kept_warm``:
+every workspace warmed after it). Each round: the change is saved, ``run_ingest`` runs in this process, and a
 ``query()`` checks the outcome (the query side opened once before the first change, as a running MCP
 server's is; the new word is found first; the deleted note's word is found nowhere; the
 moved note is found in its new workspace). Meanwhile another process with the four workspaces open asks
@@ -292,7 +293,11 @@ def main() -> None:
 
     from lucasrag.index import time_store_writes
     from lucasrag.settings import Settings
-    from lucasrag_assets.ingest import run_ingest
+
+    try:
+        from lucasrag_assets.long_lived import ingest_kept_warm as first_ingest
+    except ImportError:  # code from before 2026-12-07 (an A/B run's base): its watchers ran run_ingest
+        from lucasrag_assets.ingest import run_ingest as first_ingest
 
     vault, data = args.work / f"vault-n{args.notes}-s7", args.work / f"data-n{args.notes}-s7"
     os.environ["DAGSTER_HOME"] = str(data / "dagster")
@@ -300,7 +305,14 @@ def main() -> None:
     time_store_writes(lambda store, seconds: STORE_SECONDS.__setitem__(store, STORE_SECONDS[store] + seconds))
     if args.build and not data.is_dir():
         build(settings, args.notes)
-    run_ingest(settings)  # warm: imports, the model, the instance (and anything left from an earlier run)
+    # The first ingest of the process, as `lucasrag watch` and `mcp --watch` run it: imports, the model, the
+    # instance, anything left from an earlier run, then every workspace warmed (lucasrag_assets.long_lived).
+    import resource
+
+    started = time.perf_counter()
+    first_ingest(settings)
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"first ingest, workspaces warmed: {time.perf_counter() - started:.1f} s, peak RSS {rss:.0f} MB", flush=True)
     # the query side open, as a running MCP server's is (the first check would otherwise time opening the four
     # workspaces: 4.6-7.5 s at 100,000 notes)
     found_anywhere(settings, "warm")

@@ -26,6 +26,11 @@ def asset_value_path(data: Path, asset_key_path: list[str]) -> Path:
     return data / "assets" / f"{'/'.join(asset_key_path)}.parquet"
 
 
+def stored_value(data: Path, asset_key_path: list[str]) -> pl.DataFrame:
+    """The asset's last stored value, as this process kept it or read from its file."""
+    return _frames.read(asset_value_path(data, asset_key_path), pl.read_parquet)
+
+
 class DataFolderIOManager(IOManager):
     """Polars frames as Parquet under ``<LUCASRAG_DATA>/assets/``; other outputs (None) store nothing."""
 
@@ -44,7 +49,7 @@ class DataFolderIOManager(IOManager):
     def load_input(self, context: InputContext) -> pl.DataFrame:
         path = asset_value_path(self.data, context.asset_key.path)
         try:  # a value this process is still writing (file_memo.writes_in_background) is given back as kept
-            return _frames.read(path, pl.read_parquet)
+            return stored_value(self.data, context.asset_key.path)
         except FileNotFoundError:
             raise FileNotFoundError(
                 f"{context.asset_key.to_user_string()} has no stored value at {path}: materialise it first "

@@ -39,10 +39,10 @@ def mcp_command(
         serve(found, http=http, port=port)
         return
     from lucasrag.vault_watch import IngestProcess
-    from lucasrag_assets.ingest import run_ingest
+    from lucasrag_assets.long_lived import ingest_kept_warm
 
     # In a child process: this one answers queries, and LightRAG's storage locks are per process.
-    with IngestProcess(run_ingest) as reingest:
+    with IngestProcess(ingest_kept_warm) as reingest:
         serve(found, http=http, port=port, reingest=reingest, debounce_s=debounce, events=not poll)
 
 
@@ -53,11 +53,11 @@ def watch_command(
     """Re-ingest whenever the vault changes (the vault sensor's fingerprint, checked on the file system's change
     events, debounced) until Ctrl-C."""
     from lucasrag.vault_watch import VaultWatcher
-    from lucasrag_assets.ingest import run_ingest
+    from lucasrag_assets.long_lived import ingest_kept_warm
 
     watcher = VaultWatcher(
         _settings(watch=True),
-        run_ingest,
+        ingest_kept_warm,
         debounce_s=debounce,
         log=lambda m: print(m, file=sys.stderr),
         events=not poll,

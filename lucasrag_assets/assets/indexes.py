@@ -194,6 +194,32 @@ def _sync(
         cache.close()
 
 
+def workspace_rows(
+    banded_chunks: pl.DataFrame, routed_documents: pl.DataFrame, workspace: str
+) -> tuple[pl.DataFrame, dict[str, str]]:
+    """What ``workspace``'s index step syncs: its chunk rows, and its documents' :func:`private_link_salts`."""
+    mine = banded_chunks.filter(pl.col("workspace") == workspace)
+    return mine, private_link_salts(routed_documents.filter(pl.col("workspace") == workspace))
+
+
+def warm_workspace(
+    settings: Settings, banded_chunks: pl.DataFrame, routed_documents: pl.DataFrame, workspace: str
+) -> None:
+    """What this process's first sync of ``workspace`` would otherwise pay for before writing a change, done now
+    and kept: every document fingerprinted (``FrameDocRows``) and, on the embedded profile, the LightRAG index
+    opened and closed (its entity graph stays in memory for the next open, ``_sqlite_graph``). Writes nothing."""
+    from lucasrag.index import open_workspace_index
+
+    mine, salts = workspace_rows(banded_chunks, routed_documents, workspace)
+    FrameDocRows(mine, settings, workspace).fingerprints(graph_mode(settings), salts)
+    if settings.profile == "embedded":
+
+        async def open_and_close() -> None:
+            await (await open_workspace_index(settings, workspace)).close()
+
+        asyncio.run(open_and_close())
+
+
 def index_asset(workspace: str) -> AssetsDefinition:
     @asset(
         name=f"{workspace}_index",
@@ -208,8 +234,7 @@ def index_asset(workspace: str) -> AssetsDefinition:
         routed_documents: pl.DataFrame,
     ) -> MaterializeResult:
         settings = lucasrag.get()
-        mine = banded_chunks.filter(pl.col("workspace") == workspace)
-        salts = private_link_salts(routed_documents.filter(pl.col("workspace") == workspace))
+        mine, salts = workspace_rows(banded_chunks, routed_documents, workspace)
         rows_digest = chunk_rows_digest(mine, settings) + "".join(sorted(salts.values()))
         try:
             report = in_line_report(settings, workspace, rows_digest) or _sync(

@@ -1,0 +1,59 @@
+"""A process that ingests again and again (``lucasrag watch``, ``mcp --watch``) warms every workspace after its
+first ingest: the documents' fingerprints and the LightRAG graph its next sync would otherwise make first."""
+
+from __future__ import annotations
+
+from test_kill_ingest import small_vault
+
+from lucasrag.index import index_exists, open_chunk_store
+from lucasrag.index._lightrag import _sqlite_graph
+from lucasrag.index.sync import graph_mode
+from lucasrag.vocabulary import WORKSPACES
+from lucasrag_assets import long_lived
+from lucasrag_assets.assets import indexes
+from lucasrag_assets.ingest import run_ingest
+
+
+def _files(settings) -> dict[str, int]:
+    return {str(p): p.stat().st_mtime_ns for p in sorted(settings.index_dir.rglob("*")) if p.is_file()}
+
+
+def test_a_long_lived_writer_warms_every_workspace_once_after_its_first_ingest(
+    tmp_path, repo, monkeypatch, settings_for
+):
+    settings = settings_for(small_vault(repo / "vault", tmp_path / "vault"), tmp_path / "data")
+    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "dagster"))
+    monkeypatch.setattr(long_lived, "_WARMED", set())
+    run_ingest(settings)
+    indexed = [ws for ws in WORKSPACES if index_exists(settings, ws)]
+    assert indexed
+    # as a new process whose catch-up found nothing to do: no fingerprint and no graph kept yet
+    indexes._FINGERPRINTS.clear()
+    _sqlite_graph._KEPT.clear()
+    before = _files(settings)
+
+    long_lived.warm_workspaces(settings)
+
+    assert _files(settings) == before  # nothing written
+    for ws in indexed:
+        kept = indexes._FINGERPRINTS.get((str(settings.data), ws))
+        store = open_chunk_store(settings, ws)
+        try:  # what the next sync compares with what is indexed: equal, since nothing changed
+            assert {doc: fp for doc, (_, _, fp) in kept.items()} == store.doc_fingerprints()
+        finally:
+            store.close()
+    if graph_mode(settings):
+        graphs = {folder for folder, _ in _sqlite_graph._KEPT}
+        assert graphs == {str(settings.workspace_dir(ws).resolve()) for ws in indexed}
+
+    warmed = []
+
+    def counted(s) -> None:  # warm_workspaces' bookkeeping, without its work
+        warmed.append(s)
+        long_lived._WARMED.add(str(s.data))
+
+    monkeypatch.setattr(long_lived, "warm_workspaces", counted)
+    monkeypatch.setattr(long_lived, "_WARMED", set())
+    for _ in range(2):
+        long_lived.ingest_kept_warm(settings)
+    assert warmed == [settings]  # once per data folder and process

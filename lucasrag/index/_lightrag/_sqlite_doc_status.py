@@ -33,11 +33,10 @@ from lightrag.kg.shared_storage import get_namespace_lock, get_update_flag
 from lucasrag.index._lightrag._sqlite_file import (
     Transaction,
     connect,
+    import_kv_json,
     import_once,
-    marks,
-    read_json,
-    slices,
     store_folder,
+    write_kv,
 )
 
 
@@ -122,14 +121,8 @@ class SqliteDocStatusStorage(JsonDocStatusStorage):
             self._data = _Rows()
             self._loaded = False
             self._db = connect(self._folder)
-            import_once(self._db, f"kv:{self.namespace}", Path(self._file_name), self._copy_legacy)
-
-    def _copy_legacy(self, db, legacy: Path) -> None:
-        data = read_json(legacy)
-        db.executemany(
-            "INSERT OR REPLACE INTO kv VALUES (?, ?, ?)",
-            ((self.namespace, k, json.dumps(v)) for k, v in data.items() if isinstance(v, dict)),
-        )
+            legacy = Path(self._file_name)  # LightRAG's file name: an earlier version's file
+            import_once(self._db, f"kv:{self.namespace}", legacy, lambda db, f: import_kv_json(db, self.namespace, f))
 
     async def finalize(self) -> None:
         if self._db is not None:
@@ -172,16 +165,12 @@ class SqliteDocStatusStorage(JsonDocStatusStorage):
             if not rows.changed and not rows.cleared:
                 return
             changed, cleared = rows.changed, rows.cleared
-            written = [(self.namespace, k, json.dumps(rows[k])) for k in changed if k in rows]
+            written = [(k, json.dumps(rows[k])) for k in changed if k in rows]
             gone = [k for k in changed if k not in rows]
             with Transaction(self._db) as db:
                 if cleared:
                     db.execute("DELETE FROM kv WHERE namespace = ?", (self.namespace,))
-                for part in slices(gone):
-                    db.execute(
-                        f"DELETE FROM kv WHERE namespace = ? AND id IN ({marks(len(part))})", (self.namespace, *part)
-                    )
-                db.executemany("INSERT OR REPLACE INTO kv VALUES (?, ?, ?)", written)
+                write_kv(db, self.namespace, written, gone)
             rows.changed, rows.cleared = set(), False  # only once written: a failed flush keeps them for the next
 
 

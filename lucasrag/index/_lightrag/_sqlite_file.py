@@ -181,6 +181,22 @@ def import_once(db: sqlite3.Connection, namespace: str, legacy: Path, copy) -> N
         os.unlink(legacy)
 
 
+def import_kv_json(db: sqlite3.Connection, namespace: str, legacy: Path) -> None:
+    """An earlier version's JSON key-value file (an object of rows) into ``kv`` (for :func:`import_once`)."""
+    data = read_json(legacy)
+    db.executemany(
+        "INSERT OR REPLACE INTO kv VALUES (?, ?, ?)",
+        ((namespace, k, json.dumps(v)) for k, v in data.items() if isinstance(v, dict)),
+    )
+
+
+def write_kv(db: sqlite3.Connection, namespace: str, rows: Iterable[tuple[str, str]], gone: Iterable[str]) -> None:
+    """Inside the caller's transaction: the ``kv`` rows ``(id, JSON text)`` written, the ids ``gone`` removed."""
+    for part in slices(gone):
+        db.execute(f"DELETE FROM kv WHERE namespace = ? AND id IN ({marks(len(part))})", (namespace, *part))
+    db.executemany("INSERT OR REPLACE INTO kv VALUES (?, ?, ?)", ((namespace, i, v) for i, v in rows))
+
+
 def with_pending(pending: dict[str, Any], ids, stored) -> dict[str, Any]:
     """The current row of each of ``ids`` that has one: a write waiting for the flush (None: a delete) over
     ``stored(ids)``, the flushed rows of the others (rows not copied)."""

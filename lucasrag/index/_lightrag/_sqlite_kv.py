@@ -20,12 +20,13 @@ from lightrag.base import BaseKVStorage
 from lucasrag.index._lightrag._sqlite_file import (
     Transaction,
     connect,
+    import_kv_json,
     import_once,
     marks,
-    read_json,
     slices,
     store_folder,
     with_pending,
+    write_kv,
 )
 
 
@@ -42,14 +43,7 @@ class SqliteKVStorage(BaseKVStorage):
         if self._db is None:
             self._db = connect(self._folder)
             legacy = self._folder / f"kv_store_{self.namespace}.json"
-            import_once(self._db, f"kv:{self.namespace}", legacy, self._copy_legacy)
-
-    def _copy_legacy(self, db, legacy) -> None:
-        data = read_json(legacy)
-        db.executemany(
-            "INSERT OR REPLACE INTO kv VALUES (?, ?, ?)",
-            ((self.namespace, k, json.dumps(v)) for k, v in data.items() if isinstance(v, dict)),
-        )
+            import_once(self._db, f"kv:{self.namespace}", legacy, lambda db, f: import_kv_json(db, self.namespace, f))
 
     async def finalize(self) -> None:
         if self._db is not None:
@@ -124,14 +118,7 @@ class SqliteKVStorage(BaseKVStorage):
         try:
             with Transaction(self._db) as db:
                 gone = [i for i, v in pending.items() if v is None]
-                for part in slices(gone):
-                    db.execute(
-                        f"DELETE FROM kv WHERE namespace = ? AND id IN ({marks(len(part))})", (self.namespace, *part)
-                    )
-                db.executemany(
-                    "INSERT OR REPLACE INTO kv VALUES (?, ?, ?)",
-                    ((self.namespace, i, v) for i, v in pending.items() if v is not None),
-                )
+                write_kv(db, self.namespace, ((i, v) for i, v in pending.items() if v is not None), gone)
         except BaseException:
             self._pending = pending | self._pending  # not written: kept for the next flush
             raise

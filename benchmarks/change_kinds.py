@@ -281,6 +281,9 @@ def main() -> None:
     ap.add_argument("--stand-in-vectors", action="store_true", help="a word-piece table instead of the model")
     ap.add_argument("--build", action="store_true", help="generate and ingest the vault if its data folder is missing")
     ap.add_argument(
+        "--cold-first", action="store_true", help="the first ingest without warming the workspaces (as before 12-07)"
+    )
+    ap.add_argument(
         "--poll", type=float, default=0.25, help="another process asks every POLL s until the change shows (0: none)"
     )
     args = ap.parse_args()
@@ -293,11 +296,13 @@ def main() -> None:
 
     from lucasrag.index import time_store_writes
     from lucasrag.settings import Settings
+    from lucasrag_assets.ingest import run_ingest
 
     try:
-        from lucasrag_assets.long_lived import ingest_kept_warm as first_ingest
+        from lucasrag_assets.long_lived import ingest_kept_warm
     except ImportError:  # code from before 2026-12-07 (an A/B run's base): its watchers ran run_ingest
-        from lucasrag_assets.ingest import run_ingest as first_ingest
+        ingest_kept_warm = run_ingest
+    first_ingest = run_ingest if args.cold_first else ingest_kept_warm
 
     vault, data = args.work / f"vault-n{args.notes}-s7", args.work / f"data-n{args.notes}-s7"
     os.environ["DAGSTER_HOME"] = str(data / "dagster")

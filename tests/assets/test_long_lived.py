@@ -3,8 +3,6 @@ first ingest: the documents' fingerprints and the LightRAG graph its next sync w
 
 from __future__ import annotations
 
-from test_kill_ingest import small_vault
-
 from lucasrag.index import index_exists, open_chunk_store
 from lucasrag.index._lightrag import _sqlite_graph
 from lucasrag.index.sync import graph_mode
@@ -18,15 +16,24 @@ def _files(settings) -> dict[str, int]:
     return {str(p): p.stat().st_mtime_ns for p in sorted(settings.index_dir.rglob("*")) if p.is_file()}
 
 
+#: One note in each workspace, each declaring it.
+NOTES = {
+    "journal/2026-05-01 tram.md": "---\ndate: 2026-05-01\nworkspace: personal\n---\nRode tram 28 to Graça with Ellie.\n",
+    "tech/vacuum.md": "---\nworkspace: technical\n---\n# Postgres vacuum\n\nautovacuum_naptime is 15s on the NAS.\n",
+    "admin/lease.md": "---\nworkspace: administrative\n---\n# Lease\n\nThe Lisbon lease renews in January.\n",
+    "writing/haiku.md": "---\nworkspace: creative\n---\nrain on the tram tracks\nthe city hums\n",
+}
+
+
 def test_a_long_lived_writer_warms_every_workspace_once_after_its_first_ingest(
-    tmp_path, repo, monkeypatch, settings_for
+    tmp_path, monkeypatch, notes_vault, settings_for
 ):
-    settings = settings_for(small_vault(repo / "vault", tmp_path / "vault"), tmp_path / "data")
+    settings = settings_for(notes_vault(tmp_path / "vault", NOTES), tmp_path / "data")
     monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "dagster"))
     monkeypatch.setattr(long_lived, "_WARMED", set())
     run_ingest(settings)
     indexed = [ws for ws in WORKSPACES if index_exists(settings, ws)]
-    assert indexed
+    assert indexed == list(WORKSPACES)
     # as a new process whose catch-up found nothing to do: no fingerprint and no graph kept yet
     indexes._FINGERPRINTS.clear()
     _sqlite_graph._KEPT.clear()

@@ -317,7 +317,8 @@ def main() -> None:
     started = time.perf_counter()
     first_ingest(settings)
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(f"first ingest, workspaces warmed: {time.perf_counter() - started:.1f} s, peak RSS {rss:.0f} MB", flush=True)
+    warmed = "not warmed" if args.cold_first or first_ingest is run_ingest else "workspaces warmed"
+    print(f"first ingest ({warmed}): {time.perf_counter() - started:.1f} s, peak RSS {rss:.0f} MB", flush=True)
     # the query side open, as a running MCP server's is (the first check would otherwise time opening the four
     # workspaces: 4.6-7.5 s at 100,000 notes)
     found_anywhere(settings, "warm")

@@ -281,7 +281,7 @@ def main() -> None:
     ap.add_argument("--stand-in-vectors", action="store_true", help="a word-piece table instead of the model")
     ap.add_argument("--build", action="store_true", help="generate and ingest the vault if its data folder is missing")
     ap.add_argument(
-        "--cold-first", action="store_true", help="the first ingest without warming the workspaces (as before 12-07)"
+        "--cold-first", action="store_true", help="the first ingest without warming the workspaces (run_ingest alone)"
     )
     ap.add_argument(
         "--poll", type=float, default=0.25, help="another process asks every POLL s until the change shows (0: none)"
@@ -300,7 +300,7 @@ def main() -> None:
 
     try:
         from lucasrag_assets.long_lived import ingest_kept_warm
-    except ImportError:  # code from before 2026-12-07 (an A/B run's base): its watchers ran run_ingest
+    except ImportError:  # older code (an A/B run's base), whose watchers ran run_ingest alone
         ingest_kept_warm = run_ingest
     first_ingest = run_ingest if args.cold_first else ingest_kept_warm
 

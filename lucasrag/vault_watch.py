@@ -235,29 +235,27 @@ class VaultWatcher:
                 self._set(state="settling")
                 if not self._quiet():
                     break
-                if self._ingest_lists:
-                    # The ingest lists the vault itself and says what it saw: no listing here first (0.6 s at
-                    # 100,000 notes, before the change could show). What it saw is what a later check compares
-                    # with; a change made after its listing sends an event of its own. (A folder made without
-                    # notes is an ingest that finds nothing new, where the fingerprint would have said so.)
-                    self._log("vault changed: ingesting")
-                    seen = self._ingest() or vault_fingerprint(vault)  # failed: the next change retries
+            # A settled event for an ingest that lists the vault itself and says what it saw goes straight to it
+            # (0.6 s less at 100,000 notes before the change can show): a change made after its listing sends an
+            # event of its own. (A folder made without notes is then an ingest that finds nothing new.)
+            listed_here = None
+            if woke == "check" or not self._ingest_lists:
+                listed_here = vault_fingerprint(vault)  # one listing per settled change with events
+                if listed_here == seen:
                     self._set(state="watching")
                     continue
-            current = vault_fingerprint(vault)  # one listing per settled change with events
-            if current == seen:
-                self._set(state="watching")
-                continue
-            if woke == "check":  # polling, or a change the events missed: settle on the fingerprint
-                self._set(state="settling")
-                while not self._stop.wait(self.debounce_s):  # no change for a whole debounce period
-                    latest = vault_fingerprint(vault)
-                    if latest == current:
+                if woke == "check":  # polling, or a change the events missed: settle on the fingerprint
+                    self._set(state="settling")
+                    while not self._stop.wait(self.debounce_s):  # no change for a whole debounce period
+                        latest = vault_fingerprint(vault)
+                        if latest == listed_here:
+                            break
+                        listed_here = latest
+                    if self._stop.is_set():
                         break
-                    current = latest
-                if self._stop.is_set():
-                    break
             self._log("vault changed: ingesting")
-            seen = current  # taken before the ingest: edits made during it trigger the next round
-            self._ingest()
+            told = self._ingest()
+            # what later checks compare with: the listing taken before the ingest (edits made during it trigger
+            # the next round), else what the ingest listed, else (it failed) the vault now: the next change retries
+            seen = listed_here or told or vault_fingerprint(vault)
             self._set(state="watching")

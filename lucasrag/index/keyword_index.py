@@ -70,7 +70,7 @@ class KeywordIndex:
             pos = np.searchsorted(self.rowids, rowids)
             known = pos < len(self.rowids)
             known[known] = self.rowids[pos[known]] == rowids[known]
-            freqs = np.array([float(h[1]) for h in hits])[known] if hits else np.zeros(0)
+            freqs = np.array([float(h[1]) for h in hits])[known]
             self._postings[term] = (pos[known], freqs) if known.any() else None
         return self._postings[term]
 

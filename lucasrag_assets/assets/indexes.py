@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 import polars as pl
 from dagster import AssetExecutionContext, AssetsDefinition, MaterializeResult, ResourceParam, asset
 
-from lucasrag.index import SyncReport, in_line_report, sync_workspace
+from lucasrag.index import SyncReport, in_line_report, open_workspace_index, sync_workspace
 from lucasrag.index.sync import DocRows, doc_fingerprint, graph_mode
 from lucasrag.progress import Progress
 from lucasrag.seen import RecentlyUsed, row_hashes
@@ -208,8 +208,6 @@ def warm_workspace(
     """What this process's first sync of ``workspace`` would otherwise pay for before writing a change, done now
     and kept: every document fingerprinted (``FrameDocRows``) and, on the embedded profile, the LightRAG index
     opened and closed (its entity graph stays in memory for the next open, ``_sqlite_graph``). Writes nothing."""
-    from lucasrag.index import open_workspace_index
-
     mine, salts = workspace_rows(banded_chunks, routed_documents, workspace)
     FrameDocRows(mine, settings, workspace).fingerprints(graph_mode(settings), salts)
     if settings.profile == "embedded":

@@ -7,7 +7,8 @@
 Each size runs in its own process (so peak RSS and embedding counters are per
 size) on a fresh data folder: a generated vault (``lucasrag_harness.evaluation.vault_generator``,
 seed 7) is ingested once; the ingest time is split by Dagster step and by the
-seconds spent computing embeddings; the index size is what ``LUCASRAG_DATA/indexes``
+seconds spent computing embeddings (and that rate set against the raw model's on a sample of the texts
+the run embedded, timed in the same process right after the ingest: ``EmbeddedSample``); the index size is what ``LUCASRAG_DATA/indexes``
 holds on disk. Then ~50 of the vault's generated query cases are asked through
 the federated ``query()`` (no reranker configured: embedding-similarity fallback)
 and, as a baseline, as one LightRAG naive search over a single flat index of all
@@ -115,6 +116,67 @@ def requery_one(n: int, work: Path, n_queries: int, graph: bool = True) -> dict:
     return _query_latency(settings, GroundTruth.load(truth_path(vault)), work, n, n_queries)
 
 
+class EmbeddedSample:
+    """A uniform sample (reservoir) of the texts the run's embedder computed, as the model read them
+    (prefix included), so the raw model can be timed on the same kind of texts in the same run: the ingest's
+    rate (texts / seconds inside the embedder's calls) against the best rate of a fresh embedder of the same
+    model embedding the sample in one call (sorted by length, batches of 8, 32 or 64: what
+    ``embedding_throughput.py`` calls raw)."""
+
+    def __init__(self, embedder, size: int = 1000, seed: int = 7) -> None:
+        import random
+
+        self.embedder, self.size, self.seen, self.texts = embedder, size, 0, []
+        self._random = random.Random(seed)
+        self._embed_texts, self._token_outputs = embedder._embed_texts, embedder.token_outputs
+        prefix = embedder.model.passage_prefix
+
+        def embed_texts(texts):
+            self._keep(texts)
+            return self._embed_texts(texts)
+
+        def token_outputs(text):  # one text per pass (the care detector's span vectors)
+            self._keep([prefix + text])
+            return self._token_outputs(text)
+
+        embedder._embed_texts, embedder.token_outputs = embed_texts, token_outputs  # on this instance only
+
+    def _keep(self, texts) -> None:
+        for text in texts:
+            self.seen += 1
+            if len(self.texts) < self.size:
+                self.texts.append(text)
+            elif (slot := self._random.randrange(self.seen)) < self.size:
+                self.texts[slot] = text
+
+    def stop(self) -> None:
+        del self.embedder._embed_texts, self.embedder.token_outputs  # the class's methods again
+
+    def raw_rate(self, texts: int, seconds: float, repeats: int = 2) -> dict:
+        """The run's embedding rate (``texts`` in ``seconds``), the raw rate on the sample and their ratio."""
+        from lucasrag.embedding import Embedder
+
+        if not self.texts or not seconds:
+            return {}
+        raw = {}
+        for batch in (8, 32, 64):
+            fresh = Embedder(self.embedder.model, batch=batch)
+            fresh._embed_texts(self.texts[:8])  # warm the session
+            for _ in range(repeats):
+                t0 = time.perf_counter()
+                fresh._embed_texts(self.texts)
+                raw[batch] = max(raw.get(batch, 0.0), len(self.texts) / (time.perf_counter() - t0))
+        best = max(raw, key=raw.get)
+        run_rate = texts / seconds
+        return {
+            "embed_rate": run_rate,
+            "raw_rate": raw[best],
+            "raw_batch": best,
+            "raw_sample": len(self.texts),
+            "embed_share_of_raw": run_rate / raw[best],
+        }
+
+
 def run_one(n: int, work: Path, n_queries: int, graph: bool = True) -> dict:
     import datetime as dt
 
@@ -133,9 +195,12 @@ def run_one(n: int, work: Path, n_queries: int, graph: bool = True) -> dict:
     os.environ["DAGSTER_HOME"] = str(data / "dagster")
     # no reranker: the fallback ranking
     settings = Settings(vault=vault, data=data, now=dt.date.fromisoformat(NOW), graph=graph)
-    stats = get_embedder().stats
+    embedder = get_embedder()
+    stats = embedder.stats
+    sample = EmbeddedSample(embedder)
     e0, n0 = stats.seconds, stats.texts
     summary = run_ingest(settings)
+    sample.stop()
     row = {
         "notes": n,
         "graph": graph,
@@ -144,6 +209,7 @@ def run_one(n: int, work: Path, n_queries: int, graph: bool = True) -> dict:
         "embed_s": stats.seconds - e0,
         "texts_embedded": stats.texts - n0,
         "steps": summary.step_seconds,
+        **sample.raw_rate(stats.texts - n0, stats.seconds - e0),
         "chunks": sum(m.get("chunks", 0) for m in summary.index_metadata.values()),
         "index_mb": _mb(data / "indexes"),
         "data_mb": _mb(data),
@@ -154,17 +220,23 @@ def run_one(n: int, work: Path, n_queries: int, graph: bool = True) -> dict:
     return row
 
 
+def _share_of_raw(row: dict) -> str:
+    if "raw_rate" not in row:  # recorded before the run timed the raw model
+        return "—"
+    return f"{row['embed_rate']:.1f} / {row['raw_rate']:.1f} ({row['embed_share_of_raw']:.0%})"
+
+
 def table(rows: list[dict]) -> str:
     out = [
-        "| notes | graph | chunks | ingest s | embedding s (texts) | other s | index MB | peak RSS MB | "
+        "| notes | graph | chunks | ingest s | embedding s (texts) | texts/s: run / raw (share) | other s | index MB | peak RSS MB | "
         "federated p50 / p95 ms | flat LightRAG p50 / p95 ms |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
         graph = "on" if r.get("graph", True) else "off"
         out.append(
             f"| {r['notes']} | {graph} | {r['chunks']} | {r['ingest_s']:.0f} | "
-            f"{r['embed_s']:.0f} ({r['texts_embedded']}) | "
+            f"{r['embed_s']:.0f} ({r['texts_embedded']}) | {_share_of_raw(r)} | "
             f"{r['ingest_s'] - r['embed_s']:.0f} | {r['index_mb']:.1f} | {r['peak_rss_mb']:.0f} | "
             f"{r['query_p50_ms']:.0f} / {r['query_p95_ms']:.0f} | {r['flat_p50_ms']:.0f} / {r['flat_p95_ms']:.0f} |"
         )

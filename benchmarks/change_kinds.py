@@ -9,7 +9,9 @@ sensor's in-process run do), with the index step split by LightRAG store (a benc
 Reads the vault and data folder ``benchmarks/scale.py --work DIR`` left (``vault-n<N>-s7``, ``data-n<N>-s7``);
 the vault is edited (a note is appended to, a note is added and deleted, a note's ``workspace:`` is set), so
 give it a copy you do not mind. The process's first ingest is the watchers' (``long_lived.ingest_kept_warm``:
-every workspace warmed after it). Each round: the change is saved, ``run_ingest`` runs in this process, and a
+every workspace warmed after it). Each round: the change is saved, the ingest runs in this process as the
+watcher runs it (``ingest_kept_warm`` given the notes the file system's change events named;
+``--list-each-run``: the vault listed by every run, as before the events' paths were followed), and a
 ``query()`` checks the outcome (the query side opened once before the first change, as a running MCP
 server's is; the new word is found first; the deleted note's word is found nowhere; the
 moved note is found in its new workspace). Meanwhile another process with the four workspaces open asks
@@ -178,9 +180,49 @@ class Poller:
         self._process.wait(timeout=30)
 
 
-def one_change(settings, kind: str, state: dict, poller: Poller | None = None) -> dict:
-    from lucasrag_assets.ingest import run_ingest
+class ChangeIngest:
+    """The ingest after each change, as the watcher runs it: ``ingest_kept_warm`` with the notes the file
+    system's change events named (the listing kept from the run before, brought up to date from them), or with
+    ``list_each_run`` — or on code before the events' paths were followed — the vault listed by every run."""
 
+    def __init__(self, settings, list_each_run: bool) -> None:
+        import inspect
+
+        from lucasrag_assets.ingest import run_ingest
+
+        self.settings, self.events = settings, None
+        try:
+            from lucasrag_assets.long_lived import ingest_kept_warm
+        except ImportError:  # older code (an A/B run's base), whose watchers ran run_ingest alone
+            ingest_kept_warm = run_ingest
+        self._ingest = run_ingest
+        if not list_each_run and "changed" in inspect.signature(ingest_kept_warm).parameters:
+            from lucasrag.vault_events import VaultEvents
+
+            self.events = VaultEvents(settings.vault)
+            if self.events.start():
+                self._ingest = ingest_kept_warm
+            else:
+                self.events = None
+
+    @property
+    def how(self) -> str:
+        return "the notes the change events named" if self.events else "the vault listed by every run"
+
+    def __call__(self):
+        if self.events is None:
+            return self._ingest(self.settings)
+        self.events.changed.wait(2.0)  # the save's events (a watcher would wait its debounce on top)
+        time.sleep(0.05)  # the rest of a save's events (created, modified, closed)
+        self.events.changed.clear()
+        return self._ingest(self.settings, self.events.take())
+
+    def close(self) -> None:
+        if self.events is not None:
+            self.events.stop()
+
+
+def one_change(settings, kind: str, state: dict, ingest: ChangeIngest, poller: Poller | None = None) -> dict:
     STORE_SECONDS.clear()
     word = _unique(kind)
     ask: dict = {}  # what the other process waits for: the word found first (there), or gone
@@ -219,7 +261,7 @@ def one_change(settings, kind: str, state: dict, poller: Poller | None = None) -
         note.unlink()
     else:
         note.write_text(content, encoding="utf-8")
-    summary = run_ingest(settings)
+    summary = ingest()
     t1 = time.perf_counter()
     ok = check()
     t2 = time.perf_counter()
@@ -284,6 +326,11 @@ def main() -> None:
         "--cold-first", action="store_true", help="the first ingest without warming the workspaces (run_ingest alone)"
     )
     ap.add_argument(
+        "--list-each-run",
+        action="store_true",
+        help="every run lists the vault itself (not given the notes the change events named)",
+    )
+    ap.add_argument(
         "--poll", type=float, default=0.25, help="another process asks every POLL s until the change shows (0: none)"
     )
     args = ap.parse_args()
@@ -329,19 +376,24 @@ def main() -> None:
         "move_to": "personal",
     }
     poller = Poller(settings, args.stand_in_vectors, args.poll) if args.poll else None
+    ingest = ChangeIngest(settings, args.list_each_run)
+    if ingest.events is not None:
+        ingest.events.take()  # what the first ingest already listed
     try:
         rows = [
-            one_change(settings, kind, state, poller)
+            one_change(settings, kind, state, ingest, poller)
             for _ in range(args.rounds)
             for kind in ("edit", "add", "delete", "move")
         ]
     finally:
+        ingest.close()
         if poller is not None:
             poller.close()
     load = os.getloadavg()[0]
     vectors = ", stand-in vectors" if args.stand_in_vectors else ""
     print(
-        f"{args.notes} notes{vectors}, load {load:.1f}; save → the run done and a query that shows it (s), in process"
+        f"{args.notes} notes{vectors}, load {load:.1f}; save → the run done and a query that shows it (s), in process;"
+        f" each run given {ingest.how}"
     )
     if poller is not None:
         print(f"  and save → shown to another process asking every {args.poll:g} s (s), in brackets")

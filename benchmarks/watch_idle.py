@@ -42,7 +42,7 @@ def one_mode(settings: Settings, events: bool, idle_s: float, note: Path, says: 
     a catch-up ingest; otherwise it says nothing (the watcher lists the vault before calling it)."""
     called = threading.Event()
 
-    def ingest(s: Settings) -> str | None:
+    def ingest(s: Settings, changed: frozenset[str] | None) -> str | None:
         called.set()
         return vault_fingerprint(s.vault) if says else None  # run_ingest's scan lists the vault anyway
 

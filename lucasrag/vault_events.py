@@ -36,7 +36,8 @@ def counts_for_the_fingerprint(root: Path, path: str, is_directory: bool) -> boo
 
 
 class VaultEvents:
-    """Sets :attr:`changed` whenever the file system reports a change that counts (:func:`counts_for_the_fingerprint`).
+    """Sets :attr:`changed` whenever the file system reports a change that counts (:func:`counts_for_the_fingerprint`),
+    and keeps which notes it reported (:meth:`take`).
 
     ``start()`` returns False when the file system cannot watch the vault (the watcher then polls)."""
 
@@ -44,19 +45,50 @@ class VaultEvents:
         self.root = Path(os.path.realpath(root))
         self.changed = threading.Event()
         self._observer = None
+        self._lock = threading.Lock()
+        self._notes: set[str] = set()
+        self._not_by_note = False  # a folder or the configuration changed since the last take
+
+    def take(self) -> frozenset[str] | None:
+        """The vault-relative paths of the notes reported changed (made, written, deleted, renamed from or to)
+        since the last take, and forget them; None when a change since then is not one of notes alone — a
+        folder made, moved or deleted (its notes go with it, unreported), the vault's configuration — so the
+        vault must be listed again (``vault_files.relisted`` follows notes, not folders)."""
+        with self._lock:
+            notes, self._notes = frozenset(self._notes), set()
+            not_by_note, self._not_by_note = self._not_by_note, False
+        return None if not_by_note else notes
+
+    def _note(self, event) -> bool:
+        """Keep what ``event`` changed; whether it counts for the fingerprint."""
+        counted = False
+        for raw in (event.src_path, getattr(event, "dest_path", "") or ""):
+            path = os.fsdecode(raw) if raw else ""
+            if not path or not counts_for_the_fingerprint(self.root, path, event.is_directory):
+                continue
+            counted = True
+            rel = os.path.relpath(path, self.root)
+            with self._lock:
+                if event.is_directory:
+                    # a folder "modified" is an entry made or removed in it, each reported on its own
+                    self._not_by_note |= event.event_type != "modified"
+                elif rel.endswith(".md") and not rel.startswith("."):
+                    self._notes.add(rel.replace(os.sep, "/"))
+                else:  # the vault's configuration
+                    self._not_by_note = True
+        return counted
 
     def start(self) -> bool:
         from watchdog.events import FileSystemEventHandler
         from watchdog.observers import Observer
 
-        root, changed = self.root, self.changed
+        changed, note = self.changed, self._note
 
         class _Handler(FileSystemEventHandler):
             def on_any_event(self, event) -> None:
                 if event.event_type in ("opened", "closed_no_write"):  # a read: nothing changed
                     return
-                paths = [event.src_path, getattr(event, "dest_path", "") or ""]
-                if any(p and counts_for_the_fingerprint(root, os.fsdecode(p), event.is_directory) for p in paths):
+                if note(event):
                     changed.set()
 
         observer = Observer()

@@ -11,7 +11,7 @@ import hashlib
 import json
 import os
 import stat
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path, PurePosixPath
 
 from lucasrag.deference import deference_path
@@ -40,11 +40,69 @@ def vault_file_names(root: Path) -> list[str]:
     return [entry.path for entry in _note_entries(root)]
 
 
-def vault_file_stats(root: Path) -> list[tuple[str, os.stat_result | None]]:
+#: A vault's notes as listed: each path (``str(root)``, a separator, the rest) with its ``lstat``.
+Listing = list[tuple[str, os.stat_result | None]]
+
+
+def vault_file_stats(root: Path) -> Listing:
     """:func:`vault_file_names`, each with its ``lstat`` (None when the entry cannot be stat'ed), from the same
     walk: the entries the listing read are stat'ed without building their paths again (a scan and the watcher's
     fingerprint stat every file; ≈ 0.3 s less at 100,000 notes than ``os.walk`` then ``lstat``)."""
     return [(entry.path, _lstat(entry)) for entry in _note_entries(root)]
+
+
+def relisted(root: Path, previous: Sequence[tuple[str, os.stat_result | None]], changed: Iterable[str]) -> Listing:
+    """:func:`vault_file_stats` of ``root`` now, from an earlier listing and the paths that changed since (the
+    file system's change events, ``vault_events``): each changed path is stat'ed again, the rest kept — what a
+    long-lived writer does instead of stat'ing 100,000 notes for one saved note (≈ 0.6 s). ``changed`` holds
+    vault-relative paths of files; a changed folder cannot be followed this way (its notes moved with it): list
+    the vault again."""
+    base = str(root)
+    now = {path: _note_lstat(base, path) for path in (os.path.join(base, rel) for rel in changed)}
+    listing: Listing = []
+    for path, st in previous:
+        if path in now:
+            st = now.pop(path)
+            if st is _NOT_A_NOTE:
+                continue
+        listing.append((path, st))
+    added = [(path, st) for path, st in now.items() if st is not _NOT_A_NOTE]
+    if added:
+        listing += added
+        listing.sort(key=lambda item: _sort_key(item[0]))
+    return listing
+
+
+_NOT_A_NOTE = object()
+
+
+def _note_lstat(base: str, path: str) -> os.stat_result | None | object:
+    """What :func:`vault_file_stats` of ``base`` would list for ``path``: its ``lstat`` (None if it cannot be
+    stat'ed), or ``_NOT_A_NOTE`` — gone, not ``*.md``, hidden, a folder, or reached through a symlinked folder
+    (never entered by the walk)."""
+    rel = path[len(base) + 1 :] if path.startswith(base + os.sep) else None
+    if not rel or not rel.endswith(".md") or any(part.startswith(".") for part in rel.split(os.sep)):
+        return _NOT_A_NOTE
+    folder = os.path.dirname(path)
+    while folder != base:  # the walk enters no symlinked folder
+        if os.path.islink(folder):
+            return _NOT_A_NOTE
+        folder = os.path.dirname(folder)
+    try:
+        st = os.lstat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return _NOT_A_NOTE
+    except OSError:  # there, but not to be stat'ed: listed without a stat, as the walk lists it
+        return None
+    if stat.S_ISDIR(st.st_mode) or (stat.S_ISLNK(st.st_mode) and os.path.isdir(path)):
+        return _NOT_A_NOTE  # the walk takes a folder, or a link to one, for a folder
+    return st
+
+
+def _sort_key(path: str) -> str:
+    # The order of Path comparison (part by part): the separator as the lowest character gives it without a
+    # list per name (0.39 → 0.06 s at 100,000 notes); no file name holds a NUL.
+    return path.replace(os.sep, "\0")
 
 
 def _lstat(entry: os.DirEntry) -> os.stat_result | None:
@@ -78,9 +136,7 @@ def _note_entries(root: Path) -> list[os.DirEntry]:
                     folders.append(entry.path)
             elif name.endswith(".md") and name[0] != ".":
                 found.append(entry)
-    # The order of Path comparison (part by part): the separator as the lowest character gives it without a
-    # list per name (0.39 → 0.06 s at 100,000 notes); no file name holds a NUL.
-    found.sort(key=lambda entry: entry.path.replace(os.sep, "\0"))
+    found.sort(key=lambda entry: _sort_key(entry.path))
     return found
 
 

@@ -45,7 +45,10 @@ DEFAULT_POLL_S = 1.0
 #: for events a file system did not send.
 DEFAULT_SAFETY_POLL_S = 30.0
 
-Reingest = Callable[[Settings], object]
+#: The ingest a watcher runs: ``reingest(settings, changed)``, where ``changed`` holds the vault-relative paths of
+#: the notes the file system reported changed since the previous ingest began (``VaultEvents.take``), or is None
+#: when the ingest must list the vault itself (the first ingest, polling, a changed folder, a safety check).
+Reingest = Callable[[Settings, frozenset[str] | None], object]
 
 
 def _now_iso() -> str:
@@ -64,8 +67,8 @@ def listed(result: object) -> str | None:
     return result if isinstance(result, str) else getattr(result, "vault_fingerprint", None)
 
 
-def _run_reingest(reingest: Reingest, settings: Settings) -> str | None:
-    return listed(reingest(settings))  # its summary stays in the child: what it listed, or the exception
+def _run_reingest(reingest: Reingest, settings: Settings, changed: frozenset[str] | None) -> str | None:
+    return listed(reingest(settings, changed))  # its summary stays in the child: what it listed, or the exception
 
 
 class IngestProcess:
@@ -77,14 +80,14 @@ class IngestProcess:
         self._reingest = reingest
         self._pool: ProcessPoolExecutor | None = None
 
-    def __call__(self, settings: Settings) -> str | None:
+    def __call__(self, settings: Settings, changed: frozenset[str] | None = None) -> str | None:
         """The ingest, in the child; the vault's fingerprint as it listed it."""
         if self._pool is None:
             self._pool = ProcessPoolExecutor(
                 max_workers=1, mp_context=multiprocessing.get_context("spawn"), initializer=_stdout_to_stderr
             )
         try:
-            return self._pool.submit(_run_reingest, self._reingest, settings).result()
+            return self._pool.submit(_run_reingest, self._reingest, settings, changed).result()
         except BrokenProcessPool:
             self._pool = None
             raise RuntimeError(
@@ -169,13 +172,19 @@ class VaultWatcher:
         if self._thread is not None:
             self._thread.join(timeout)
 
-    def _ingest(self) -> str | None:
-        """One ingest; the vault's fingerprint as it listed it (None: failed, or the ingest does not say)."""
+    def _ingest(self, by_events: bool = False) -> str | None:
+        """One ingest; the vault's fingerprint as it listed it (None: failed, or the ingest does not say).
+        ``by_events``: the notes the file system reported changed are all that changed since the last ingest
+        began (the ingest need not list the vault); otherwise it lists the vault itself."""
+        # taken before the ingest starts: a change reported after this is the next ingest's
+        changed = self._events.take() if self._events is not None else None
         self._set(state="ingesting", last_started=_now_iso())
         started, seen = time.perf_counter(), None
         try:
-            seen = listed(self._reingest(self.settings))
+            seen = listed(self._reingest(self.settings, changed if by_events else None))
         except Exception as exc:  # a bad run must not end the watch: the next change retries
+            # and lists the vault: a run that failed may not have listed the changes taken for it
+            self._ingest_lists = False
             self._set(last_error=f"{type(exc).__name__}: {exc}")
             self._log(f"ingest failed: {type(exc).__name__}: {exc}")
         else:
@@ -235,9 +244,10 @@ class VaultWatcher:
                 self._set(state="settling")
                 if not self._quiet():
                     break
-            # A settled event for an ingest that lists the vault itself and says what it saw goes straight to it
-            # (0.6 s less at 100,000 notes before the change can show): a change made after its listing sends an
-            # event of its own. (A folder made without notes is then an ingest that finds nothing new.)
+            # A settled event for an ingest that says what it listed goes straight to it with the notes the events
+            # named, and the ingest brings its last listing up to date from them (at 100,000 notes each listing is
+            # ≈ 0.6 s before the change can show): a change made after the take sends an event of its own. (A folder
+            # made without notes is then an ingest that finds nothing new.)
             listed_here = None
             if woke == "check" or not self._ingest_lists:
                 listed_here = vault_fingerprint(vault)  # one listing per settled change with events
@@ -254,7 +264,7 @@ class VaultWatcher:
                     if self._stop.is_set():
                         break
             self._log("vault changed: ingesting")
-            told = self._ingest()
+            told = self._ingest(by_events=listed_here is None)
             # what later checks compare with: the listing taken before the ingest (edits made during it trigger
             # the next round), else what the ingest listed, else (it failed) the vault now: the next change retries
             seen = listed_here or told or vault_fingerprint(vault)

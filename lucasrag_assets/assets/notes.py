@@ -5,16 +5,16 @@ import stat
 from pathlib import Path
 
 import polars as pl
-from dagster import AssetExecutionContext, MetadataValue, asset
+from dagster import AssetExecutionContext, MetadataValue, ResourceParam, asset
 
 from lucasrag.entities import entity_properties
 from lucasrag.privacy import load_privacy
 from lucasrag.safe_read import UnreadableEntry, regular_file, vault_relpath
 from lucasrag.settings import Settings
-from lucasrag.vault_files import fingerprint_of, vault_file_stats
+from lucasrag.vault_files import Listing, fingerprint_of, vault_file_stats
 from lucasrag_assets.assets._metadata import markdown_table
 from lucasrag_assets.memo import load_memo, save_memo
-from lucasrag_assets.resources import LucasragSettings
+from lucasrag_assets.resources import LucasragSettings, VaultListing
 from lucasrag_assets.rules.conventions import load_conventions
 from lucasrag_assets.rules.obsidian import properties_text
 from lucasrag_assets.rules.vault_scan import Note, parse_note
@@ -94,12 +94,13 @@ def parse_key(settings: Settings, conventions=None, privacy=None) -> str:
     return f"{PARSE_VERSION}:{settings.max_note_bytes}:{conventions.fingerprint}:{privacy.fingerprint}"
 
 
-def scan_with_memo(settings: Settings) -> tuple[pl.DataFrame, int, str]:
+def scan_with_memo(settings: Settings, listing: Listing | None = None) -> tuple[pl.DataFrame, int, str]:
     """Parse every note, reusing last run's result for files whose size and mtime
     are unchanged. Returns the frame, how many files were parsed afresh and the vault's fingerprint as listed
-    (``vault_files.vault_fingerprint``)."""
+    (``vault_files.vault_fingerprint``). ``listing``: the vault's notes as a long-lived writer keeps them
+    (``VaultListing``); None: list the vault."""
     stats, unreadable = {}, set()
-    listing = vault_file_stats(settings.vault)
+    listing = vault_file_stats(settings.vault) if listing is None else listing
     for path, st in listing:  # names, not a Path per file: most are only stat'ed
         rel, utf8 = vault_relpath(settings.vault, path)
         if not utf8:
@@ -148,11 +149,13 @@ def scan_with_memo(settings: Settings) -> tuple[pl.DataFrame, int, str]:
 
 
 @asset(group_name="ingest", description="Every Markdown note of the vault, parsed; bad files carry a reason.")
-def vault_notes(context: AssetExecutionContext, lucasrag: LucasragSettings) -> pl.DataFrame:
+def vault_notes(
+    context: AssetExecutionContext, lucasrag: LucasragSettings, vault_listing: ResourceParam[VaultListing]
+) -> pl.DataFrame:
     settings = lucasrag.get()
     if not settings.vault.is_dir():
         raise FileNotFoundError(f"vault folder {settings.vault} does not exist (set LUCASRAG_VAULT or --vault)")
-    frame, parsed, fingerprint = scan_with_memo(settings)
+    frame, parsed, fingerprint = scan_with_memo(settings, vault_listing.notes(settings.vault))
     for warning in load_conventions(settings.vault).warnings:  # e.g. a date_order that is not DMY or MDY
         context.log.warning(warning)
     invalid = frame.filter(pl.col("status") == "invalid").select("path", "reason")

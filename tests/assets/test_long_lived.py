@@ -10,6 +10,7 @@ from lucasrag.vocabulary import WORKSPACES
 from lucasrag_assets import long_lived
 from lucasrag_assets.assets import indexes
 from lucasrag_assets.ingest import run_ingest
+from lucasrag_assets.io_manager import stored_value
 
 
 def _files(settings) -> dict[str, int]:
@@ -64,3 +65,52 @@ def test_a_long_lived_writer_warms_every_workspace_once_after_its_first_ingest(
     for _ in range(2):
         long_lived.ingest_kept_warm(settings)
     assert warmed == [settings]  # once per data folder and process
+
+
+def test_a_long_lived_writer_lists_the_vault_once_then_follows_the_notes_it_is_told_changed(
+    tmp_path, monkeypatch, notes_vault, settings_for
+):
+    """``ingest_kept_warm(settings, changed)`` brings its last listing up to date from ``changed`` instead of
+    listing the vault (vault_notes stats only those notes): what it ingests, and the fingerprint it reports, are
+    a fresh listing's; a note written without being named is left to the next full listing."""
+    from lucasrag import vault_files
+    from lucasrag.vault_files import vault_fingerprint
+    from lucasrag_assets.assets import notes
+
+    vault = notes_vault(tmp_path / "vault", NOTES)
+    settings = settings_for(vault, tmp_path / "data")
+    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "dagster"))
+    monkeypatch.setattr(long_lived, "_LISTINGS", {})
+    monkeypatch.setattr(long_lived, "warm_workspaces", lambda s: None)
+    listings = []
+    for module in (long_lived, notes):  # every full listing, wherever it is made
+        real = module.vault_file_stats
+        monkeypatch.setattr(module, "vault_file_stats", lambda root, real=real: listings.append(root) or real(root))
+    assert vault_files.vault_file_stats is not long_lived.vault_file_stats
+
+    first = long_lived.ingest_kept_warm(settings)
+    assert len(listings) == 1 and first.vault_fingerprint == vault_fingerprint(vault)
+
+    (vault / "tech/vacuum.md").write_text("---\nworkspace: technical\n---\n# Postgres vacuum\n\nnaptime 30s.\n")
+    (vault / "tech/new.md").write_text("---\nworkspace: technical\n---\n# Backups\n\nrestic every night.\n")
+    (vault / "writing/haiku.md").unlink()
+    told = long_lived.ingest_kept_warm(settings, frozenset({"tech/vacuum.md", "tech/new.md", "writing/haiku.md"}))
+    assert len(listings) == 1  # not listed again
+    assert told.vault_fingerprint == vault_fingerprint(vault)
+    parsed = _parsed(settings)
+    assert "naptime 30s" in parsed["tech/vacuum.md"] and "restic" in parsed["tech/new.md"]
+    assert "writing/haiku.md" not in parsed
+
+    (vault / "tech/unnamed.md").write_text("---\nworkspace: technical\n---\nwritten behind the events' back\n")
+    untold = long_lived.ingest_kept_warm(settings, frozenset())
+    assert untold.vault_fingerprint != vault_fingerprint(vault)  # what the watcher's safety check compares
+    assert "tech/unnamed.md" not in _parsed(settings)
+    listed = long_lived.ingest_kept_warm(settings, None)
+    assert len(listings) == 2 and listed.vault_fingerprint == vault_fingerprint(vault)
+    assert "tech/unnamed.md" in _parsed(settings)
+
+
+def _parsed(settings) -> dict[str, str]:
+    """The last run's notes: path → body."""
+    frame = stored_value(settings.data, ["vault_notes"])
+    return dict(zip(frame["path"], frame["body"], strict=True))

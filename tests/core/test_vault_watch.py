@@ -14,6 +14,18 @@ from lucasrag.vault_watch import IngestProcess, VaultWatcher
 MODES = pytest.mark.parametrize("events", [True, False], ids=["change-events", "polling"])
 
 
+class Calls(list):
+    """A reingest that records the settings of each call (and the notes it was told changed, in ``changed``)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.changed: list[frozenset[str] | None] = []
+
+    def __call__(self, settings, changed) -> None:
+        self.append(settings)
+        self.changed.append(changed)
+
+
 def _until(predicate, timeout: float = 10.0) -> None:
     deadline = time.monotonic() + timeout
     while not predicate():
@@ -23,10 +35,8 @@ def _until(predicate, timeout: float = 10.0) -> None:
 
 @MODES
 def test_a_burst_of_saves_is_one_ingest_after_the_vault_settles(fresh_vault, events):
-    calls = []
-    watcher = VaultWatcher(
-        fresh_vault, calls.append, debounce_s=1.0, poll_s=0.05, catch_up=False, events=events
-    ).start()
+    calls = Calls()
+    watcher = VaultWatcher(fresh_vault, calls, debounce_s=1.0, poll_s=0.05, catch_up=False, events=events).start()
     try:
         _until(lambda: watcher.state()["state"] == "watching")
         note = fresh_vault.vault / "personal" / "right now.md"
@@ -46,10 +56,8 @@ def test_a_burst_of_saves_is_one_ingest_after_the_vault_settles(fresh_vault, eve
 
 @MODES
 def test_hidden_files_do_not_trigger_an_ingest(fresh_vault, events):
-    calls = []
-    watcher = VaultWatcher(
-        fresh_vault, calls.append, debounce_s=0.1, poll_s=0.05, catch_up=False, events=events
-    ).start()
+    calls = Calls()
+    watcher = VaultWatcher(fresh_vault, calls, debounce_s=0.1, poll_s=0.05, catch_up=False, events=events).start()
     try:
         _until(lambda: watcher.state()["state"] == "watching")
         (fresh_vault.vault / ".obsidian" / "workspace.md").write_text("layout changed")
@@ -62,7 +70,7 @@ def test_hidden_files_do_not_trigger_an_ingest(fresh_vault, events):
 
 @MODES
 def test_a_failed_ingest_is_reported_and_watching_goes_on(fresh_vault, events):
-    def failing(settings):
+    def failing(settings, changed):
         raise RuntimeError("disk full")
 
     logged = []
@@ -81,9 +89,9 @@ def test_a_failed_ingest_is_reported_and_watching_goes_on(fresh_vault, events):
 def test_a_change_event_wakes_the_watcher_long_before_any_check(fresh_vault):
     """With change events the watcher does not list the vault every second: a minute between checks, and a save
     is still ingested within seconds."""
-    calls = []
+    calls = Calls()
     watcher = VaultWatcher(
-        fresh_vault, calls.append, debounce_s=0.2, poll_s=60, safety_poll_s=60, catch_up=False, events=True
+        fresh_vault, calls, debounce_s=0.2, poll_s=60, safety_poll_s=60, catch_up=False, events=True
     ).start()
     try:
         _until(lambda: watcher.state()["state"] == "watching")
@@ -104,11 +112,11 @@ def test_an_ingest_that_says_what_it_listed_spares_the_watcher_its_own_listing(f
     real, order = vault_watch.vault_fingerprint, []
     monkeypatch.setattr(vault_watch, "vault_fingerprint", lambda root: order.append("watcher lists") or real(root))
 
-    def says(settings):
+    def says(settings, changed):
         order.append("ingest")
         return real(settings.vault)  # an ingest's own listing
 
-    def silent(settings):
+    def silent(settings, changed):
         order.append("ingest")
 
     for reingest, want in ((says, ["ingest"]), (silent, ["watcher lists", "ingest"])):
@@ -144,16 +152,16 @@ def test_which_changes_count(tmp_path, rel, is_directory, counts):
     assert counts_for_the_fingerprint(tmp_path, str(tmp_path / rel), is_directory) is counts
 
 
-def _record_pid(settings) -> None:
+def _record_pid(settings, changed=None) -> None:
     """Runs in the ingest process: leaves its pid where the test can read it."""
     (settings.data / "ingest.pid").write_text(str(os.getpid()))
 
 
-def _fail(settings) -> None:
+def _fail(settings, changed=None) -> None:
     raise ValueError(f"no ingest for {settings.vault.name}")
 
 
-def _die(settings) -> None:
+def _die(settings, changed=None) -> None:
     os._exit(9)  # as a kill -9 or the OOM killer would end it
 
 
@@ -177,3 +185,60 @@ def test_the_ingest_process_reraises_and_survives_a_dead_child(fresh_vault):
         dying._reingest = _record_pid  # the next change gets a new process
         dying(fresh_vault)
         assert int((fresh_vault.data / "ingest.pid").read_text()) != os.getpid()
+
+
+def test_an_ingest_is_told_the_notes_the_events_named_once_it_has_listed_the_vault(fresh_vault):
+    """The catch-up lists the vault itself (None); after an ingest that said what it listed, a settled change is
+    ingested with the notes the file system named; a failed ingest's successor lists again (the failed one may
+    not have listed the notes taken for it); a folder made is listed, not followed."""
+    from lucasrag.vault_files import vault_fingerprint
+
+    told, fail = [], []
+
+    def says(settings, changed):
+        told.append(changed)
+        if fail:
+            fail.pop()
+            raise RuntimeError("out of disk")
+        return vault_fingerprint(settings.vault)
+
+    watcher = VaultWatcher(fresh_vault, says, debounce_s=0.2, safety_poll_s=60, events=True).start()
+    saved = iter(range(100))
+
+    def save(rel: str, want: int) -> None:
+        path = fresh_vault.vault / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(f"saved {next(saved)}")
+        _until(lambda: watcher.state()["ingests"] == want and watcher.state()["state"] == "watching")
+
+    try:
+        _until(lambda: watcher.state()["ingests"] == 1 and watcher.state()["state"] == "watching")  # catch-up
+        save("personal/one.md", 2)
+        fail.append(True)
+        save("personal/two.md", 3)  # fails
+        save("personal/three.md", 4)
+        save("personal/four.md", 5)
+        (fresh_vault.vault / "a new folder").mkdir()
+        save("a new folder/five.md", 6)
+    finally:
+        watcher.stop(timeout=5)
+    assert told == [
+        None,
+        frozenset({"personal/one.md"}),
+        frozenset({"personal/two.md"}),
+        None,
+        frozenset({"personal/four.md"}),
+        None,
+    ]
+
+
+def test_polling_never_tells_the_ingest_what_changed(fresh_vault):
+    calls = Calls()
+    watcher = VaultWatcher(fresh_vault, calls, debounce_s=0.1, poll_s=0.05, catch_up=False, events=False).start()
+    try:
+        _until(lambda: watcher.state()["state"] == "watching")
+        (fresh_vault.vault / "polled.md").write_text("found by a listing")
+        _until(lambda: watcher.state()["ingests"] == 1)
+    finally:
+        watcher.stop(timeout=5)
+    assert calls.changed == [None]

@@ -17,7 +17,7 @@ from lucasrag_assets.automation import (
 )
 from lucasrag_assets.io_manager import data_folder_io_manager
 from lucasrag_assets.pending_reviews import approve_pending_note, decide_pending_care, pending_reviews
-from lucasrag_assets.resources import LucasragSettings, VaultListing
+from lucasrag_assets.resources import LucasragSettings
 
 # every process that runs the ingest's steps loads this module: its big per-run frames and matrices (lucasrag.huge_pages)
 avoid_huge_page_stalls()
@@ -25,11 +25,8 @@ avoid_huge_page_stalls()
 ALL_ASSETS = [*load_assets_from_modules([notes, routing, chunks, catalog, care]), *INDEX_ASSETS]
 
 
-def build_definitions(
-    settings: LucasragSettings | None = None, progress: Progress | None = None, listing: VaultListing | None = None
-) -> Definitions:
-    """The code location. The CLI passes its settings and its own ``progress`` (a progress bar), a long-lived
-    writer the vault's notes as it keeps them listed (``listing``);
+def build_definitions(settings: LucasragSettings | None = None, progress: Progress | None = None) -> Definitions:
+    """The code location. The CLI passes its settings and its own ``progress`` (a progress bar);
     ``dagster dev`` (and every step process of a multiprocess or Kubernetes run, which loads this module
     again) gets the defaults: settings read once from the environment, progress in logs and metadata.
     A run's ``resources.lucasrag.config`` (see ``lucasrag_assets.ingest.run_config``) replaces them."""
@@ -49,7 +46,6 @@ def build_definitions(
         resources={
             "lucasrag": settings or LucasragSettings.from_env(),
             "progress": progress or NullProgress(),
-            "vault_listing": listing or VaultListing(),
             "io_manager": data_folder_io_manager,
         },
     )

@@ -12,7 +12,6 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import polars as pl
 from dagster import DagsterEventType
@@ -25,9 +24,6 @@ from lucasrag.settings import Settings
 from lucasrag.vault_health import VaultHealth, vault_health
 from lucasrag.vocabulary import WORKSPACES
 from lucasrag_assets.io_manager import asset_value_path
-
-if TYPE_CHECKING:
-    from lucasrag_assets.resources import VaultListing
 
 # Both profiles skip per-step stdout capture: it spawns two `tail` processes per step (per step
 # process under the multiprocess executor; seconds per ingest on two cores), the CLI shows its own
@@ -293,13 +289,11 @@ def run_ingest(
     *,
     multiprocess: bool = False,
     rebuild: Sequence[str] = (),
-    listing: VaultListing | None = None,
 ) -> IngestSummary:
     """Materialise every asset for ``settings``: in this process (the default; ``progress`` receives the
     index stages), or with Dagster's multiprocess executor, every step in a process of its own that
     rebuilds its settings from the run config and reads its inputs from the data folder. The workspaces
-    in ``rebuild`` are forgotten first (``lucasrag ingest --rebuild W``: a damaged index) and built again.
-    ``listing``: the vault's notes as a long-lived caller keeps them listed (in this process only)."""
+    in ``rebuild`` are forgotten first (``lucasrag ingest --rebuild W``: a damaged index) and built again."""
     from dagster import execute_job, reconstructable
 
     from lucasrag_assets.definitions import build_definitions, resolved_ingest_job
@@ -328,7 +322,7 @@ def run_ingest(
                     tags=tags,
                 )
             else:
-                defs = build_definitions(LucasragSettings.from_settings(settings), progress, listing)
+                defs = build_definitions(LucasragSettings.from_settings(settings), progress)
                 run_id = str(uuid.uuid4())  # as Dagster makes one; named here so that its event log is held open
                 # raise_on_error=False: the executor goes on with every step that does not depend on a failed
                 # one (the other workspaces' index steps), as the multiprocess executor does; _failed says which.

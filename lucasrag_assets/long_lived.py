@@ -19,9 +19,9 @@ from lucasrag.settings import Settings
 from lucasrag.vault_files import Listing, relisted, vault_file_stats
 from lucasrag.vocabulary import WORKSPACES
 from lucasrag_assets.assets.indexes import warm_workspace
+from lucasrag_assets.assets.notes import listing_given
 from lucasrag_assets.ingest import IngestSummary, run_ingest
 from lucasrag_assets.io_manager import stored_value
-from lucasrag_assets.resources import VaultListing
 
 #: Data folders whose workspaces this process has warmed (a process serves one, tests several).
 _WARMED: set[str] = set()
@@ -38,7 +38,8 @@ def ingest_kept_warm(settings: Settings, changed: frozenset[str] | None = None) 
     kept = _LISTINGS.get(vault)
     listing = vault_file_stats(vault) if changed is None or kept is None else relisted(vault, kept, changed)
     _LISTINGS[vault] = listing
-    summary = run_ingest(settings, listing=VaultListing(listing, vault))
+    with listing_given(vault, listing):
+        summary = run_ingest(settings)
     if str(settings.data) not in _WARMED:
         warm_workspaces(settings)
     return summary

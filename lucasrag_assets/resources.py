@@ -13,7 +13,6 @@ from dagster import ConfigurableResource, EnvVar, InitResourceContext, ResourceD
 from lucasrag.data_folder import LOCK_HOLDER_TAG, exclusive_ingest, open_data_folder
 from lucasrag.embedding_cache import EmbeddingCache
 from lucasrag.settings import ENV_VARS, PROFILES, SECRET_FIELDS, Settings, SettingsError, mask_secrets, parse_now
-from lucasrag.vault_files import Listing
 
 
 @dataclass(frozen=True)
@@ -23,20 +22,6 @@ class InMemorySecrets:
     so the values never reach a run record or the UI; they exist only in this process."""
 
     values: dict[str, str] = field(default_factory=dict, repr=False)
-
-
-@dataclass(frozen=True)
-class VaultListing:
-    """The vault's notes as the caller listed them, for ``vault_notes`` to take instead of listing the vault: a
-    long-lived writer keeps its last listing up to date from the file system's change events
-    (``long_lived.ingest_kept_warm``). A plain-object resource (a run in other processes lists for itself)."""
-
-    listing: Listing | None = field(default=None, repr=False)
-    vault: Path | None = None  # the vault it lists
-
-    def notes(self, vault: Path) -> Listing | None:
-        """The listing given for ``vault``; None: the scan lists it."""
-        return self.listing if self.vault is not None and Path(vault) == self.vault else None
 
 
 def _config_fields() -> dict[str, object]:

@@ -2,10 +2,12 @@
 
 import json
 import stat
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import polars as pl
-from dagster import AssetExecutionContext, MetadataValue, ResourceParam, asset
+from dagster import AssetExecutionContext, MetadataValue, asset
 
 from lucasrag.entities import entity_properties
 from lucasrag.privacy import load_privacy
@@ -14,7 +16,7 @@ from lucasrag.settings import Settings
 from lucasrag.vault_files import Listing, fingerprint_of, vault_file_stats
 from lucasrag_assets.assets._metadata import markdown_table
 from lucasrag_assets.memo import load_memo, save_memo
-from lucasrag_assets.resources import LucasragSettings, VaultListing
+from lucasrag_assets.resources import LucasragSettings
 from lucasrag_assets.rules.conventions import load_conventions
 from lucasrag_assets.rules.obsidian import properties_text
 from lucasrag_assets.rules.vault_scan import Note, parse_note
@@ -94,11 +96,27 @@ def parse_key(settings: Settings, conventions=None, privacy=None) -> str:
     return f"{PARSE_VERSION}:{settings.max_note_bytes}:{conventions.fingerprint}:{privacy.fingerprint}"
 
 
+#: The listing a long-lived writer gives this process's next scans of a vault (:func:`listing_given`).
+_GIVEN_LISTINGS: dict[Path, Listing] = {}
+
+
+@contextmanager
+def listing_given(vault: Path, listing: Listing) -> Iterator[None]:
+    """Within the block, ``vault_notes`` of ``vault`` (as the run's settings spell it: resolved) in this process
+    takes ``listing`` instead of listing the vault: a long-lived writer keeps it up to date from the file
+    system's change events (``long_lived.ingest_kept_warm``). A step in another process lists for itself."""
+    _GIVEN_LISTINGS[vault] = listing
+    try:
+        yield
+    finally:
+        _GIVEN_LISTINGS.pop(vault, None)
+
+
 def scan_with_memo(settings: Settings, listing: Listing | None = None) -> tuple[pl.DataFrame, int, str]:
     """Parse every note, reusing last run's result for files whose size and mtime
     are unchanged. Returns the frame, how many files were parsed afresh and the vault's fingerprint as listed
     (``vault_files.vault_fingerprint``). ``listing``: the vault's notes as a long-lived writer keeps them
-    (``VaultListing``); None: list the vault."""
+    (:func:`listing_given`); None: list the vault."""
     stats, unreadable = {}, set()
     listing = vault_file_stats(settings.vault) if listing is None else listing
     for path, st in listing:  # names, not a Path per file: most are only stat'ed
@@ -149,13 +167,11 @@ def scan_with_memo(settings: Settings, listing: Listing | None = None) -> tuple[
 
 
 @asset(group_name="ingest", description="Every Markdown note of the vault, parsed; bad files carry a reason.")
-def vault_notes(
-    context: AssetExecutionContext, lucasrag: LucasragSettings, vault_listing: ResourceParam[VaultListing]
-) -> pl.DataFrame:
+def vault_notes(context: AssetExecutionContext, lucasrag: LucasragSettings) -> pl.DataFrame:
     settings = lucasrag.get()
     if not settings.vault.is_dir():
         raise FileNotFoundError(f"vault folder {settings.vault} does not exist (set LUCASRAG_VAULT or --vault)")
-    frame, parsed, fingerprint = scan_with_memo(settings, vault_listing.notes(settings.vault))
+    frame, parsed, fingerprint = scan_with_memo(settings, _GIVEN_LISTINGS.get(settings.vault))
     for warning in load_conventions(settings.vault).warnings:  # e.g. a date_order that is not DMY or MDY
         context.log.warning(warning)
     invalid = frame.filter(pl.col("status") == "invalid").select("path", "reason")

@@ -7,6 +7,7 @@ fingerprint changes), so both agree on what a note is and on what "changed" mean
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import json
 import os
@@ -51,6 +52,10 @@ def vault_file_stats(root: Path) -> Listing:
     return [(entry.path, _lstat(entry)) for entry in _note_entries(root)]
 
 
+#: What :func:`_note_lstat` gives for a path the walk would not list.
+_NOT_A_NOTE = object()
+
+
 def relisted(root: Path, previous: Sequence[tuple[str, os.stat_result | None]], changed: Iterable[str]) -> Listing:
     """:func:`vault_file_stats` of ``root`` now, from an earlier listing and the paths that changed since (the
     file system's change events, ``vault_events``): each changed path is stat'ed again, the rest kept — what a
@@ -66,14 +71,10 @@ def relisted(root: Path, previous: Sequence[tuple[str, os.stat_result | None]], 
             if st is _NOT_A_NOTE:
                 continue
         listing.append((path, st))
-    added = [(path, st) for path, st in now.items() if st is not _NOT_A_NOTE]
-    if added:
-        listing += added
-        listing.sort(key=lambda item: _sort_key(item[0]))
+    for path, st in now.items():  # the notes added, each where the walk's order puts it
+        if st is not _NOT_A_NOTE:
+            bisect.insort(listing, (path, st), key=lambda item: _sort_key(item[0]))
     return listing
-
-
-_NOT_A_NOTE = object()
 
 
 def _note_lstat(base: str, path: str) -> os.stat_result | None | object:
@@ -81,7 +82,7 @@ def _note_lstat(base: str, path: str) -> os.stat_result | None | object:
     stat'ed), or ``_NOT_A_NOTE`` — gone, not ``*.md``, hidden, a folder, or reached through a symlinked folder
     (never entered by the walk)."""
     rel = path[len(base) + 1 :] if path.startswith(base + os.sep) else None
-    if not rel or not rel.endswith(".md") or any(part.startswith(".") for part in rel.split(os.sep)):
+    if not rel or not rel.endswith(".md") or is_hidden(Path(rel)):
         return _NOT_A_NOTE
     folder = os.path.dirname(path)
     while folder != base:  # the walk enters no symlinked folder

@@ -221,3 +221,40 @@ def test_cli(tmp_path, capsys):
     assert main([str(out), "--notes", "60"]) == 2  # not empty, no --force
     assert main([str(out), "--notes", "60", "--force"]) == 0
     assert GroundTruth.load(truth_path(out)).n_notes == 60
+
+
+@pytest.fixture(scope="module")
+def larger(tmp_path_factory) -> GroundTruth:
+    """Large enough that some questions have more answers than a capped list would hold (over fifty)."""
+    return generate_vault(tmp_path_factory.mktemp("larger") / "vault", 3000, seed=7, now=NOW)
+
+
+def _answers(truth: GroundTruth, case) -> set[str]:
+    """Every indexed, dated, uncharged note that answers ``case``, found from the notes' truth alone."""
+    fact, entry = next((f, e) for f, es in truth.timelines.items() for e in es if e["key"] == case.expect_text)
+    current = [e for e in truth.timelines[fact] if e["start_year"] <= NOW.year][-1]["value"]
+    notes = {
+        p: t
+        for p, t in truth.notes.items()
+        if t.status == "indexed" and t.kind == "regular" and t.date and not t.charged and fact in t.states
+    }
+    if case.kind == "present_fact":
+        return {p for p, t in notes.items() if t.band == "present" and t.states[fact] == current}
+    if case.kind == "archive_year":
+        year = re.search(r"\b(\d{4})\b", case.query)[1]
+        return {p for p, t in notes.items() if t.date[:4] == year and t.states[fact] != current}
+    lo, hi = case.period
+    return {p for p, t in notes.items() if lo <= t.date[:10] <= hi}
+
+
+def test_a_case_lists_every_note_that_answers_it(larger):
+    """A capped list (the newest few) would count a right answer as a miss, the more so the larger the vault."""
+    checked = Counter()
+    for c in larger.cases:
+        if c.kind in ("present_fact", "archive_year") or c.kind.startswith("period_"):
+            facts_note = ["personal/facts.md"] if c.kind == "present_fact" else []
+            expect = set(c.expect_paths) - set(facts_note)
+            assert expect == _answers(larger, c) and set(facts_note) <= set(c.expect_paths), c.query
+            checked[c.kind] += 1
+    assert checked["present_fact"] == 12 and checked["archive_year"] >= 20, checked
+    assert max(len(c.expect_paths) for c in larger.cases) > 50

@@ -7,7 +7,8 @@ from lucasrag_harness.evaluation.vault_generator._cases_recency import recency_c
 from lucasrag_harness.evaluation.vault_generator._persona import value_at
 from lucasrag_harness.evaluation.vault_generator._truth import NoteTruth, QueryCase
 
-#: Forbidden paths listed per case at most (a sample keeps the truth file small).
+#: Forbidden paths listed per case at most (a sample keeps the truth file small). Expected paths are never
+#: capped: a case lists every note that answers it, or a larger vault's right answers would count as misses.
 FORBID_CAP = 200
 
 
@@ -25,7 +26,7 @@ class CaseMaker:
         def cap(paths: list[str], n: int = FORBID_CAP) -> list[str]:
             return paths[:n]
 
-        # present facts: newest present note stating the current value (and the facts note)
+        # present facts: every present note stating the current value, newest first, and the facts note
         phrasings = {
             "home": ["where do I live?", "what is my current address?"],
             "employer": ["where do I work?", "which company do I work for now?"],
@@ -45,7 +46,7 @@ class CaseMaker:
                 and t.date
                 and t.kind == "regular"
             ]
-            expect = newest(stating)[:3] + ["personal/facts.md"]
+            expect = newest(stating) + ["personal/facts.md"]
             forbid = newest([(p, t) for p, t in indexed if fact in t.states and t.band == "archival"])
             for q in queries:
                 cases.append(QueryCase("present_fact", q, expect, cap(forbid), expect_text=key))
@@ -80,7 +81,7 @@ class CaseMaker:
                 v, key = value_at(fact, y)
                 cases.append(
                     QueryCase(
-                        "archive_year", q.format(y=y), newest(by_year[y])[:50], [], archival_open=True, expect_text=key
+                        "archive_year", q.format(y=y), newest(by_year[y]), [], archival_open=True, expect_text=key
                     )
                 )
         # archive by lexical cue
@@ -102,7 +103,7 @@ class CaseMaker:
             ("where did I use to work?", old_jobs, None),
         ):
             if items:
-                cases.append(QueryCase("archive_cue", q, newest(items)[:50], [], archival_open=True, expect_text=key))
+                cases.append(QueryCase("archive_cue", q, newest(items), [], archival_open=True, expect_text=key))
         # periods below the year and false alarms
         cases += recency_cases(indexed, self.now, rng)
         # deference
@@ -163,7 +164,7 @@ class CaseMaker:
                     QueryCase(
                         "workspace_restriction",
                         "what have I written about Lisbon?",
-                        newest(inside)[:50],
+                        newest(inside),
                         cap(newest(outside)),
                         workspaces=[ws],
                         expect_text="Lisbon",

@@ -109,7 +109,7 @@ def recency_cases(
                 QueryCase(
                     kind,
                     q,
-                    expect[:50],
+                    expect,
                     [],
                     archival_open=True,
                     expect_text=value_at(fact, d.year)[1],

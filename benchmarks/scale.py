@@ -10,7 +10,8 @@ seed 7) is ingested once; the ingest time is split by Dagster step and by the
 seconds spent computing embeddings (and that rate set against the raw model's on a sample of the texts
 the run embedded, timed in the same process after the queries: ``EmbeddedSample``); the index size is what ``LUCASRAG_DATA/indexes``
 holds on disk. Then ~50 of the vault's generated query cases are asked through
-the federated ``query()`` (no reranker configured: embedding-similarity fallback)
+the federated ``query()`` (no reranker configured: embedding-similarity fallback; hit@5: a note that answers
+the question, as the generator's truth lists every one, among the first five)
 and, as a baseline, as one LightRAG naive search over a single flat index of all
 chunks (top 30). Results accumulate in ``--results`` (JSON, one entry per size),
 so a long size can run later (e.g. in the background) and join the same table;
@@ -90,12 +91,16 @@ def _query_latency(settings, truth, work: Path, n: int, n_queries: int) -> dict:
     t0 = time.perf_counter()
     query(cases[0].query, settings=settings)
     row = {"first_query_ms": (time.perf_counter() - t0) * 1000}  # opens the four indexes
-    ms = []
+    ms, by_kind = [], {}
     for c in cases:
         t0 = time.perf_counter()
-        query(c.query, workspaces=c.workspaces, bridge=c.bridge, settings=settings)
+        result = query(c.query, workspaces=c.workspaces, bridge=c.bridge, settings=settings)
         ms.append((time.perf_counter() - t0) * 1000)
-    row.update(queries=len(cases), query_p50_ms=pct(ms, 0.5), query_p95_ms=pct(ms, 0.95))
+        if c.expect_paths:  # every note that answers the question (the generator's truth)
+            tally = by_kind.setdefault(c.kind, [0, 0])
+            tally[0] += any(r.path in c.expect_paths for r in result.results[:5])
+            tally[1] += 1
+    row.update(queries=len(cases), query_p50_ms=pct(ms, 0.5), query_p95_ms=pct(ms, 0.95), hit5_by_kind=by_kind)
     row.update(_flat_baseline(settings, work / f"flat-n{n}-s7", [c.query for c in cases]))
     row["query_when"] = time.strftime("%Y-%m-%d %H:%M")
     return row
@@ -227,11 +232,18 @@ def _share_of_raw(row: dict) -> str:
     return f"{row['embed_rate']:.1f} / {row['raw_rate']:.1f} ({row['embed_share_of_raw']:.0%})"
 
 
+def _hit5(row: dict) -> str:
+    if "hit5_by_kind" not in row:  # recorded before the run judged the answers
+        return "—"
+    hits, cases = (sum(v[i] for v in row["hit5_by_kind"].values()) for i in (0, 1))
+    return f"{hits}/{cases}"
+
+
 def table(rows: list[dict]) -> str:
     out = [
         "| notes | graph | chunks | ingest s | embedding s (texts) | texts/s: run / raw (share) | other s | index MB | peak RSS MB | "
-        "federated p50 / p95 ms | flat LightRAG p50 / p95 ms |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
+        "federated p50 / p95 ms | flat LightRAG p50 / p95 ms | hit@5 |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
         graph = "on" if r.get("graph", True) else "off"
@@ -239,7 +251,8 @@ def table(rows: list[dict]) -> str:
             f"| {r['notes']} | {graph} | {r['chunks']} | {r['ingest_s']:.0f} | "
             f"{r['embed_s']:.0f} ({r['texts_embedded']}) | {_share_of_raw(r)} | "
             f"{r['ingest_s'] - r['embed_s']:.0f} | {r['index_mb']:.1f} | {r['peak_rss_mb']:.0f} | "
-            f"{r['query_p50_ms']:.0f} / {r['query_p95_ms']:.0f} | {r['flat_p50_ms']:.0f} / {r['flat_p95_ms']:.0f} |"
+            f"{r['query_p50_ms']:.0f} / {r['query_p95_ms']:.0f} | {r['flat_p50_ms']:.0f} / {r['flat_p95_ms']:.0f} | "
+            f"{_hit5(r)} |"
         )
     steps = sorted({s for r in rows for s in r["steps"]}, key=lambda s: -max(r["steps"].get(s, 0) for r in rows))
     out += [
@@ -248,6 +261,13 @@ def table(rows: list[dict]) -> str:
         "|---|" + "---|" * len(rows),
     ]
     out += [f"| {s} | " + " | ".join(f"{r['steps'].get(s, 0):.1f}" for r in rows) + " |" for s in steps]
+    kinds = sorted({k for r in rows for k in r.get("hit5_by_kind", {})})
+    if kinds:
+        out += ["", "| hit@5 by question kind | " + " | ".join(f"{r['notes']} notes" for r in rows) + " |"]
+        out += ["|---|" + "---|" * len(rows)]
+        for k in kinds:
+            cells = ["{}/{}".format(*r["hit5_by_kind"][k]) if k in r.get("hit5_by_kind", {}) else "—" for r in rows]
+            out.append(f"| {k} | " + " | ".join(cells) + " |")
     return "\n".join(out)
 
 

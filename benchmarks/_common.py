@@ -91,6 +91,40 @@ def all_chunks(settings) -> tuple[list, dict[str, str]]:
     return records, {d: "\n\n".join(t) for d, t in parts.items()}
 
 
+def flat_baseline(settings, flat, queries: list[str]) -> dict:
+    """The baseline a federated query is set against: every chunk of ``settings``' four workspaces in one LightRAG
+    index, built with ``flat`` (a data folder of its own and, on the production profile, a database of its own;
+    vectors from ``settings``' embedding cache), then LightRAG's naive search, top 30, of each query."""
+    import asyncio
+    import inspect
+    import logging
+
+    from lucasrag.embedding_cache import EmbeddingCache
+    from lucasrag.index import open_workspace_index, sync_workspace
+
+    records, full_texts = all_chunks(settings)
+
+    async def go() -> dict:
+        cache = EmbeddingCache(settings.data / "embeddings.sqlite")  # every chunk vector is already there
+        t0 = time.perf_counter()
+        await sync_workspace(flat, "flat", records, full_texts, cache)
+        build = time.perf_counter() - t0
+        cache.close()
+        index = await open_workspace_index(flat, "flat")
+        logging.getLogger("lightrag").setLevel(logging.ERROR)  # "keywords empty" warnings of naive mode
+        naive = {"graph": False} if "graph" in inspect.signature(index.search).parameters else {}  # older trees
+        await index.search(queries[0], 30, **naive)  # warm
+        ms = []
+        for q in queries:
+            t0 = time.perf_counter()
+            await index.search(q, 30, **naive)
+            ms.append((time.perf_counter() - t0) * 1000)
+        await index.close()
+        return {"flat_build_s": build, "flat_p50_ms": pct(ms, 0.5), "flat_p95_ms": pct(ms, 0.95)}
+
+    return asyncio.run(go())
+
+
 def ingest(settings, log: Path, stand_in_vectors: bool = False) -> subprocess.Popen:
     """``lucasrag ingest`` in a subprocess (its memory apart from the query process's)."""
     (settings.data / "dagster").mkdir(parents=True, exist_ok=True)

@@ -18,6 +18,9 @@ auth, TCP: reached as a remote server would be) and stopped at the end.
    ``query()`` in a fresh process per profile (an assistant's long-lived process): p50/p95 ms, hit@5 on the
    cases that expect a note (first round), the query process's peak RSS, and how far the two profiles'
    top 10 agree.
+3. **Flat baseline** (unless ``--no-flat``): every chunk in one LightRAG workspace of a database of its own on the
+   same servers, LightRAG's naive search of the same questions (top 30), set against the federated production
+   ``query()``'s p50.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ import shutil
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -94,6 +98,27 @@ def queries_in_fresh_process(settings, args) -> dict:
     return json.loads(out.strip().splitlines()[-1])
 
 
+def flat_on_production(production, pg, into: Path, queries: list[str], federated_ms: list[float]) -> None:
+    """The flat baseline on the same servers: every chunk in one LightRAG workspace of a database of its own (one
+    HNSW index holding only those vectors), LightRAG's naive search of the same questions."""
+    import psycopg
+    from psycopg import sql
+
+    from benchmarks._common import flat_baseline
+
+    with psycopg.connect(pg.dsn, autocommit=True) as conn:
+        conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier("lucasrag_flat")))
+    shutil.rmtree(into / "flat", ignore_errors=True)
+    flat = replace(production, data=into / "flat", postgres_dsn=pg.ensure_database("lucasrag_flat"), graph=False)
+    row = flat_baseline(production, flat, queries)
+    ratio = pct(federated_ms, 0.5) / row["flat_p50_ms"]
+    print(
+        f"flat LightRAG on PostgreSQL: built in {row['flat_build_s']:.0f} s; naive search p50 {row['flat_p50_ms']:.1f} ms"
+        f"  p95 {row['flat_p95_ms']:.1f} ms; federated production p50 / flat p50 {ratio:.2f} (load {os.getloadavg()[0]:.1f})",
+        flush=True,
+    )
+
+
 def build(args, production, pg, neo) -> None:
     """Every workspace's index into the empty databases, step by step, with the memory it took."""
     import neo4j
@@ -136,6 +161,7 @@ def main() -> None:
     ap.add_argument(
         "--queries-only", action="store_true", help="ask the questions of the index an earlier run left in --into"
     )
+    ap.add_argument("--no-flat", action="store_true", help="skip the flat one-workspace baseline on the same servers")
     args = ap.parse_args()
 
     from lucasrag.settings import Settings
@@ -198,6 +224,8 @@ def main() -> None:
         print(
             f"top-10 agreement: mean {sum(agree) / len(agree):.2f}, min {min(agree):.2f} (load {os.getloadavg()[0]:.1f})"
         )
+        if not args.no_flat:
+            flat_on_production(production, pg, into, list(rows["production"]["top"]), rows["production"]["times"])
     finally:
         from lucasrag_query import _loop
         from lucasrag_query._indexes import close_all

@@ -21,10 +21,7 @@ the plot goes to ``docs/figures/scale.png`` (needs the ``bench`` extra: matplotl
 from __future__ import annotations
 
 import argparse
-import asyncio
-import inspect
 import json
-import logging
 import os
 import resource
 import shutil
@@ -37,7 +34,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import all_chunks, pct  # noqa: E402
+from _common import flat_baseline, pct  # noqa: E402
 
 NOW = "2026-06-01"
 DEFAULT_WORK = REPO / ".lucasrag_data" / "bench" / "scale"
@@ -46,41 +43,6 @@ DEFAULT_PLOT = REPO / "docs" / "figures" / "scale.png"
 
 def _mb(path: Path) -> float:
     return sum(p.stat().st_size for p in path.rglob("*") if p.is_file()) / 1e6 if path.exists() else 0.0
-
-
-def _flat_baseline(settings, flat_data: Path, queries: list[str]) -> dict:
-    """All chunks of the four workspaces in one LightRAG index; naive search, top 30."""
-    from lucasrag.embedding_cache import EmbeddingCache
-    from lucasrag.index import open_workspace_index, sync_workspace
-
-    records, full_texts = all_chunks(settings)
-    shutil.rmtree(flat_data, ignore_errors=True)
-    flat = replace(settings, data=flat_data)
-
-    async def go() -> dict:
-        cache = EmbeddingCache(settings.data / "embeddings.sqlite")  # every chunk vector is already there
-        t0 = time.perf_counter()
-        await sync_workspace(flat, "flat", records, full_texts, cache)
-        build = time.perf_counter() - t0
-        cache.close()
-        index = await open_workspace_index(flat, "flat")
-        logging.getLogger("lightrag").setLevel(logging.ERROR)  # "keywords empty" warnings of naive mode
-        naive = {"graph": False} if "graph" in inspect.signature(index.search).parameters else {}
-        await index.search(queries[0], 30, **naive)  # warm
-        ms = []
-        for q in queries:
-            t0 = time.perf_counter()
-            await index.search(q, 30, **naive)
-            ms.append((time.perf_counter() - t0) * 1000)
-        await index.close()
-        return {
-            "flat_build_s": build,
-            "flat_p50_ms": pct(ms, 0.5),
-            "flat_p95_ms": pct(ms, 0.95),
-            "flat_index_mb": _mb(flat_data / "indexes"),
-        }
-
-    return asyncio.run(go())
 
 
 def _query_latency(settings, truth, work: Path, n: int, n_queries: int) -> dict:
@@ -101,7 +63,10 @@ def _query_latency(settings, truth, work: Path, n: int, n_queries: int) -> dict:
             tally[0] += any(r.path in c.expect_paths for r in result.results[:5])
             tally[1] += 1
     row.update(queries=len(cases), query_p50_ms=pct(ms, 0.5), query_p95_ms=pct(ms, 0.95), hit5_by_kind=by_kind)
-    row.update(_flat_baseline(settings, work / f"flat-n{n}-s7", [c.query for c in cases]))
+    flat_data = work / f"flat-n{n}-s7"
+    shutil.rmtree(flat_data, ignore_errors=True)
+    row.update(flat_baseline(settings, replace(settings, data=flat_data), [c.query for c in cases]))
+    row["flat_index_mb"] = _mb(flat_data / "indexes")
     row["query_when"] = time.strftime("%Y-%m-%d %H:%M")
     return row
 

@@ -31,6 +31,9 @@ CREATE TABLE IF NOT EXISTS {CHUNKS_TABLE} (
     PRIMARY KEY (workspace, chunk_id)
 );
 CREATE INDEX IF NOT EXISTS {CHUNKS_TABLE}_doc ON {CHUNKS_TABLE} (workspace, doc_id);
+-- A named period's chunks (nearest_dated, band_counts within periods) without scanning the workspace's rows:
+-- the expression is _within's, so the planner matches it.
+CREATE INDEX IF NOT EXISTS {CHUNKS_TABLE}_dated ON {CHUNKS_TABLE} (workspace, left(date, 10));
 -- Keyword index over lexical.chunk_terms() of each chunk ('simple': the terms are already analysed).
 ALTER TABLE {CHUNKS_TABLE} ADD COLUMN IF NOT EXISTS terms tsvector;
 CREATE INDEX IF NOT EXISTS {CHUNKS_TABLE}_terms ON {CHUNKS_TABLE} USING gin (terms);
@@ -333,10 +336,9 @@ class PostgresChunkStore:
         return [r[0] for r in rows.fetchall()]
 
     def term_stats(self, query: Sequence[str]) -> tuple[int, dict[str, int]]:
-        """(number of chunks, chunks containing each term) — the collection statistics BM25 needs."""
-        n = self._db.execute(f"SELECT count(*) FROM {CHUNKS_TABLE} WHERE workspace = %s", (self.workspace,)).fetchone()[
-            0
-        ]
+        """(number of chunks, chunks containing each term) — the collection statistics BM25 needs. The number of
+        chunks is the band counts' sum, kept as they are (a count of the workspace's rows: 15 ms at 100,000 notes)."""
+        n = sum(self.band_counts().values())
         if not query:
             return n, {}
         rows = self._db.execute(

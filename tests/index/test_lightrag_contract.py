@@ -22,7 +22,11 @@ from lucasrag.index._lightrag import _contract
 
 # The shared-storage and PostgreSQL client patches are installed lazily; install them
 # here so the PATCHES cases check the originals they replaced, whatever ran before.
-from lucasrag.index._lightrag._production import _install_neo4j_batch_deletes, _install_pg_client_pools
+from lucasrag.index._lightrag._production import (
+    _install_neo4j_batch_deletes,
+    _install_pg_client_pools,
+    _install_workspace_vector_indexes,
+)
 
 
 def _resolve(dotted: str):
@@ -61,6 +65,7 @@ def test_lightrag_field(field):
 def test_patched_method_keeps_its_shape(target):
     _install_pg_client_pools()
     _install_neo4j_batch_deletes()
+    _install_workspace_vector_indexes()
     owner_path, _, method = target.rpartition(".")
     owner = _resolve(owner_path)
     original = getattr(owner, f"_lucasrag_original_{method}")

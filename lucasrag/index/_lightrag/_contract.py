@@ -32,6 +32,10 @@ monkey patch                ``ClientManager.get_client`` / ``release_client``   
                             (classmethods)                                              loop and server)
 monkey patch                ``Neo4JStorage.remove_nodes`` / ``remove_edges``            ``_production`` (UNWIND
                                                                                         batches)
+monkey patch                ``PGVectorStorage.initialize``; ``.db`` / ``.table_name`` /  ``_production`` (an HNSW
+                            ``.workspace`` / ``.namespace`` after it; ``PostgreSQLDB``   index per workspace)
+                            ``.query(multirows=)`` / ``.execute(ignore_if_exists=)``;
+                            no vector index made when ``vector_index_type`` is empty
 deep-copy                   ``aquery_data`` deep-copies the embedding function's bound  ``_setup._VectorCache``
                             instance (``tests/core/test_lightrag_deepcopy.py``)
 keyword API                 ``LightRAG(...)``, ``EmbeddingFunc(...)``, ``Tokenizer``,   ``_index``, ``_graph_llm``
@@ -75,6 +79,9 @@ SYMBOLS: dict[str, str] = {
     "lightrag.kg.postgres_impl:ClientManager._build_vector_signature": "the pool patch: one pool per vector table",
     "lightrag.kg.postgres_impl:PostgreSQLDB.initdb": "the pool patch",
     "lightrag.kg.postgres_impl:PostgreSQLDB.check_tables": "the pool patch",
+    "lightrag.kg.postgres_impl:PostgreSQLDB._create_vector_index": "makes no index when vector_index_type is empty",
+    "lightrag.namespace:NameSpace.VECTOR_STORE_CHUNKS": "the workspace index: only chunk vectors are searched",
+    "lightrag.namespace:is_namespace": "the workspace index: only chunk vectors are searched",
     "lightrag.kg.nano_vector_db_impl:NanoVectorDBStorage.get_vectors_by_ids": "search: graph chunks nearest the query",
     "lightrag.kg.postgres_impl:PGVectorStorage.get_vectors_by_ids": "search: graph chunks nearest the query",
     "lightrag.kg:STORAGES": "register_own_storages: our storage classes by name",
@@ -143,6 +150,8 @@ SIGNATURES: dict[str, tuple[str, ...]] = {
     ),
     "lightrag.base:BaseVectorStorage.query": ("query", "top_k", "query_embedding"),
     "lightrag.kg.postgres_impl:PostgreSQLDB": ("config",),
+    "lightrag.kg.postgres_impl:PostgreSQLDB.query": ("sql", "params", "multirows"),
+    "lightrag.kg.postgres_impl:PostgreSQLDB.execute": ("sql", "ignore_if_exists"),
     "lightrag.utils:apply_source_ids_limit": (),
 }
 
@@ -179,6 +188,7 @@ PATCHES: dict[str, tuple[str, ...]] = {
     "lightrag.kg.postgres_impl:ClientManager.release_client": ("db",),
     "lightrag.kg.neo4j_impl:Neo4JStorage.remove_nodes": ("self", "nodes"),
     "lightrag.kg.neo4j_impl:Neo4JStorage.remove_edges": ("self", "edges"),
+    "lightrag.kg.postgres_impl:PGVectorStorage.initialize": ("self",),
 }
 
 #: LightRAG's storage class names per profile (``_setup._BACKENDS``; the JSON key-value and nano-vectordb

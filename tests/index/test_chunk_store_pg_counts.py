@@ -56,3 +56,21 @@ def test_counts_are_kept_under_the_digest_and_follow_every_write(store):
     assert store.band_counts(year) == {"present": 1, "archival": 3}
     store.remove_docs(["d5"])
     assert store.band_counts(year) == {"present": 1, "archival": 2}
+
+
+def test_term_counts_are_kept_under_the_digest_and_follow_every_write(store):
+    store.add_chunks(_records(range(3), "present", "2025-01-01"), _vectors(3))
+    assert store.term_stats(["text", "1", "absent"]) == (3, {"text": 3, "1": 1})  # no digest yet: read, not kept
+    store.record_rows_digest("first")
+    assert store.term_stats(["text", "1"]) == (3, {"text": 3, "1": 1})
+
+    # a row changed behind the store's back, the digest left as it was: the kept counts answer (they are used)
+    store._db.execute(f"UPDATE {CHUNKS_TABLE} SET terms = to_tsvector('simple', 'other') WHERE chunk_id = 'c1'")
+    assert store.term_stats(["text", "1"]) == (3, {"text": 3, "1": 1})
+    assert store.term_stats(["other"]) == (3, {"other": 1})  # a term not kept yet is read
+
+    store.add_chunks(_records(range(3, 5), "present", "2025-02-01"), _vectors(2))  # a sync's write clears it
+    assert store.term_stats(["text", "1"]) == (5, {"text": 4})
+    store.record_rows_digest("second")
+    store.remove_docs(["d3"])
+    assert store.term_stats(["text", "other"]) == (4, {"text": 3, "other": 1})

@@ -105,7 +105,9 @@ class GraphReader:
             )
         return sorted(out, key=lambda r: -r["weight"])
 
-    async def _graph_reach(self, text: str, keywords: Sequence[str], top_k: int) -> tuple[int, list[str]]:
+    async def _graph_reach(
+        self, text: str, keywords: Sequence[str], top_k: int, memo: dict | None = None
+    ) -> tuple[int, list[str]]:
         """(how many entities, the chunks supporting them): the entities the query names in
         this workspace's graph (no LLM: the structural recogniser on the query plus its
         content words); (0, []) when it names none.
@@ -113,10 +115,30 @@ class GraphReader:
         An entity that more chunks support than the ``top_k`` candidates asked for (a
         conversation partner named in every session, a tag on every journal entry)
         narrows nothing that vector search does not already cover; its chunks would only
-        displace better vector candidates. Such hubs are left out."""
+        displace better vector candidates. Such hubs are left out.
+
+        ``memo``: a dict the caller keeps for one question's over-fetch rounds (``search``'s ``ranking``): the
+        named entities and their chunks are read once (on Neo4j, two round trips a round), each round leaves
+        out the hubs its own ``top_k`` makes."""
+        found = memo.get("graph") if memo is not None else None
+        if found is None:
+            found = await self._named_entities(text, keywords)
+            if memo is not None:
+                memo["graph"] = found
+        kept, sources = found
+        if not kept:
+            return 0, []
+        if GRAPH_SKIP_HUBS:
+            kept = [n for n in kept if len(sources[n]) <= top_k]
+        named = kept[:GRAPH_QUERY_ENTITIES]
+        return len(named), list(dict.fromkeys(c for n in named for c in sources[n]))
+
+    async def _named_entities(self, text: str, keywords: Sequence[str]) -> tuple[list[str], dict[str, list[str]]]:
+        """The entities of this workspace's graph the query names, longer phrases first, each with the chunks
+        that support it (see :meth:`_graph_reach`)."""
         candidates = _entity_candidates(text, tuple(keywords))
         if not candidates:
-            return 0, []
+            return [], {}
         present = await self._rag.chunk_entity_relation_graph.has_nodes_batch(list(candidates))
         matched = [c for c in candidates if c in present]
         # longer phrases come first; drop a word already inside a matched phrase
@@ -126,20 +148,23 @@ class GraphReader:
             if not any(low != k.lower() and f" {low} " in f" {k.lower()} " for k in kept):
                 kept.append(name)
         if not kept:
-            return 0, []
-        sources = {
-            n: _tracked_sources(row, None) for n, row in zip(kept, await self._rag.entity_chunks.get_by_ids(kept))
-        }
-        if GRAPH_SKIP_HUBS:
-            kept = [n for n in kept if len(sources[n]) <= top_k]
-        named = kept[:GRAPH_QUERY_ENTITIES]
-        return len(named), list(dict.fromkeys(c for n in named for c in sources[n]))
+            return [], {}
+        rows = await self._rag.entity_chunks.get_by_ids(kept)
+        return kept, {n: _tracked_sources(row, None) for n, row in zip(kept, rows)}
 
-    async def _nearest_of(self, chunk_ids: list[str], query_vector: np.ndarray, k: int) -> list[str]:
-        """The ``k`` of ``chunk_ids`` nearest to the query (how LightRAG's mix mode picks an entity's chunks)."""
+    async def _nearest_of(
+        self, chunk_ids: list[str], query_vector: np.ndarray, k: int, memo: dict | None = None
+    ) -> list[str]:
+        """The ``k`` of ``chunk_ids`` nearest to the query (how LightRAG's mix mode picks an entity's chunks).
+        ``memo``: as :meth:`_graph_reach`'s; the vectors a round read are kept for the next."""
         if len(chunk_ids) <= 1 or k < 1:
             return chunk_ids[:k]
-        stored = await self._rag.chunks_vdb.get_vectors_by_ids(chunk_ids)
+        known: dict[str, object] = memo.setdefault("vectors", {}) if memo is not None else {}
+        missing = [c for c in chunk_ids if c not in known]
+        if missing:
+            fetched = await self._rag.chunks_vdb.get_vectors_by_ids(missing)
+            known.update({c: fetched.get(c) for c in missing})
+        stored = {c: v for c in chunk_ids if (v := known.get(c)) is not None}
         ids = [c for c in chunk_ids if c in stored]
         if not ids:
             return []

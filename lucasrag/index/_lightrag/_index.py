@@ -206,11 +206,11 @@ class WorkspaceIndex(GraphWriter, GraphReader, LlmExtraction):
         ``texts=False``: every hit's ``text`` is left empty (the federated query takes a chunk's text from
         the chunk store, so reading LightRAG's copy is work for nothing)."""
         vector = query_vector if query_vector is not None else await self._vectors.embed_query(text)
-        named, reached = await self._graph_reach(text, keywords, top_k) if graph else (0, [])
+        named, reached = await self._graph_reach(text, keywords, top_k, ranking) if graph else (0, [])
         rows = await self._vector_rows(text, vector, top_k, ranking, rank_ahead, texts)
         if not reached:
             return [Hit(cid, content) for cid, content in rows][:top_k]
-        picked = await self._nearest_of(reached, vector, int(GRAPH_RELATED_CHUNKS * named / 2))
+        picked = await self._nearest_of(reached, vector, int(GRAPH_RELATED_CHUNKS * named / 2), ranking)
         if texts:
             stored = await self.stored_chunks(picked)
         else:  # which of them LightRAG holds, not their texts

@@ -9,7 +9,6 @@ Vectors are pgvector ``vector(384)`` columns (psycopg 3, synchronous).
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Iterable, Sequence
 
 import numpy as np
@@ -17,122 +16,16 @@ import numpy as np
 from lucasrag import lexical
 from lucasrag.embedding import DIM
 from lucasrag.index.chunk_store import LEGACY_MODEL
+from lucasrag.index.pg_tables import CHUNKS_TABLE, DOCS_TABLE, META_TABLE, connect
 from lucasrag.settings import Settings
-from lucasrag.vocabulary import CHUNK_COLUMNS, ChunkRecord, chunk_sql_columns
-
-CHUNKS_TABLE = "lucasrag_chunks"
-DOCS_TABLE = "lucasrag_docs"
-META_TABLE = "lucasrag_meta"
-
-_SCHEMA = f"""
-CREATE TABLE IF NOT EXISTS {CHUNKS_TABLE} (
-    {chunk_sql_columns()},
-    vector vector({DIM}) NOT NULL,
-    PRIMARY KEY (workspace, chunk_id)
-);
-CREATE INDEX IF NOT EXISTS {CHUNKS_TABLE}_doc ON {CHUNKS_TABLE} (workspace, doc_id);
--- A named period's chunks (nearest_dated, band_counts within periods) without scanning the workspace's rows:
--- the expression is _within's, so the planner matches it.
-CREATE INDEX IF NOT EXISTS {CHUNKS_TABLE}_dated ON {CHUNKS_TABLE} (workspace, left(date, 10));
--- Keyword index over lexical.chunk_terms() of each chunk ('simple': the terms are already analysed).
-ALTER TABLE {CHUNKS_TABLE} ADD COLUMN IF NOT EXISTS terms tsvector;
-CREATE INDEX IF NOT EXISTS {CHUNKS_TABLE}_terms ON {CHUNKS_TABLE} USING gin (terms);
-CREATE TABLE IF NOT EXISTS {DOCS_TABLE} (
-    workspace TEXT NOT NULL,
-    doc_id TEXT NOT NULL,
-    path TEXT NOT NULL,
-    fingerprint TEXT NOT NULL,
-    PRIMARY KEY (workspace, doc_id)
-);
-CREATE TABLE IF NOT EXISTS {META_TABLE} (
-    workspace TEXT NOT NULL,
-    key TEXT NOT NULL,
-    value TEXT NOT NULL,
-    PRIMARY KEY (workspace, key)
-);
-"""
+from lucasrag.vocabulary import CHUNK_COLUMNS, ChunkRecord
 
 _COLUMNS = ", ".join(CHUNK_COLUMNS)
-_SCHEMA_LOCK = 0x6C75636173  # pg_advisory_xact_lock key: concurrent CREATE TABLE IF NOT EXISTS can collide
-_ready: set[str] = set()  # DSNs whose schema this process has created (or seen)
-_ready_lock = threading.Lock()
 
 
 def _record(row: Sequence) -> ChunkRecord:
     *head, charged, content_hash = row
     return ChunkRecord(*head, charged=tuple(json.loads(charged)), content_hash=content_hash)
-
-
-def connect(settings: Settings):
-    """A psycopg connection to ``settings.postgres_dsn`` with pgvector registered.
-
-    Raises :class:`lucasrag.services.ServiceError` naming PostgreSQL and
-    ``LUCASRAG_POSTGRES_DSN`` when the server cannot be reached."""
-    import psycopg
-    from pgvector.psycopg import register_vector
-
-    from lucasrag.services import ServiceError, require_postgres
-
-    if not settings.postgres_dsn:
-        require_postgres(None)  # raises: not configured
-    try:
-        conn = psycopg.connect(settings.postgres_dsn, autocommit=True, connect_timeout=5)
-    except psycopg.OperationalError:
-        require_postgres(settings.postgres_dsn)  # raises the clear error (service, address, setting)
-        raise
-    try:
-        _ensure_schema(conn, settings.postgres_dsn)
-        register_vector(conn)
-    except psycopg.Error as exc:
-        conn.close()
-        raise ServiceError(f"PostgreSQL (LUCASRAG_POSTGRES_DSN): cannot prepare the LucasRAG tables: {exc}") from exc
-    return conn
-
-
-def _ensure_schema(conn, dsn: str) -> None:
-    import psycopg
-
-    with _ready_lock:
-        if dsn in _ready:
-            return
-    try:
-        conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
-    except psycopg.errors.InsufficientPrivilege:
-        pass  # an external server where an administrator created it (checked by the DDL below)
-    except psycopg.errors.UniqueViolation:
-        pass  # created concurrently
-    with conn.transaction():
-        conn.execute("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK,))
-        conn.execute(_SCHEMA)
-    with _ready_lock:
-        _ready.add(dsn)
-
-
-_probe_conns: dict[str, object] = {}  # DSN → a connection kept for index_exists (asked on every query)
-
-
-def workspace_has_rows(settings: Settings, workspace: str) -> bool:
-    """Whether an ingest has written anything for ``workspace`` (production ``index_exists``)."""
-    import psycopg
-
-    sql = (
-        f"SELECT EXISTS (SELECT 1 FROM {DOCS_TABLE} WHERE workspace = %s)"
-        f" OR EXISTS (SELECT 1 FROM {CHUNKS_TABLE} WHERE workspace = %s)"
-    )
-    for attempt in (0, 1):
-        with _ready_lock:
-            conn = _probe_conns.get(settings.postgres_dsn)
-        if conn is None or conn.closed:
-            conn = connect(settings)
-            with _ready_lock:
-                _probe_conns[settings.postgres_dsn] = conn
-        try:
-            return bool(conn.execute(sql, (workspace, workspace)).fetchone()[0])
-        except psycopg.OperationalError:  # server restarted since: reconnect once
-            conn.close()
-            if attempt:
-                raise
-    return False
 
 
 class PostgresChunkStore:

@@ -76,7 +76,7 @@ def _open_postgres(settings: Settings, workspace: str) -> ChunkStore:
 
 
 def _postgres_exists(settings: Settings, workspace: str) -> bool:
-    from lucasrag.index.chunk_store_pg import workspace_has_rows
+    from lucasrag.index.pg_tables import workspace_has_rows
 
     return workspace_has_rows(settings, workspace)
 

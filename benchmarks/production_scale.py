@@ -98,16 +98,21 @@ def queries_in_fresh_process(settings, args) -> dict:
     return json.loads(out.strip().splitlines()[-1])
 
 
-def flat_on_production(production, pg, into: Path, queries: list[str], federated_ms: list[float]) -> None:
-    """The flat baseline on the same servers: every chunk in one LightRAG workspace of a database of its own (one
-    HNSW index holding only those vectors), LightRAG's naive search of the same questions."""
+def drop_database(pg, name: str) -> None:
+    """Drop database ``name`` of the server ``pg`` if it exists (its sessions closed): a build starts empty."""
     import psycopg
     from psycopg import sql
 
+    with psycopg.connect(pg.dsn, autocommit=True) as conn:
+        conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
+
+
+def flat_on_production(production, pg, into: Path, queries: list[str], federated_ms: list[float]) -> None:
+    """The flat baseline on the same servers: every chunk in one LightRAG workspace of a database of its own (one
+    HNSW index holding only those vectors), LightRAG's naive search of the same questions."""
     from benchmarks._common import flat_baseline
 
-    with psycopg.connect(pg.dsn, autocommit=True) as conn:
-        conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier("lucasrag_flat")))
+    drop_database(pg, "lucasrag_flat")
     shutil.rmtree(into / "flat", ignore_errors=True)
     flat = replace(production, data=into / "flat", postgres_dsn=pg.ensure_database("lucasrag_flat"), graph=False)
     row = flat_baseline(production, flat, queries)
@@ -184,11 +189,7 @@ def main() -> None:
     try:
         database = args.database
         if not args.queries_only:  # a full build into an empty database
-            import psycopg
-            from psycopg import sql
-
-            with psycopg.connect(pg.dsn, autocommit=True) as conn:
-                conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(database)))
+            drop_database(pg, database)
         # a step process of the multiprocess executor reads its secrets from the environment, never from here
         os.environ.update(
             LUCASRAG_PROFILE="production",

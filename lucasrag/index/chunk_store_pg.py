@@ -249,7 +249,7 @@ class PostgresChunkStore:
             digest = rows[0][2] if rows else None
             if digest is not None and digest == self._counts_digest and len(self._term_counts) < 100_000:
                 self._term_counts.update(read)
-        counts = {t: read[t] if t in read else self._term_counts.get(t, 0) for t in query if t}
+        counts = {t: read.get(t, self._term_counts.get(t, 0)) for t in query if t}
         return n, {t: c for t, c in counts.items() if c}
 
     def all_records(self) -> list[ChunkRecord]:

@@ -84,6 +84,15 @@ async def _plan(settings, workspace: str) -> str:
         await index.close()
 
 
+async def _search(settings, workspace: str, k: int) -> list[str]:
+    index = await open_workspace_index(settings, workspace)
+    try:
+        hits = await index.search("personal note", k, query_vector=np.ones(DIM, dtype=np.float32) / np.sqrt(DIM))
+        return [h.chunk_id for h in hits]
+    finally:
+        await index.close()
+
+
 def test_each_workspace_has_its_own_index_and_a_search_uses_it(settings):
     asyncio.run(_fill(settings, {"personal": 40, "creative": 30}))
     indexes = _indexes(settings.postgres_dsn)
@@ -96,15 +105,6 @@ def test_each_workspace_has_its_own_index_and_a_search_uses_it(settings):
     assert f"Index Scan using {workspace_index_name(TABLE, 'personal')}" in plan, plan
     found = asyncio.run(_search(settings, "personal", 5))
     assert len(found) == 5 and all(i.startswith("personal-") for i in found)
-
-
-async def _search(settings, workspace: str, k: int) -> list[str]:
-    index = await open_workspace_index(settings, workspace)
-    try:
-        hits = await index.search("personal note", k, query_vector=np.ones(DIM, dtype=np.float32) / np.sqrt(DIM))
-        return [h.chunk_id for h in hits]
-    finally:
-        await index.close()
 
 
 def test_an_earlier_databases_index_over_every_workspace_goes_at_the_first_open(settings):

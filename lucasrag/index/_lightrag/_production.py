@@ -10,7 +10,7 @@ import os
 
 from lucasrag.settings import Settings
 
-# Session settings of every pooled PostgreSQL connection. All workspaces share one vector table; each
+# Settings every pooled PostgreSQL connection starts with. All workspaces share one vector table; each
 # workspace's chunk vectors have an HNSW index of their own (``_install_workspace_vector_indexes``), which
 # the planner can pick only when it plans a statement with the workspace's name in hand: asyncpg prepares
 # every statement, and a generic plan cannot prove a partial index's predicate (force_custom_plan: ≈ 0.1 ms
@@ -185,17 +185,20 @@ async def ensure_workspace_vector_index(db, table: str, workspace: str, searched
     filled table (an earlier version's database) it is built at the first open (≈ 1 s per 5,000 chunks here).
     A table never searched keeps no vector index: each one cost every write its upkeep."""
     name = workspace_index_name(table, workspace)
-    found = await db.query(
-        "SELECT indexname, indexdef FROM pg_indexes WHERE tablename = $1", [table.lower()], multirows=True
+    found = (
+        await db.query(
+            "SELECT indexname, indexdef FROM pg_indexes WHERE tablename = $1", [table.lower()], multirows=True
+        )
+        or []
     )
-    if searched and not any(row["indexname"] == name for row in found or ()):
+    if searched and not any(row["indexname"] == name for row in found):
         literal = "'" + workspace.replace("'", "''") + "'"
         await db.execute(
             f"CREATE INDEX IF NOT EXISTS {name} ON {table} USING hnsw (content_vector vector_cosine_ops)"
             f" WITH ({_HNSW_BUILD}) WHERE workspace = {literal}",
             ignore_if_exists=True,  # another process made it meanwhile
         )
-    for row in found or ():
+    for row in found:
         definition = row["indexdef"].lower()
         if "using hnsw" in definition and " where " not in definition:  # LightRAG's, over every workspace
             await db.execute(f'DROP INDEX IF EXISTS "{row["indexname"]}"')

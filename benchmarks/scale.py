@@ -3,6 +3,7 @@
     python benchmarks/scale.py --notes 1000 10000        # run these sizes, then print the table and plot
     python benchmarks/scale.py --report                  # table and plot from the results recorded so far
     python benchmarks/scale.py --notes 1000 10000 --requery   # query latency again, on the indexes already built
+    python benchmarks/scale.py --notes 100000 --resume   # a stopped size's ingest goes on from its data folder
 
 Each size runs in its own process (so peak RSS and embedding counters are per
 size) on a fresh data folder: a generated vault (``lucasrag_harness.evaluation.vault_generator``,
@@ -147,7 +148,7 @@ class EmbeddedSample:
         }
 
 
-def run_one(n: int, work: Path, n_queries: int, graph: bool = True) -> dict:
+def run_one(n: int, work: Path, n_queries: int, graph: bool = True, resume: bool = False) -> dict:
     import datetime as dt
 
     from lucasrag.embedding import get_embedder
@@ -161,7 +162,9 @@ def run_one(n: int, work: Path, n_queries: int, graph: bool = True) -> dict:
         GroundTruth.load(truth_path(vault)) if truth_path(vault).is_file() else generate_vault(vault, n, overwrite=True)
     )
     generate_s = time.perf_counter() - t0
-    shutil.rmtree(data, ignore_errors=True)
+    resumed = resume and data.is_dir()
+    if not resumed:
+        shutil.rmtree(data, ignore_errors=True)
     os.environ["DAGSTER_HOME"] = str(data / "dagster")
     # no reranker: the fallback ranking
     settings = Settings(vault=vault, data=data, now=dt.date.fromisoformat(NOW), graph=graph)
@@ -183,6 +186,8 @@ def run_one(n: int, work: Path, n_queries: int, graph: bool = True) -> dict:
         "index_mb": _mb(data / "indexes"),
         "data_mb": _mb(data),
     }
+    if resumed:  # what an earlier, stopped run computed is not in this run's times: its recall counts, they do not
+        row["resumed"] = True
     row.update(_query_latency(settings, truth, work, n, n_queries))
     row["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     row["when"] = time.strftime("%Y-%m-%d %H:%M")
@@ -212,10 +217,14 @@ def table(rows: list[dict]) -> str:
     ]
     for r in rows:
         graph = "on" if r.get("graph", True) else "off"
+        if r.get("resumed"):  # the times of the run's last part only
+            ingest = embedding = share = other = "resumed"
+        else:
+            ingest, embedding = f"{r['ingest_s']:.0f}", f"{r['embed_s']:.0f} ({r['texts_embedded']})"
+            share, other = _share_of_raw(r), f"{r['ingest_s'] - r['embed_s']:.0f}"
         out.append(
-            f"| {r['notes']} | {graph} | {r['chunks']} | {r['ingest_s']:.0f} | "
-            f"{r['embed_s']:.0f} ({r['texts_embedded']}) | {_share_of_raw(r)} | "
-            f"{r['ingest_s'] - r['embed_s']:.0f} | {r['index_mb']:.1f} | {r['peak_rss_mb']:.0f} | "
+            f"| {r['notes']} | {graph} | {r['chunks']} | {ingest} | {embedding} | {share} | {other} |"
+            f" {r['index_mb']:.1f} | {r['peak_rss_mb']:.0f} | "
             f"{r['query_p50_ms']:.0f} / {r['query_p95_ms']:.0f} | {r['flat_p50_ms']:.0f} / {r['flat_p95_ms']:.0f} | "
             f"{_hit5(r)} |"
         )
@@ -281,12 +290,21 @@ def main() -> None:
         help="re-measure query latency only, on the indexes an earlier run left (keeps the ingest figures)",
     )
     ap.add_argument("--no-graph", action="store_true", help="LUCASRAG_GRAPH=0: chunks only, no entity graph")
+    ap.add_argument(
+        "--resume",
+        action="store_true",
+        help="keep a stopped run's data folder and ingest on from it (its embedding cache holds every vector it "
+        "computed); the size's ingest and embedding times are then marked as not measured",
+    )
     ap.add_argument("--one", type=int, help=argparse.SUPPRESS)  # child process: run one size, print JSON
     args = ap.parse_args()
     work = args.work.resolve()
     if args.one:
-        run = requery_one if args.requery else run_one
-        print("RESULT " + json.dumps(run(args.one, work, args.queries, graph=not args.no_graph)), flush=True)
+        if args.requery:
+            row = requery_one(args.one, work, args.queries, graph=not args.no_graph)
+        else:
+            row = run_one(args.one, work, args.queries, graph=not args.no_graph, resume=args.resume)
+        print("RESULT " + json.dumps(row), flush=True)
         return
     results_file = work / "results.json"
     results = json.loads(results_file.read_text()) if results_file.is_file() else {}
@@ -305,6 +323,7 @@ def main() -> None:
                 str(args.queries),
                 *(["--requery"] if args.requery else []),
                 *(["--no-graph"] if args.no_graph else []),
+                *(["--resume"] if args.resume else []),
             ],
             stdout=subprocess.PIPE,
             text=True,

@@ -89,3 +89,20 @@ def test_kept_engines_are_the_index_shards_and_the_newest_run_shards_only(tmp_pa
     assert set(storage._engines) == {"index", *runs[-KEPT_RUN_SHARDS:]}  # a long-lived process holds few
     storage.dispose()
     assert not storage._engines
+
+
+def test_kept_engines_commit_to_the_write_ahead_log_without_an_fsync_each(tmp_path):
+    from sqlalchemy import text
+
+    from lucasrag_assets.dagster_storage import KeptEnginesEventLogStorage
+
+    storage = KeptEnginesEventLogStorage(str(tmp_path))
+    try:
+        with storage.run_connection("run0"):  # creates the run's shard (Dagster switches it to its log)
+            pass
+        for connect in (lambda: storage.run_connection("run0"), storage.index_connection):
+            with connect() as conn:
+                assert conn.execute(text("PRAGMA journal_mode")).scalar() == "wal"  # consistent across a power cut
+                assert conn.execute(text("PRAGMA synchronous")).scalar() == 1  # NORMAL: no fsync per commit
+    finally:
+        storage.dispose()

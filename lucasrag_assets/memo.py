@@ -20,6 +20,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from types import ModuleType
 
+import numpy as np
 import polars as pl
 
 from lucasrag.file_memo import KeptByIdentity, parquet_writer
@@ -156,9 +157,12 @@ def memoised_rows(
     previous = load_memo(settings, name)
     known = None
     if previous is not None and {"key", *schema} <= set(previous.columns):
-        known = previous.select("key", *schema).cast(dict(schema)).join(key_frame, on="key", how="semi")
+        known = previous.select("key", *schema).cast(dict(schema))
+        wanted = known["key"].is_in(key_frame["key"].implode())
+        if not wanted.all():  # a row changed or went: its old results go (a filter copies every row)
+            known = known.filter(wanted)
     todo = (
-        ~key_frame["key"].is_in(known["key"].unique().implode())
+        ~key_frame["key"].is_in(known["key"].implode())
         if known is not None
         else pl.repeat(True, frame.height, eager=True)
     )
@@ -169,13 +173,35 @@ def memoised_rows(
         owners = frame.select(by).with_columns(key_frame["key"]).filter(todo)
         fresh = fresh.join(owners, on=by, how="left")
     every = fresh.select("key", *schema) if known is None else pl.concat([known, fresh.select("key", *schema)])
+    # where each result row is in ``every``, worked out on the keys alone (joining the wide rows copied them twice)
+    order = key_frame.with_row_index("order")
     if by is None:
-        every = every.unique("key", keep="first", maintain_order=True)
-    save_memo(settings, name, every)
-    if by is None:
-        result = key_frame.join(every, on="key", how="left", maintain_order="left")
+        first = every.select("key").with_row_index("row").unique("key", keep="first", maintain_order=True)
+        at = order.join(first, on="key", how="left", maintain_order="left")["row"]
     else:
-        order = key_frame.with_row_index("order")
-        result = every.join(order, on="key", how="inner").sort("order", *([sort_within] if sort_within else []))
-        result = result.drop("order")
+        within = [sort_within] if sort_within else []
+        rows = every.select("key", *within).with_row_index("row").join(order, on="key", how="inner")
+        at = rows.sort("order", *within)["row"]
+    result = _taken(every, at)
+    save_memo(settings, name, result)  # in ``frame``'s order: the next run finds its rows in long runs
     return result.drop("key"), int(todo.sum())
+
+
+#: Past this many runs of consecutive rows, :func:`_taken` copies the rows (a gather) instead of slicing.
+_MAX_RUNS = 64
+
+
+def _taken(frame: pl.DataFrame, at: pl.Series) -> pl.DataFrame:
+    """``frame``'s rows at positions ``at``. When they come in few runs of consecutive rows — a long-lived process's
+    next run, whose memo is the last run's result in order but for the rows that changed — the result is made of
+    slices of ``frame``, which copies no row (a gather of 160,000 chunk rows took ≈ 0.1 s)."""
+    positions = at.to_numpy()
+    if not len(positions):
+        return frame.head(0)
+    breaks = np.flatnonzero(np.diff(positions) != 1) + 1
+    if len(breaks) >= _MAX_RUNS:
+        return frame.select(pl.all().gather(at))
+    bounds = [0, *breaks.tolist(), len(positions)]
+    pieces = [frame.slice(int(positions[a]), b - a) for a, b in zip(bounds, bounds[1:])]
+    taken = pl.concat(pieces, rechunk=False)
+    return taken.rechunk() if max(taken.n_chunks("all")) > _MAX_RUNS else taken

@@ -43,16 +43,31 @@ def _known_chunks(settings: Settings, notes: pl.DataFrame) -> dict[str, list[str
 
 
 def _remember_chunks(settings: Settings, frame: pl.DataFrame) -> None:
+    """Keep this run's chunk texts per note (the memo ``_known_chunks`` reads): the last run's entries of the notes
+    still there, and the texts of the notes it does not hold, gathered from ``frame``. Gathering every note's
+    texts again took ≈ 0.3 s at 100,000 notes for a one-note change."""
+    notes = frame.select("content_hash", "path").unique(maintain_order=True)
+    keys = pl.Series("key", [chunk_memo_key(h, p) for h, p in zip(notes["content_hash"], notes["path"])], pl.String)
+    previous = load_memo(settings, "chunk_texts")
+    kept = None
+    if previous is not None and {"key", "texts", "chunk_tokens"} <= set(previous.columns):
+        kept = previous.filter((pl.col("chunk_tokens") == settings.chunk_tokens) & pl.col("key").is_in(keys.implode()))
+    new = ~keys.is_in(kept["key"].implode()) if kept is not None else pl.repeat(True, notes.height, eager=True)
+    if kept is not None and kept.height == previous.height and not new.any():
+        return  # the memo holds this run's notes and no other
+    paths = notes.filter(new)["path"]
     per_note = (
-        frame.sort("path", "chunk_index")
+        frame.filter(pl.col("path").is_in(paths.implode()))
+        .sort("path", "chunk_index")
         .group_by("content_hash", "path", maintain_order=True)
         .agg(pl.col("text").alias("texts"))
     )
-    keys = [chunk_memo_key(h, p) for h, p in zip(per_note["content_hash"], per_note["path"])]
-    memo = per_note.select(
-        pl.Series("key", keys, dtype=pl.String), "texts", pl.lit(settings.chunk_tokens, pl.Int64).alias("chunk_tokens")
+    fresh = per_note.select(
+        pl.Series("key", [chunk_memo_key(h, p) for h, p in zip(per_note["content_hash"], per_note["path"])], pl.String),
+        "texts",
+        pl.lit(settings.chunk_tokens, pl.Int64).alias("chunk_tokens"),
     )
-    save_memo(settings, "chunk_texts", memo)
+    save_memo(settings, "chunk_texts", fresh if kept is None else pl.concat([kept.select(fresh.columns), fresh]))
 
 
 #: What a note's chunk rows depend on besides the settings, the deference list, its dismissals, the vault's
@@ -219,8 +234,11 @@ def remembered_chunk_frame(
     rows, chunked = memoised_rows(
         settings, "chunk_rows", routed, keys, compute, stored, by="path", sort_within="chunk_index"
     )
-    frame = rows.join(routed.select("path", "workspace"), on="path", how="left", maintain_order="left")
-    return frame.select(list(CHUNK_SCHEMA)), chunked
+    # this run's workspace, looked up on the paths alone (a join of the wide rows copied every one)
+    workspace = rows.select("path").join(
+        routed.select("path", "workspace"), on="path", how="left", maintain_order="left"
+    )
+    return rows.with_columns(workspace["workspace"]).select(list(CHUNK_SCHEMA)), chunked
 
 
 @asset(

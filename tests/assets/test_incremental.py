@@ -199,6 +199,11 @@ def test_incremental_run_equals_a_clean_build(kind, memo_warm, tmp_path, setting
     got, want = _values(incremental), _values(clean)
     for name in PER_NOTE_ASSETS:
         assert got[name].equals(want[name]), f"{kind}: {name} differs from a clean build"
+    # the chunk texts kept for the next run: the changed notes' added to the last run's, the others' dropped
+    from lucasrag_assets.memo import load_memo
+
+    kept, built = (load_memo(s, "chunk_texts").sort("key") for s in (incremental, clean))
+    assert kept.equals(built), f"{kind}: the chunk texts kept differ from a clean build's"
 
     chunked = metadata["banded_chunks"]["notes_chunked_afresh"].value
     routed = want["routed_documents"].height

@@ -109,6 +109,29 @@ def test_only_rows_whose_key_changed_are_computed_again(tmp_path, settings_for, 
     assert computed == [] and got.equals(_want(second, compute, many))  # the memo kept this run's rows, all of them
 
 
+@pytest.mark.parametrize(
+    ("compute", "schema", "many"), [ONE_ROW, SEVERAL_ROWS], ids=["one row per row", "several rows"]
+)
+@pytest.mark.parametrize("moved", ["one row changed", "every row reordered"])
+def test_a_memos_rows_come_back_in_the_frames_order_however_far_they_moved(
+    tmp_path, settings_for, compute, schema, many, moved
+):
+    """The rows are taken from the memo as slices when they come in few runs (a long-lived process's next run),
+    and gathered one by one past that; either way they are the rows a fresh computation gives, in its order."""
+    settings = settings_for(tmp_path / "vault", tmp_path / "data")
+    paths = [f"n{i:03}" for i in range(300)]
+    first = pl.DataFrame({"path": paths, "value": [1 + i % 3 for i in range(300)]})
+    _run(settings, first, compute, schema, **many)
+    if moved == "one row changed":
+        second = first.with_columns(pl.when(pl.col("path") == "n150").then(5).otherwise(pl.col("value")).alias("value"))
+    else:
+        second = first.sample(fraction=1.0, shuffle=True, seed=3)
+    for _ in range(2):  # the second time from the memo this run wrote
+        got, computed = _run(settings, second, compute, schema, **many)
+        assert got.equals(_want(second, compute, many))
+    assert computed == []
+
+
 KEY_SCHEMA = {"path": pl.String, "title": pl.String, "tags": pl.List(pl.String), "date": pl.Date, "body": pl.String}
 BASE_ROW = {"path": "a.md", "title": "A", "tags": ["x"], "date": dt.date(2024, 1, 2), "body": "text"}
 #: one change per row → it must get a key of its own (a column's null and empty apart, the body's edge)

@@ -9,7 +9,7 @@ import polars as pl
 
 from lucasrag.settings import Settings
 from lucasrag.vocabulary import DeferenceSubject
-from lucasrag_assets.assets.chunks import vault_named_nearby
+from lucasrag_assets.assets.chunks import _names, vault_named_nearby
 
 SUBJECTS = (DeferenceSubject("Olive"), DeferenceSubject("Nora"), DeferenceSubject("the baby", ("june",)))
 D = date.fromisoformat
@@ -59,3 +59,22 @@ def test_a_note_is_read_again_only_when_it_changed(tmp_path):
     assert memo.height == 3  # the notes that name a subject's spelling and are dated (a, b, f)
     changed = [*ROWS[:5], ("f.md", D("2026-03-09"), "Walked Olive's old route.")]
     assert vault_named_nearby(settings, _routed(changed), SUBJECTS)["c.md"] == "Olive"
+
+
+def test_a_long_lived_process_matches_names_again_only_for_notes_whose_bytes_changed():
+    """The loose match (does a note name any subject's spelling) is kept per path and content hash: the same
+    answers as matching every note, through a change that adds a name, one that removes it and a new note."""
+    from lucasrag_assets.assets.chunks import _naming_any
+
+    def hashed(rows):
+        return _routed(rows).with_columns(pl.Series("content_hash", [str(hash(body)) for _, _, body in rows]))
+
+    runs = [
+        ROWS,
+        [*ROWS[:4], ("e.md", D("2025-04-01"), "long run with Nora, 14k"), ROWS[5]],
+        [*ROWS[:4], ROWS[4], ("f.md", D("2026-03-09"), "garlic, a tin of tomatoes"), ("g.md", None, "Olive")],
+    ]
+    for rows in runs:
+        notes = hashed(rows)
+        expected = _routed(rows).select(pl.any_horizontal([_names(s) for s in SUBJECTS]))[:, 0].to_list()
+        assert _naming_any(notes, SUBJECTS, "parse").to_list() == expected

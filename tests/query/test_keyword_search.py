@@ -106,3 +106,23 @@ def test_a_store_written_before_the_keyword_index_is_backfilled(store, opener):
         assert reopened.term_stats(["priya"]) == (3, {"priya": 2})
     finally:
         reopened.close()
+
+
+def test_a_shorter_ranking_is_the_start_of_a_longer_one(opener):
+    """The federated query reads a workspace's keyword ranking once for its last over-fetch round and gives each
+    round the first ``k``: every store's first ``k`` must be the first ``k`` of its longer list, ties included."""
+    store = opener()
+    try:
+        words = ["otter", "river", "ledger", "lantern", "harbour"]
+        texts = {
+            f"k{i:02}": " ".join(words[j % len(words)] for j in range(i % 4, i % 4 + 1 + i % 3)) for i in range(40)
+        }
+        store.add_chunks([_record(k, v) for k, v in texts.items()], _vectors(len(texts)))
+        for query in (["otter"], ["otter", "ledger"], lexical.query_terms("river lantern harbour")):
+            for _ in range(3):  # SQLite: FTS5 first, then its ranking from memory
+                longest = store.keyword_search(query, 40)
+                assert len(longest) > 8
+                for k in (1, 3, 8, 20):
+                    assert store.keyword_search(query, k) == longest[:k], (query, k)
+    finally:
+        store.close()

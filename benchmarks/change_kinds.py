@@ -59,6 +59,23 @@ def _without_earlier_changes(text: str) -> str:
     return re.sub(r"\n*The zorbel\w+ gasket [^\n]*\n?", "", text).rstrip("\n")
 
 
+def clean_earlier_runs(vault: Path) -> int:
+    """Take out what earlier runs left in the vault: the gasket lines of notes an edit or a move changed (each run
+    moves a note it has not moved before) and a note an added-then-interrupted run did not delete. Left in, they
+    pile up run after run and outrank the note a check looks for. Returns how many files it changed."""
+    changed = 0
+    for note in vault.rglob("*.md"):
+        raw = note.read_bytes()
+        if b"zorbel" not in raw:
+            continue
+        if note.name.startswith("2026-05-20 zorbel"):
+            note.unlink()
+        else:
+            note.write_text(_without_earlier_changes(raw.decode("utf-8")) + "\n", encoding="utf-8")
+        changed += 1
+    return changed
+
+
 def pick_note(settings, workspace: str) -> Path:
     """An indexed, present, uncharged note of ``workspace`` that declares no workspace of its own, written in
     the last year: present in whichever workspace it moves to (an older technical reference stays present
@@ -361,6 +378,9 @@ def main() -> None:
     # instance, anything left from an earlier run, then every workspace warmed (lucasrag_assets.long_lived).
     import resource
 
+    cleaned = clean_earlier_runs(settings.vault)
+    if cleaned:
+        print(f"{cleaned} notes cleaned of earlier runs' changes (the first ingest takes them in)", flush=True)
     started = time.perf_counter()
     first_ingest(settings)
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024

@@ -34,6 +34,8 @@ CREATE TABLE IF NOT EXISTS model_vectors (
     PRIMARY KEY (model, hash)
 );
 """
+#: Texts embedded and stored at a time by :meth:`EmbeddingCache.embed` (what an interrupted run keeps).
+STORE_EVERY = 4096
 # Before model ids, the cache held MiniLM vectors only, in ``vectors (hash, vector)``.
 _LEGACY_MODEL = "minilm"
 
@@ -169,10 +171,15 @@ class EmbeddingCache:
         wanted = {hashes[i] for i in todo}
         found = self._lookup(wanted)
         missing = {hashes[i]: texts[i] for i in todo if hashes[i] not in found}
-        if missing:
-            vectors = get_embedder(self.model).embed(list(missing.values()))
-            self._store([(self.model, h, v.astype(np.float32).tobytes()) for h, v in zip(missing, vectors)])
-            found.update(zip(missing, vectors))
+        # Stored a slice at a time: a run stopped an hour into a cold ingest's 100,000 routing texts keeps what it
+        # computed, and the next run embeds only the rest. A slice is big enough that sorting by length still
+        # leaves its batches little padding.
+        pending = list(missing.items())
+        for start in range(0, len(pending), STORE_EVERY):
+            part = pending[start : start + STORE_EVERY]
+            vectors = get_embedder(self.model).embed([text for _, text in part])
+            self._store([(self.model, h, v.astype(np.float32).tobytes()) for (h, _), v in zip(part, vectors)])
+            found.update(zip((h for h, _ in part), vectors))
         for i in todo:
             out[i] = found[hashes[i]]
         self.misses += len(missing)

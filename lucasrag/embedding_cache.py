@@ -175,9 +175,10 @@ class EmbeddingCache:
         # computed, and the next run embeds only the rest. A slice is big enough that sorting by length still
         # leaves its batches little padding.
         pending = list(missing.items())
+        embedder = get_embedder(self.model) if pending else None
         for start in range(0, len(pending), STORE_EVERY):
             part = pending[start : start + STORE_EVERY]
-            vectors = get_embedder(self.model).embed([text for _, text in part])
+            vectors = embedder.embed([text for _, text in part])
             self._store([(self.model, h, v.astype(np.float32).tobytes()) for (h, _), v in zip(part, vectors)])
             found.update(zip((h for h, _ in part), vectors))
         for i in todo:

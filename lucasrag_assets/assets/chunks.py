@@ -31,6 +31,12 @@ from lucasrag_assets.rules.chunk_table import (
 )
 
 
+def _memo_keys(notes: pl.DataFrame) -> pl.Series:
+    """:func:`chunk_memo_key` of each row (``content_hash``, ``path``)."""
+    pairs = zip(notes["content_hash"].to_list(), notes["path"].to_list())
+    return pl.Series("key", [chunk_memo_key(*pair) for pair in pairs], pl.String)
+
+
 def _known_chunks(settings: Settings, notes: pl.DataFrame) -> dict[str, list[str]]:
     """The last run's chunk texts of ``notes`` (their :func:`chunk_memo_key`), where it holds them."""
     memo = load_memo(settings, "chunk_texts")
@@ -38,8 +44,8 @@ def _known_chunks(settings: Settings, notes: pl.DataFrame) -> dict[str, list[str
         return {}
     if "key" not in memo.columns:  # written before chunk_memo_key: texts of older rules
         return {}
-    keys = [chunk_memo_key(h, p) for h, p in zip(notes["content_hash"], notes["path"])]
-    same_size = memo.filter((pl.col("chunk_tokens") == settings.chunk_tokens) & pl.col("key").is_in(keys))
+    keys = _memo_keys(notes)
+    same_size = memo.filter((pl.col("chunk_tokens") == settings.chunk_tokens) & pl.col("key").is_in(keys.implode()))
     return dict(zip(same_size["key"], same_size["texts"].to_list()))
 
 
@@ -48,11 +54,7 @@ def _remember_chunks(settings: Settings, frame: pl.DataFrame) -> None:
     still there, and the texts of the notes it does not hold, gathered from ``frame``. Gathering every note's
     texts again took ≈ 0.3 s at 100,000 notes for a one-note change."""
     notes = frame.select("content_hash", "path").unique(maintain_order=True)
-    keys = pl.Series(
-        "key",
-        [chunk_memo_key(*note) for note in zip(notes["content_hash"].to_list(), notes["path"].to_list())],
-        pl.String,
-    )
+    keys = _memo_keys(notes)
     previous = load_memo(settings, "chunk_texts")
     kept = None
     if previous is not None and {"key", "texts", "chunk_tokens"} <= set(previous.columns):
@@ -68,7 +70,7 @@ def _remember_chunks(settings: Settings, frame: pl.DataFrame) -> None:
         .agg(pl.col("text").alias("texts"))
     )
     fresh = per_note.select(
-        pl.Series("key", [chunk_memo_key(h, p) for h, p in zip(per_note["content_hash"], per_note["path"])], pl.String),
+        _memo_keys(per_note),
         "texts",
         pl.lit(settings.chunk_tokens, pl.Int64).alias("chunk_tokens"),
     )
@@ -178,8 +180,9 @@ _NAMING_SEEN: RecentlyUsed[str, pl.DataFrame] = RecentlyUsed(4)
 def _naming_any(notes: pl.DataFrame, subjects, parse: str) -> pl.Series:
     """Per note of ``notes``, whether its text names any spelling of any of ``subjects`` (:func:`_names`). What a
     note's text is comes from its bytes (its content hash), its path and the parse."""
+    match = pl.any_horizontal([_names(s) for s in subjects]).alias("names")
     if "content_hash" not in notes.columns:  # a frame that does not say what the notes' bytes are: matched afresh
-        return notes.select(pl.any_horizontal([_names(s) for s in subjects]).alias("names"))["names"]
+        return notes.select(match)["names"]
     seen_as = repr((parse, subjects))
     ids = notes.select("path", "content_hash")
     seen = _NAMING_SEEN.get(seen_as)
@@ -189,7 +192,7 @@ def _naming_any(notes: pl.DataFrame, subjects, parse: str) -> pl.Series:
         naming = ids.join(seen, on=["path", "content_hash"], how="left", maintain_order="left")["names"]
     todo = naming.is_null()
     if todo.any():
-        matched = notes.filter(todo).select(pl.any_horizontal([_names(s) for s in subjects]).alias("names"))
+        matched = notes.filter(todo).select(match)
         naming = naming.scatter(todo.arg_true(), matched["names"])
     known = ids.with_columns(naming).filter(pl.col("content_hash").is_not_null())
     _NAMING_SEEN.put(seen_as, known)  # a path is one row of ``notes`` (the routed notes)

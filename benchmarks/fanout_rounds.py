@@ -8,7 +8,7 @@ fan-out could save (a diagnostic benchmark, not a test).
 
 ``record`` reads the build ``benchmarks/scale.py --work DIR`` left (graph off, as in
 ``benchmarks/query_profile.py``) and asks each distinct generated question twice, keeping the second pass.
-The query path is the product's: ``_query._fetch`` runs unchanged on a workspace whose index and chunk store
+The query path is the product's: ``_fetch.fetch`` runs unchanged on a workspace whose index and chunk store
 are wrapped to log each over-fetch round: the ``perf_counter`` time of the vector search and of the
 synchronous work after it up to the next round's search or the fetch's end (keywords, fusion, rows,
 candidates, policy: nothing in it awaits, so the spans of the concurrent workspaces do not overlap), the
@@ -141,12 +141,12 @@ def _logging_fetch(real_fetch, logs: list[dict]):
 
 def record(work: Path, notes: int) -> list[dict]:
     """Each distinct question asked twice (the second pass kept), with its per-workspace fetch log."""
-    from lucasrag_query import _query, query
+    from lucasrag_query import _fetch, query
 
     logging.getLogger("lightrag").setLevel(logging.ERROR)
     settings, cases = scale_build(work, notes, graph=False)
     logs: list[dict] = []
-    real, _query._fetch = _query._fetch, _logging_fetch(_query._fetch, logs)
+    real, _fetch.fetch = _fetch.fetch, _logging_fetch(_fetch.fetch, logs)
     out = []
     try:
         for case in cases + cases:
@@ -167,7 +167,7 @@ def record(work: Path, notes: int) -> list[dict]:
                 )
             )
     finally:
-        _query._fetch = real
+        _fetch.fetch = real
     return out[len(cases) :]
 
 

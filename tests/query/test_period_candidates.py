@@ -65,7 +65,7 @@ def test_false_alarm_keeps_the_archive_closed(ingested):
 
 
 def test_band_counts_bound_the_over_fetch(ingested):
-    from lucasrag_query._query import eligible_count
+    from lucasrag_query._fetch import eligible_count
     from lucasrag_query.temporal import detect_temporal
 
     store = open_chunk_store(ingested, "personal")

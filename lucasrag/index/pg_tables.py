@@ -7,11 +7,28 @@ import threading
 
 from lucasrag.embedding import DIM
 from lucasrag.settings import Settings
-from lucasrag.vocabulary import chunk_sql_columns
+from lucasrag.vocabulary import WORKSPACES, chunk_sql_columns
 
 CHUNKS_TABLE = "lucasrag_chunks"
 DOCS_TABLE = "lucasrag_docs"
 META_TABLE = "lucasrag_meta"
+
+
+def _keyword_indexes() -> str:
+    """A GIN index of each workspace's keywords (partial indexes), and none over every workspace's rows.
+
+    Why: every keyword search and term count names one workspace. With one index over all of them, PostgreSQL
+    found the matching rows of every workspace, then intersected them with a bitmap of the workspace's rows
+    (≈ 8 ms warm, 16 ms cold a search at 100,000 notes, before a row was ranked); a workspace's own index
+    finds only its rows (≈ 0.3 ms). The workspaces are the product's four, so the indexes are part of the
+    schema; the planner uses one when the statement is planned with its workspace (``connect``)."""
+    made = "\n".join(
+        f"CREATE INDEX IF NOT EXISTS {CHUNKS_TABLE}_terms_{ws} ON {CHUNKS_TABLE} USING gin (terms)"
+        f" WHERE workspace = '{ws}';"
+        for ws in WORKSPACES
+    )
+    return f"{made}\nDROP INDEX IF EXISTS {CHUNKS_TABLE}_terms;"
+
 
 _SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS {CHUNKS_TABLE} (
@@ -25,7 +42,7 @@ CREATE INDEX IF NOT EXISTS {CHUNKS_TABLE}_doc ON {CHUNKS_TABLE} (workspace, doc_
 CREATE INDEX IF NOT EXISTS {CHUNKS_TABLE}_dated ON {CHUNKS_TABLE} (workspace, left(date, 10));
 -- Keyword index over lexical.chunk_terms() of each chunk ('simple': the terms are already analysed).
 ALTER TABLE {CHUNKS_TABLE} ADD COLUMN IF NOT EXISTS terms tsvector;
-CREATE INDEX IF NOT EXISTS {CHUNKS_TABLE}_terms ON {CHUNKS_TABLE} USING gin (terms);
+{_keyword_indexes()}
 CREATE TABLE IF NOT EXISTS {DOCS_TABLE} (
     workspace TEXT NOT NULL,
     doc_id TEXT NOT NULL,
@@ -66,6 +83,9 @@ def connect(settings: Settings):
     try:
         _ensure_schema(conn, settings.postgres_dsn)
         register_vector(conn)
+        # psycopg prepares a statement run often; a generic plan of `workspace = $1` could not use a workspace's
+        # own index (a partial index): plan every run with its values, as LightRAG's pooled connections do
+        conn.execute("SET plan_cache_mode = force_custom_plan")
     except psycopg.Error as exc:
         conn.close()
         raise ServiceError(f"PostgreSQL (LUCASRAG_POSTGRES_DSN): cannot prepare the LucasRAG tables: {exc}") from exc

@@ -85,6 +85,43 @@ def test_postgres_stop_and_restart_reuse_data_dir(server_tmp):
 
 
 @production
+def test_postgres_runs_with_the_buffer_cache_it_was_given(postgres_server):
+    import psycopg
+
+    if not postgres_server.managed:
+        pytest.skip("external PostgreSQL")
+    with psycopg.connect(postgres_server.dsn) as conn:
+        assert conn.execute("SHOW shared_buffers").fetchone()[0] == postgres_server.server.shared_buffers == "1GB"
+
+
+@pytest.mark.parametrize(
+    ("given", "env", "expected"),
+    [
+        (None, None, "1GB"),  # the default
+        (None, "256MB", "256MB"),  # LUCASRAG_PG_SHARED_BUFFERS
+        ("2GB", "256MB", "2GB"),  # the argument wins
+        (None, " 512MB ", "512MB"),
+        ("1 GB", None, None),  # PostgreSQL's units take no space
+        ("lots", None, None),
+        (None, "0MB", None),
+        (None, "1gb", None),  # PostgreSQL's units are case-sensitive
+    ],
+)
+def test_postgres_buffer_cache_setting(monkeypatch, given, env, expected):
+    from lucasrag_harness.local_servers.postgres import shared_buffers_setting
+
+    if env is None:
+        monkeypatch.delenv("LUCASRAG_PG_SHARED_BUFFERS", raising=False)
+    else:
+        monkeypatch.setenv("LUCASRAG_PG_SHARED_BUFFERS", env)
+    if expected is None:
+        with pytest.raises(ServiceError, match=r"LUCASRAG_PG_SHARED_BUFFERS=.* is not a PostgreSQL memory size"):
+            shared_buffers_setting(given)
+    else:
+        assert shared_buffers_setting(given) == expected
+
+
+@production
 def test_postgres_port_taken_names_the_setting(postgres_server, tmp_path):
     if not postgres_server.managed:
         pytest.skip("external PostgreSQL")

@@ -1,0 +1,115 @@
+"""On PostgreSQL each workspace's keywords have a GIN index of their own (a partial index), and a keyword search
+of one workspace is planned on it, after psycopg has started preparing the statement too: with one index over
+every workspace's rows, a search found every workspace's matches and intersected them with a bitmap of the
+workspace's rows. A database of an earlier version loses the index over every workspace at its first open."""
+
+from __future__ import annotations
+
+import uuid
+
+import numpy as np
+import psycopg
+import pytest
+
+from lucasrag.embedding import DIM
+from lucasrag.index import pg_tables
+from lucasrag.index.chunk_store_pg import CHUNKS_TABLE, PostgresChunkStore
+from lucasrag.vocabulary import WORKSPACES, ChunkRecord
+from lucasrag_harness.local_servers.postgres import ensure_database
+
+pytestmark = pytest.mark.production
+
+SEARCH = (
+    f"SELECT chunk_id FROM {CHUNKS_TABLE}, to_tsquery('simple', %s) q"
+    " WHERE workspace = %s AND terms @@ q ORDER BY ts_rank(terms, q) DESC, chunk_id LIMIT %s"
+)
+
+
+def _gin_indexes(db) -> dict[str, str]:
+    rows = db.execute(
+        "SELECT indexname, indexdef FROM pg_indexes WHERE tablename = %s AND indexdef ILIKE %s",
+        (CHUNKS_TABLE, "%using gin%"),
+    ).fetchall()
+    return dict(rows)
+
+
+def _records(workspace: str, texts: list[str]) -> list[ChunkRecord]:
+    return [
+        ChunkRecord(
+            f"{workspace}-c{i}",
+            f"{workspace}-d{i}",
+            workspace,
+            f"{workspace}/n{i}.md",
+            0,
+            t,
+            "present",
+            "undated",
+            None,
+        )
+        for i, t in enumerate(texts)
+    ]
+
+
+def _vectors(n: int) -> np.ndarray:
+    v = np.random.default_rng(n).normal(size=(n, DIM)).astype(np.float32)
+    return v / np.linalg.norm(v, axis=1, keepdims=True)
+
+
+@pytest.fixture
+def settings(postgres_server, settings_for, tmp_path):
+    dsn = ensure_database(postgres_server.admin_dsn, f"keywords_{uuid.uuid4().hex[:8]}")
+    return settings_for(tmp_path, tmp_path / "data", profile="production", postgres_dsn=dsn)
+
+
+def _fill(settings) -> None:
+    texts = {
+        # many rows without the words: the planner then prefers the keyword index to reading the workspace's rows
+        "personal": ["the harbour walk at dawn", "a walk to the bakery", "bread and harbour fog"]
+        + [f"nothing here {i}" for i in range(400)],
+        "technical": ["harbour config for the router", "router firmware notes"],
+    }
+    for workspace, chunk_texts in texts.items():
+        store = PostgresChunkStore(settings, workspace)
+        try:
+            store.add_chunks(_records(workspace, chunk_texts), _vectors(len(chunk_texts)))
+        finally:
+            store.close()
+
+
+def test_each_workspace_has_its_own_keyword_index_and_a_search_uses_it(settings):
+    _fill(settings)
+    store = PostgresChunkStore(settings, "personal")
+    try:
+        indexes = _gin_indexes(store._db)
+        assert set(indexes) == {f"{CHUNKS_TABLE}_terms_{ws}" for ws in WORKSPACES}, indexes
+        for ws in WORKSPACES:
+            assert f"WHERE (workspace = '{ws}'::text)" in indexes[f"{CHUNKS_TABLE}_terms_{ws}"]
+
+        # past psycopg's prepare threshold (5 runs) the statement is planned with its values still
+        for _ in range(8):
+            found = store.keyword_search(["harbour", "walk"], 10)
+            assert found[0] == "personal-c0"  # both words
+            assert set(found) == {"personal-c0", "personal-c1", "personal-c2"}  # the technical match is not its
+        store._db.execute(f"ANALYZE {CHUNKS_TABLE}")
+        plan = "\n".join(r[0] for r in store._db.execute("EXPLAIN " + SEARCH, ("harbour | walk", "personal", 10)))
+        assert f"Bitmap Index Scan on {CHUNKS_TABLE}_terms_personal" in plan, plan
+        assert store._db.execute("SHOW plan_cache_mode").fetchone()[0] == "force_custom_plan"
+    finally:
+        store.close()
+
+
+def test_an_earlier_databases_index_over_every_workspace_goes_at_the_first_open(settings):
+    _fill(settings)
+    with psycopg.connect(settings.postgres_dsn, autocommit=True) as db:
+        for ws in WORKSPACES:
+            db.execute(f"DROP INDEX {CHUNKS_TABLE}_terms_{ws}")
+        db.execute(f"CREATE INDEX {CHUNKS_TABLE}_terms ON {CHUNKS_TABLE} USING gin (terms)")
+        assert set(_gin_indexes(db)) == {f"{CHUNKS_TABLE}_terms"}
+
+    pg_tables._ready.discard(settings.postgres_dsn)  # as a new process would: the schema is made once per process
+    store = PostgresChunkStore(settings, "technical")
+    try:
+        assert set(_gin_indexes(store._db)) == {f"{CHUNKS_TABLE}_terms_{ws}" for ws in WORKSPACES}
+        assert set(store.keyword_search(["router"], 5)) == {"technical-c0", "technical-c1"}
+    finally:
+        store.close()

@@ -14,8 +14,9 @@ back to back with the vault's generated query cases (workspaces and bridges as t
           the phase's first second (the clients keep querying the last complete state meanwhile)
 
 Per phase: calls, throughput, latency p50/p95/p99, errors (any exception, grouped by message:
-target 0) and peak RSS — the query process's high-water mark (``VmHWM``: query() runs in this
-process) and, sampled every 0.5 s, the ingest process and the service processes. After the ingest
+target 0) and peak memory — the query process's high-water mark (``VmHWM``: query() runs in this
+process) and, sampled every 0.5 s, the ingest process and the service processes (each tree's proportional set
+sizes summed: the memory its processes share, PostgreSQL's buffer cache, counted once). After the ingest
 phase one query checks that a changed note's new line is searchable. On the production profile
 PostgreSQL and Neo4j are started by ``lucasrag_harness.local_servers`` (127.0.0.1, free ports, password
 auth) in ``--work`` and stopped at the end; the data folder keeps the embedding cache of the
@@ -166,7 +167,7 @@ def _line(r: dict) -> str:
     text = (
         f"[{r['profile']}/{r['phase']}] {r['calls']} calls, {r['qps']:.2f}/s, p50 {r['p50']:.0f} p95 {r['p95']:.0f} "
         f"p99 {r['p99']:.0f} ms, errors {r['errors']}, query process peak RSS {r['query_rss_mb']:.0f} MB"
-        + (f", peak RSS (MB): {peaks}" if peaks else "")
+        + (f", peak memory (MB, PSS): {peaks}" if peaks else "")
         + f"; load {r['load'][0][0]:.1f} → {r['load'][1][0]:.1f}"
     )
     if "ingest_s" in r:
@@ -195,8 +196,8 @@ def start_services(root: Path):
 def table(rows: list[dict], args) -> str:
     head = (
         f"\n{args.clients} clients × {args.seconds:g} s, {args.notes} notes; ingest phase: {args.changed} changed notes\n"
-        "| profile | phase | calls | queries/s | p50 ms | p95 ms | p99 ms | errors | peak RSS MB (query process; "
-        "ingest; services) | ingest s | load avg |\n|---|---|---|---|---|---|---|---|---|---|---|"
+        "| profile | phase | calls | queries/s | p50 ms | p95 ms | p99 ms | errors | peak MB (query process RSS; "
+        "ingest, services PSS) | ingest s | load avg |\n|---|---|---|---|---|---|---|---|---|---|---|"
     )
     out = [head]
     for r in rows:

@@ -43,8 +43,8 @@ from benchmarks._common import NOW, RssSampler, add_scale_build_arguments, pct, 
 
 
 class PeakMemory(RssSampler):
-    """Peak RSS (MB) every 0.5 s: each named service's process tree (summed), this process and the largest of
-    its step processes at a time."""
+    """Peak memory (MB) every 0.5 s: each named service's process tree (proportional set sizes summed, see
+    ``RssSampler``), the RSS of this process and of the largest of its step processes at a time."""
 
     def __init__(self, services: dict[str, int]) -> None:
         super().__init__()
@@ -150,7 +150,9 @@ def build(args, production, pg, neo) -> None:
     print(f"ingest {wall:.0f} s (load {os.getloadavg()[0]:.1f}); steps, s:")
     for step, seconds in sorted(summary.step_seconds.items(), key=lambda kv: -kv[1]):
         print(f"  {step:32s} {seconds:8.1f}")
-    print("peak RSS MB: " + ", ".join(f"{k} {v:.0f}" for k, v in memory.peak.items()))
+    print(
+        "peak MB (services: PSS summed; processes: RSS): " + ", ".join(f"{k} {v:.0f}" for k, v in memory.peak.items())
+    )
     with psycopg.connect(production.postgres_dsn) as conn:
         pg_mb = conn.execute("SELECT pg_database_size(current_database())").fetchone()[0] / 1e6
     with neo4j.GraphDatabase.driver(neo.uri, auth=(neo.user, neo.password)) as driver:

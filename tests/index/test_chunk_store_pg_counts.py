@@ -4,15 +4,10 @@ clears the digest, so counts are never served across a change; a recorded digest
 
 from __future__ import annotations
 
-import uuid
-
-import numpy as np
 import pytest
 
-from lucasrag.embedding import DIM
 from lucasrag.index.chunk_store_pg import CHUNKS_TABLE, PostgresChunkStore
 from lucasrag.vocabulary import ChunkRecord
-from lucasrag_harness.local_servers.postgres import ensure_database
 
 pytestmark = pytest.mark.production
 
@@ -21,25 +16,17 @@ def _records(ids, band: str, date: str) -> list[ChunkRecord]:
     return [ChunkRecord(f"c{i}", f"d{i}", "personal", f"n{i}.md", 0, f"text {i}", band, "date", date) for i in ids]
 
 
-def _vectors(n: int) -> np.ndarray:
-    v = np.random.default_rng(n).normal(size=(n, DIM)).astype(np.float32)
-    return v / np.linalg.norm(v, axis=1, keepdims=True)
-
-
 @pytest.fixture
-def store(postgres_server, settings_for, tmp_path):
-    dsn = ensure_database(postgres_server.admin_dsn, f"counts_{uuid.uuid4().hex[:8]}")
-    s = PostgresChunkStore(
-        settings_for(tmp_path, tmp_path / "data", profile="production", postgres_dsn=dsn), "personal"
-    )
+def store(fresh_pg_settings):
+    s = PostgresChunkStore(fresh_pg_settings, "personal")
     yield s
     s.close()
 
 
-def test_counts_are_kept_under_the_digest_and_follow_every_write(store):
+def test_counts_are_kept_under_the_digest_and_follow_every_write(store, unit_vectors):
     year = [("2013-01-01", "2013-12-31")]
     store.add_chunks(
-        _records(range(3), "present", "2025-01-01") + _records(range(3, 5), "archival", "2013-05-01"), _vectors(5)
+        _records(range(3), "present", "2025-01-01") + _records(range(3, 5), "archival", "2013-05-01"), unit_vectors(5)
     )
     assert store.band_counts() == {"present": 3, "archival": 2}  # no digest yet: counted, not kept
     store.record_rows_digest("first")
@@ -50,7 +37,7 @@ def test_counts_are_kept_under_the_digest_and_follow_every_write(store):
     store._db.execute(f"UPDATE {CHUNKS_TABLE} SET band = 'present' WHERE workspace = 'personal' AND chunk_id = 'c3'")
     assert store.band_counts() == {"present": 3, "archival": 2}
 
-    store.add_chunks(_records(range(5, 7), "archival", "2013-08-01"), _vectors(2))  # a sync's write clears it
+    store.add_chunks(_records(range(5, 7), "archival", "2013-08-01"), unit_vectors(2))  # a sync's write clears it
     assert store.band_counts() == {"present": 4, "archival": 3}
     store.record_rows_digest("second")
     assert store.band_counts(year) == {"present": 1, "archival": 3}
@@ -58,8 +45,8 @@ def test_counts_are_kept_under_the_digest_and_follow_every_write(store):
     assert store.band_counts(year) == {"present": 1, "archival": 2}
 
 
-def test_term_counts_are_kept_under_the_digest_and_follow_every_write(store):
-    store.add_chunks(_records(range(3), "present", "2025-01-01"), _vectors(3))
+def test_term_counts_are_kept_under_the_digest_and_follow_every_write(store, unit_vectors):
+    store.add_chunks(_records(range(3), "present", "2025-01-01"), unit_vectors(3))
     assert store.term_stats(["text", "1", "absent"]) == (3, {"text": 3, "1": 1})  # no digest yet: read, not kept
     store.record_rows_digest("first")
     assert store.term_stats(["text", "1"]) == (3, {"text": 3, "1": 1})
@@ -69,7 +56,7 @@ def test_term_counts_are_kept_under_the_digest_and_follow_every_write(store):
     assert store.term_stats(["text", "1"]) == (3, {"text": 3, "1": 1})
     assert store.term_stats(["other"]) == (3, {"other": 1})  # a term not kept yet is read
 
-    store.add_chunks(_records(range(3, 5), "present", "2025-02-01"), _vectors(2))  # a sync's write clears it
+    store.add_chunks(_records(range(3, 5), "present", "2025-02-01"), unit_vectors(2))  # a sync's write clears it
     assert store.term_stats(["text", "1"]) == (5, {"text": 4})
     store.record_rows_digest("second")
     store.remove_docs(["d3"])

@@ -5,17 +5,12 @@ workspace's rows. A database of an earlier version loses the index over every wo
 
 from __future__ import annotations
 
-import uuid
-
-import numpy as np
 import psycopg
 import pytest
 
-from lucasrag.embedding import DIM
 from lucasrag.index import pg_tables
 from lucasrag.index.chunk_store_pg import CHUNKS_TABLE, PostgresChunkStore
-from lucasrag.vocabulary import WORKSPACES, ChunkRecord
-from lucasrag_harness.local_servers.postgres import ensure_database
+from lucasrag.vocabulary import WORKSPACES
 
 pytestmark = pytest.mark.production
 
@@ -33,35 +28,7 @@ def _gin_indexes(db) -> dict[str, str]:
     return dict(rows)
 
 
-def _records(workspace: str, texts: list[str]) -> list[ChunkRecord]:
-    return [
-        ChunkRecord(
-            f"{workspace}-c{i}",
-            f"{workspace}-d{i}",
-            workspace,
-            f"{workspace}/n{i}.md",
-            0,
-            t,
-            "present",
-            "undated",
-            None,
-        )
-        for i, t in enumerate(texts)
-    ]
-
-
-def _vectors(n: int) -> np.ndarray:
-    v = np.random.default_rng(n).normal(size=(n, DIM)).astype(np.float32)
-    return v / np.linalg.norm(v, axis=1, keepdims=True)
-
-
-@pytest.fixture
-def settings(postgres_server, settings_for, tmp_path):
-    dsn = ensure_database(postgres_server.admin_dsn, f"keywords_{uuid.uuid4().hex[:8]}")
-    return settings_for(tmp_path, tmp_path / "data", profile="production", postgres_dsn=dsn)
-
-
-def _fill(settings) -> None:
+def _fill(settings, unit_vectors, present_chunks) -> None:
     texts = {
         # many rows without the words: the planner then prefers the keyword index to reading the workspace's rows
         "personal": ["the harbour walk at dawn", "a walk to the bakery", "bread and harbour fog"]
@@ -71,13 +38,14 @@ def _fill(settings) -> None:
     for workspace, chunk_texts in texts.items():
         store = PostgresChunkStore(settings, workspace)
         try:
-            store.add_chunks(_records(workspace, chunk_texts), _vectors(len(chunk_texts)))
+            store.add_chunks(present_chunks(workspace, chunk_texts), unit_vectors(len(chunk_texts)))
         finally:
             store.close()
 
 
-def test_each_workspace_has_its_own_keyword_index_and_a_search_uses_it(settings):
-    _fill(settings)
+def test_each_workspace_has_its_own_keyword_index_and_a_search_uses_it(fresh_pg_settings, unit_vectors, present_chunks):
+    settings = fresh_pg_settings
+    _fill(settings, unit_vectors, present_chunks)
     store = PostgresChunkStore(settings, "personal")
     try:
         indexes = _gin_indexes(store._db)
@@ -98,8 +66,11 @@ def test_each_workspace_has_its_own_keyword_index_and_a_search_uses_it(settings)
         store.close()
 
 
-def test_an_earlier_databases_index_over_every_workspace_goes_at_the_first_open(settings):
-    _fill(settings)
+def test_an_earlier_databases_index_over_every_workspace_goes_at_the_first_open(
+    fresh_pg_settings, unit_vectors, present_chunks
+):
+    settings = fresh_pg_settings
+    _fill(settings, unit_vectors, present_chunks)
     with psycopg.connect(settings.postgres_dsn, autocommit=True) as db:
         for ws in WORKSPACES:
             db.execute(f"DROP INDEX {CHUNKS_TABLE}_terms_{ws}")

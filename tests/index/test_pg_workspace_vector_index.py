@@ -15,7 +15,6 @@ from lucasrag.embedding import DIM
 from lucasrag.embedding_cache import EmbeddingCache
 from lucasrag.index import open_workspace_index, sync_workspace
 from lucasrag.index._lightrag._production import workspace_index_name
-from lucasrag.vocabulary import ChunkRecord
 
 pytestmark = pytest.mark.production
 
@@ -36,33 +35,16 @@ def _indexes(dsn: str) -> dict[str, str]:
     return {name: f"{table}: {definition}" for table, name, definition in rows}
 
 
-def _records(workspace: str, n: int) -> list[ChunkRecord]:
-    return [
-        ChunkRecord(
-            f"{workspace}-c{i}",
-            f"{workspace}-d{i}",
-            workspace,
-            f"{workspace}/n{i}.md",
-            0,
-            f"{workspace} note {i}",
-            "present",
-            "undated",
-            None,
-        )
-        for i in range(n)
-    ]
-
-
 @pytest.fixture
 def settings(production_settings, tmp_path):
     return production_settings(tmp_path / "vault", tmp_path / "data", graph=False)
 
 
-async def _fill(settings, workspaces: dict[str, int]) -> None:
+async def _fill(settings, present_chunks, workspaces: dict[str, int]) -> None:
     cache = EmbeddingCache(settings.data / "embeddings.sqlite")
     rng = np.random.default_rng(7)
     for workspace, n in workspaces.items():
-        records = _records(workspace, n)
+        records = present_chunks(workspace, [f"{workspace} note {i}" for i in range(n)])
         vectors = rng.normal(size=(n, DIM)).astype(np.float32)
         cache.put([r.text for r in records], vectors / np.linalg.norm(vectors, axis=1, keepdims=True))
         await sync_workspace(settings, workspace, records, {r.doc_id: r.text for r in records}, cache)
@@ -93,8 +75,8 @@ async def _search(settings, workspace: str, k: int) -> list[str]:
         await index.close()
 
 
-def test_each_workspace_has_its_own_index_and_a_search_uses_it(settings):
-    asyncio.run(_fill(settings, {"personal": 40, "creative": 30}))
+def test_each_workspace_has_its_own_index_and_a_search_uses_it(settings, present_chunks):
+    asyncio.run(_fill(settings, present_chunks, {"personal": 40, "creative": 30}))
     indexes = _indexes(settings.postgres_dsn)
     for workspace in ("personal", "creative"):
         definition = indexes.get(workspace_index_name(TABLE, workspace), f"none among {indexes}")
@@ -107,8 +89,8 @@ def test_each_workspace_has_its_own_index_and_a_search_uses_it(settings):
     assert len(found) == 5 and all(i.startswith("personal-") for i in found)
 
 
-def test_an_earlier_databases_index_over_every_workspace_goes_at_the_first_open(settings):
-    asyncio.run(_fill(settings, {"personal": 10}))
+def test_an_earlier_databases_index_over_every_workspace_goes_at_the_first_open(settings, present_chunks):
+    asyncio.run(_fill(settings, present_chunks, {"personal": 10}))
     with psycopg.connect(settings.postgres_dsn, autocommit=True) as conn:
         conn.execute(f"DROP INDEX {workspace_index_name(TABLE, 'personal')}")
         conn.execute(f"CREATE INDEX earlier_hnsw_cosine ON {TABLE} USING hnsw (content_vector vector_cosine_ops)")

@@ -225,7 +225,7 @@ def process_tree(pid: int) -> list[int]:
     return out
 
 
-class RssSampler(threading.Thread):
+class MemorySampler(threading.Thread):
     """Peak memory (MB) of named process trees, sampled every 0.5 s: the sum of the tree's proportional set
     sizes. A sum of RSS counts shared memory once per process that touched it: PostgreSQL's buffer cache (1GB)
     in every backend made a 100,000-note server of ≈ 1.5 GB read as 12–14 GB."""

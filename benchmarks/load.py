@@ -49,7 +49,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import NOW, RssSampler, build_generated, ensure_ingested, ingest, pct, rss_mb  # noqa: E402
+from _common import NOW, MemorySampler, build_generated, ensure_ingested, ingest, pct, rss_mb  # noqa: E402
 
 MARK = "loadbenchmarkline"
 
@@ -109,7 +109,7 @@ def run_profile(settings, truth, args, services: dict[str, int]) -> list[dict]:
     query(cases[0].query, settings=settings)  # opens the indexes: not part of a phase
     rows = []
     for phase in ("idle", "ingest"):
-        sampler = RssSampler()
+        sampler = MemorySampler()
         sampler.trees.update(services)
         sampler.start()
         proc = None

@@ -39,12 +39,12 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from benchmarks._common import NOW, RssSampler, add_scale_build_arguments, pct, process_tree, rss_mb  # noqa: E402
+from benchmarks._common import NOW, MemorySampler, add_scale_build_arguments, pct, process_tree, rss_mb  # noqa: E402
 
 
-class PeakMemory(RssSampler):
+class PeakMemory(MemorySampler):
     """Peak memory (MB) every 0.5 s: each named service's process tree (proportional set sizes summed, see
-    ``RssSampler``), the RSS of this process and of the largest of its step processes at a time."""
+    ``MemorySampler``), the RSS of this process and of the largest of its step processes at a time."""
 
     def __init__(self, services: dict[str, int]) -> None:
         super().__init__()

@@ -23,6 +23,13 @@ from lucasrag.vocabulary import CHUNK_COLUMNS, ChunkRecord
 _COLUMNS = ", ".join(CHUNK_COLUMNS)
 
 
+#: The chunks of a workspace matching any of the selecting terms (the second query), ranked by all the terms.
+KEYWORD_SEARCH = (
+    f"SELECT chunk_id FROM {CHUNKS_TABLE}, to_tsquery('simple', %s) q, to_tsquery('simple', %s) s"
+    " WHERE workspace = %s AND terms @@ s ORDER BY ts_rank(terms, q) DESC, chunk_id LIMIT %s"
+)
+
+
 def _record(row: Sequence) -> ChunkRecord:
     *head, charged, content_hash = row
     return ChunkRecord(*head, charged=tuple(json.loads(charged)), content_hash=content_hash)
@@ -219,14 +226,15 @@ class PostgresChunkStore:
         return " AND ".join(where), params
 
     def keyword_search(self, query: Sequence[str], k: int) -> list[str]:
-        """Chunk ids of the ``k`` best matches for any of the ``query`` terms (PostgreSQL ``ts_rank``)."""
+        """Chunk ids of the ``k`` best matches for any of the ``query`` terms (PostgreSQL ``ts_rank`` over all of
+        them) among the chunks holding a distinctive one (:func:`lucasrag.lexical.distinctive_terms`)."""
         if not query or k < 1:
             return []
-        rows = self._db.execute(
-            f"SELECT chunk_id FROM {CHUNKS_TABLE}, to_tsquery('simple', %s) q"
-            " WHERE workspace = %s AND terms @@ q ORDER BY ts_rank(terms, q) DESC, chunk_id LIMIT %s",
-            (" | ".join(query), self.workspace, k),
-        )
+        n, counts = self.term_stats(query)
+        selective = lexical.distinctive_terms(counts, n)
+        if not selective:
+            return []
+        rows = self._db.execute(KEYWORD_SEARCH, (" | ".join(query), " | ".join(selective), self.workspace, k))
         return [r[0] for r in rows.fetchall()]
 
     def term_stats(self, query: Sequence[str]) -> tuple[int, dict[str, int]]:

@@ -105,3 +105,20 @@ def test_period_terms_spell_periods_as_dates_do(periods, expected):
 def test_query_terms_add_the_named_periods():
     nineties = (dt.date(1990, 1, 1), dt.date(1999, 12, 31))
     assert lexical.query_terms("where did I live in the nineties?", [nineties]) == ["live", "nineti", "1990s"]
+
+
+@pytest.mark.parametrize(
+    ("counts", "n_chunks", "expected"),
+    [
+        ({"otter": 40, "get": 30_000}, 50_000, ["otter"]),  # "get" in 60 %: it scores, it does not select
+        ({"otter": 40, "year": 5_100}, 50_000, ["otter"]),  # in 10.2 %: common
+        ({"otter": 40, "year": 4_900}, 50_000, ["otter", "year"]),  # under a tenth: distinctive
+        ({"priya": 2, "otter": 1}, 3, ["priya", "otter"]),  # a small workspace: reading every match is cheap
+        ({"otter": 40, "get": 2_000}, 4_000, ["otter", "get"]),  # half the chunks, but only 2,000 of them
+        ({"get": 30_000, "current": 20_000}, 50_000, ["current"]),  # every term common: the rarest
+        ({"b": 20_000, "a": 20_000}, 50_000, ["a"]),  # ties by the term, so each call reads the same chunks
+        ({}, 50_000, []),
+    ],
+)
+def test_distinctive_terms(counts, n_chunks, expected):
+    assert lexical.distinctive_terms(counts, n_chunks) == expected

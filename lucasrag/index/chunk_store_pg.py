@@ -29,6 +29,9 @@ KEYWORD_SEARCH = (
     " WHERE workspace = %s AND terms @@ s ORDER BY ts_rank(terms, q) DESC, chunk_id LIMIT %s"
 )
 
+#: A workspace's rows written before the keyword index (found through the partial index over them).
+MISSING_TERMS = f"SELECT chunk_id, text, date FROM {CHUNKS_TABLE} WHERE workspace = %s AND terms IS NULL"
+
 
 def _record(row: Sequence) -> ChunkRecord:
     *head, charged, content_hash = row
@@ -54,9 +57,7 @@ class PostgresChunkStore:
 
     def _backfill_terms(self) -> None:
         """Index the keywords of chunks written before the keyword index existed."""
-        rows = self._db.execute(
-            f"SELECT chunk_id, text, date FROM {CHUNKS_TABLE} WHERE workspace = %s AND terms IS NULL", (self.workspace,)
-        ).fetchall()
+        rows = self._db.execute(MISSING_TERMS, (self.workspace,)).fetchall()
         if rows:
             with self._db.transaction(), self._db.cursor() as cur:
                 cur.executemany(

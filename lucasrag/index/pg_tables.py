@@ -42,6 +42,9 @@ CREATE INDEX IF NOT EXISTS {CHUNKS_TABLE}_doc ON {CHUNKS_TABLE} (workspace, doc_
 CREATE INDEX IF NOT EXISTS {CHUNKS_TABLE}_dated ON {CHUNKS_TABLE} (workspace, left(date, 10));
 -- Keyword index over lexical.chunk_terms() of each chunk ('simple': the terms are already analysed).
 ALTER TABLE {CHUNKS_TABLE} ADD COLUMN IF NOT EXISTS terms tsvector;
+-- The rows written before it (PostgresChunkStore._backfill_terms, at every opening of a store): empty once filled,
+-- where finding none scanned the workspace's rows (≈ 110 ms a workspace at 100,000 notes, 0.4 s a process start).
+CREATE INDEX IF NOT EXISTS {CHUNKS_TABLE}_terms_missing ON {CHUNKS_TABLE} (workspace) WHERE terms IS NULL;
 {_keyword_indexes()}
 CREATE TABLE IF NOT EXISTS {DOCS_TABLE} (
     workspace TEXT NOT NULL,

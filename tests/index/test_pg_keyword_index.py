@@ -11,7 +11,7 @@ import pytest
 
 from lucasrag import lexical
 from lucasrag.index import pg_tables
-from lucasrag.index.chunk_store_pg import CHUNKS_TABLE, KEYWORD_SEARCH, PostgresChunkStore
+from lucasrag.index.chunk_store_pg import CHUNKS_TABLE, KEYWORD_SEARCH, MISSING_TERMS, PostgresChunkStore
 from lucasrag.vocabulary import WORKSPACES
 
 pytestmark = pytest.mark.production
@@ -104,5 +104,18 @@ def test_a_common_term_ranks_the_matches_but_does_not_select_them(
         monkeypatch.setattr(lexical, "COMMON_TERM_MIN", 3)
         assert store.keyword_search(["harbour", "walk"], 10) == ["personal-c0", "personal-c1"]  # ranked by both
         assert store.keyword_search(["walk"], 10) == everything[:1] + ["personal-c2", "personal-c3", "personal-c4"]
+    finally:
+        store.close()
+
+
+def test_rows_without_keywords_are_found_through_an_index_of_their_own(fresh_pg_settings, unit_vectors, present_chunks):
+    """Every opening of a store looks for rows written before the keyword index: not by reading every row."""
+    _fill(fresh_pg_settings, unit_vectors, present_chunks)
+    store = PostgresChunkStore(fresh_pg_settings, "personal")
+    try:
+        with store._db.transaction():
+            store._db.execute("SET LOCAL enable_seqscan = off")  # a table this small is read whole otherwise
+            plan = "\n".join(r[0] for r in store._db.execute("EXPLAIN " + MISSING_TERMS, ("personal",)))
+        assert f"{CHUNKS_TABLE}_terms_missing" in plan, plan
     finally:
         store.close()

@@ -19,8 +19,9 @@ auth, TCP: reached as a remote server would be) and stopped at the end.
    cases that expect a note (first round), the query process's peak RSS, and how far the two profiles'
    top 10 agree.
 3. **Flat baseline** (unless ``--no-flat``): every chunk in one LightRAG workspace of a database of its own on the
-   same servers, LightRAG's naive search of the same questions (top 30), set against the federated production
-   ``query()``'s p50. With ``--queries-only`` the flat index an earlier run left is kept and brought up to date.
+   same servers, LightRAG's naive search of the same questions (top 30), ``--rounds`` times as the federated
+   query's, set against the federated production ``query()``'s p50. With ``--queries-only`` the flat index an
+   earlier run left is kept and brought up to date.
 """
 
 from __future__ import annotations
@@ -108,12 +109,13 @@ def drop_database(pg, name: str) -> None:
 
 
 def flat_on_production(
-    production, pg, into: Path, queries: list[str], federated_ms: list[float], keep: bool = False
+    production, pg, into: Path, queries: list[str], federated_ms: list[float], keep: bool = False, rounds: int = 1
 ) -> None:
     """The flat baseline on the same servers: every chunk in one LightRAG workspace of a database of its own (one
     HNSW index holding only those vectors), LightRAG's naive search of the same questions. ``keep``: the flat
     index an earlier run left is brought up to date (nothing to write when the chunks are the same: seconds
-    instead of a build of minutes at 100,000 notes) instead of built afresh."""
+    instead of a build of minutes at 100,000 notes) instead of built afresh. ``rounds``: as many as the federated
+    query's (each question asked that many times, every time counted)."""
     from benchmarks._common import flat_baseline
 
     kept = keep and (into / "flat").is_dir()
@@ -121,7 +123,7 @@ def flat_on_production(
         drop_database(pg, "lucasrag_flat")
         shutil.rmtree(into / "flat", ignore_errors=True)
     flat = replace(production, data=into / "flat", postgres_dsn=pg.ensure_database("lucasrag_flat"), graph=False)
-    row = flat_baseline(production, flat, queries)
+    row = flat_baseline(production, flat, queries, rounds)
     ratio = pct(federated_ms, 0.5) / row["flat_p50_ms"]
     how = "kept, brought up to date" if kept else "built"
     print(
@@ -236,7 +238,13 @@ def main() -> None:
         )
         if not args.no_flat:
             flat_on_production(
-                production, pg, into, list(rows["production"]["top"]), rows["production"]["times"], args.queries_only
+                production,
+                pg,
+                into,
+                list(rows["production"]["top"]),
+                rows["production"]["times"],
+                args.queries_only,
+                args.rounds,
             )
     finally:
         from lucasrag_query import _loop

@@ -1,8 +1,8 @@
 """On PostgreSQL each workspace's keywords have a GIN index of their own (a partial index), and a keyword search
 of one workspace is planned on it, after psycopg has started preparing the statement too: with one index over
 every workspace's rows, a search found every workspace's matches and intersected them with a bitmap of the
-workspace's rows. A database of an earlier version loses the index over every workspace at its first open. A large workspace's
-common terms rank the matches without selecting them (lucasrag.lexical.distinctive_terms)."""
+workspace's rows. A database of an earlier version loses the index over every workspace at its first open. A
+large workspace's common terms rank the matches without selecting them (lucasrag.lexical.distinctive_terms)."""
 
 from __future__ import annotations
 
